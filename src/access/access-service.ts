@@ -1,0 +1,27 @@
+// The one place that decides access. Routes and jobs call require*(); nothing else computes a
+// role or chooses between 404 and 403. Unreachable things are 404, exactly like missing ones;
+// reachable things with too low a role are 403.
+import type { Queryable } from '../db/database.ts';
+import { notFound, roleTooLow } from '../http/errors.ts';
+import { projectWithRole, teamWithRole } from './access-dal.ts';
+import { canOnProject, canOnTeam, PROJECT_ACTIONS, TEAM_ACTIONS, type ProjectAction, type TeamAction } from './roles.ts';
+
+export function createAccessService(db: Queryable) {
+  return {
+    async requireProject(userId: string, projectId: string, action: ProjectAction, q: Queryable = db) {
+      const project = await projectWithRole(q, projectId, userId);
+      if (!project || project.role === null) throw notFound('project');
+      if (!canOnProject(project.role, action)) throw roleTooLow(PROJECT_ACTIONS[action]);
+      return { ...project, role: project.role };
+    },
+
+    async requireTeam(userId: string, teamId: string, action: TeamAction, q: Queryable = db) {
+      const team = await teamWithRole(q, teamId, userId);
+      if (!team) throw notFound('team');
+      if (!canOnTeam(team.role, action)) throw roleTooLow(TEAM_ACTIONS[action]);
+      return team;
+    },
+  };
+}
+
+export type AccessService = ReturnType<typeof createAccessService>;

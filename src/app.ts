@@ -1,0 +1,91 @@
+// Builds the HTTP application. Plugins load in a fixed order: parsing and validation, security
+// headers, OpenAPI, error mapping and auth, then the routes of each area.
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { randomUUID } from 'node:crypto';
+import type { Core, Services } from './services.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { installAuth, type AuthMode } from './http/auth.ts';
+import { installJsonParser } from './http/json-parser.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { Problem } from './http/schemas.ts';
+import { healthRoutes } from './http/health-routes.ts';
+import { identityRoutes } from './identity/identity-routes.ts';
+import { User } from './identity/identity-schemas.ts';
+import { projectRoutes } from './projects/projects-routes.ts';
+import { Project, Space } from './projects/projects-schemas.ts';
+import { teamRoutes } from './teams/teams-routes.ts';
+import { invitationRoutes } from './teams/invitations-routes.ts';
+import { grantRoutes } from './teams/grants-routes.ts';
+import { Grant, Member, Team } from './teams/teams-schemas.ts';
+import { Invitation } from './teams/invitation-schemas.ts';
+import { auditRoutes } from './audit/audit-routes.ts';
+import { adminRoutes } from './admin/admin-routes.ts';
+import { webRoutes } from './web/web-routes.ts';
+
+export interface AppOptions { logger?: Logger; isReady?: () => boolean }
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export async function buildApp(core: Core, services: Services, opts: AppOptions = {}) {
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
+    disableRequestLogging: true,
+    bodyLimit: core.config.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
+    },
+    routerOptions: { maxParamLength: 512 },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  installJsonParser(app);
+  for (const schema of [Problem, User, Project, Space, Team, Member, Grant, Invitation]) app.addSchema(schema);
+  app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id); });
+  // One access-log line per request.
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  await app.register(helmet, { global: true });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Frameplane API', version: '2.0.0', description: 'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457).' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } } },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const auth: AuthMode = (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'user';
+      const security = auth === 'user' ? [{ bearer: [] }] : auth === 'admin' ? [{ operator: [] }] : auth === 'optional' ? [{}, { bearer: [] }] : [];
+      return { schema: { ...schema, security } as typeof schema, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  installErrorHandling(app);
+  installAuth(app, services.identity, core.config.adminToken);
+
+  app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+
+  const { db } = core;
+  await app.register(healthRoutes({ db, isReady: opts.isReady ?? (() => true) }));
+  await app.register(identityRoutes(services));
+  await app.register(projectRoutes(services));
+  await app.register(teamRoutes(services));
+  await app.register(invitationRoutes(services));
+  await app.register(grantRoutes(services));
+  await app.register(auditRoutes({ db, access: services.access }));
+  await app.register(adminRoutes({ clock: core.clock, testClock: core.config.testClock, timeRules: services.timeRules }));
+  await app.register(webRoutes(services));
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,36 @@
+// The audit log: written in the same transaction as the change it describes.
+import type { Queryable } from '../db/database.ts';
+import type { Actor } from '../actor.ts';
+import { newId } from '../ids.ts';
+
+export interface AuditEntry {
+  teamId?: string | null;
+  projectId?: string | null;
+  action: string; // e.g. "member.role_changed"
+  targetType: string;
+  targetId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export async function recordAudit(q: Queryable, actor: Pick<Actor, 'userId' | 'requestId'> | null, at: Date, e: AuditEntry) {
+  await q.insertInto('audit_events').values({
+    id: newId('audit', at),
+    team_id: e.teamId ?? null,
+    project_id: e.projectId ?? null,
+    actor_id: actor?.userId ?? null,
+    action: e.action,
+    target_type: e.targetType,
+    target_id: e.targetId,
+    before: e.before === undefined ? null : JSON.stringify(e.before),
+    after: e.after === undefined ? null : JSON.stringify(e.after),
+    request_id: actor?.requestId ?? null,
+    at,
+  }).execute();
+}
+
+export function listAudit(q: Queryable, teamId: string, limit: number, beforeId?: string) {
+  let query = q.selectFrom('audit_events').selectAll().where('team_id', '=', teamId);
+  if (beforeId) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(limit + 1).execute();
+}

@@ -1,0 +1,22 @@
+// The connection pool and the typed query builder. Services own transactions: every data
+// access function takes a `Queryable`, which is the database or a transaction.
+import pg from 'pg';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+
+export type Database = Kysely<DB>;
+export type Queryable = Kysely<DB> | Transaction<DB>;
+
+// bigint (count(*)) arrives as a string by default; our counts fit in a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export function createPool(connectionString: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+  // An idle client that loses its server (restart, failover) must not crash the process.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function createDatabase(pool: pg.Pool): Database {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}

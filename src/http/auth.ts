@@ -1,0 +1,51 @@
+// Resolves the caller before any body is read, so an anonymous request with a bad body is 401,
+// not 422. Each route says what it needs in `config.auth` (default: a signed-in user); the
+// OpenAPI document learns the same from it (see app.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Actor } from '../actor.ts';
+import { AppError, unauthorized } from './errors.ts';
+import { safeEqual } from '../secrets.ts';
+
+export type AuthMode = 'user' | 'optional' | 'none' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig { auth?: AuthMode }
+  interface FastifyRequest { actor?: Actor }
+}
+
+export interface Authenticator {
+  authenticate(token: string): Promise<{ userId: string; email: string; tokenId: string } | undefined>;
+}
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const h = request.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S{1,512})\s*$/i.exec(h);
+  return m ? m[1] : '';
+}
+
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw unauthorized();
+  return request.actor;
+}
+
+export function installAuth(app: FastifyInstance, identity: Authenticator, adminToken: string | undefined) {
+  app.addHook('onRequest', async (request) => {
+    const mode = request.routeOptions.config?.auth ?? 'user';
+    if (mode === 'none' || request.routeOptions.url === undefined) return;
+    const token = bearerToken(request);
+    if (mode === 'admin') {
+      // Without ADMIN_TOKEN the operator API does not exist.
+      if (!adminToken) throw new AppError(404, 'route_not_found', 'Not found', 'The operator API is disabled.');
+      if (!token || !safeEqual(token, adminToken)) throw unauthorized('The operator token is required.');
+      return;
+    }
+    if (token === undefined) {
+      if (mode === 'optional') return;
+      throw unauthorized();
+    }
+    const who = token ? await identity.authenticate(token) : undefined;
+    if (!who) throw unauthorized('The bearer token is unknown, expired or revoked.');
+    request.actor = { ...who, requestId: request.id, ip: request.ip };
+  });
+}

@@ -1,0 +1,30 @@
+// PostgreSQL errors that carry meaning for a client: constraint names map to domain errors,
+// data exceptions to 422, lost connections to 503. Anything else stays a 500.
+import { AppError, conflict, ownerImmutable, serviceUnavailable, unprocessable } from './errors.ts';
+
+interface PgError { code?: string; constraint?: string; hint?: string; message?: string }
+
+const UNIQUE_CONSTRAINTS: Record<string, () => AppError> = {
+  teams_slug_key: () => conflict('slug_taken', 'That slug is already in use.'),
+  grants_team_project_key: () => conflict('grant_exists', 'This project is already shared with this team.'),
+  team_members_pkey: () => conflict('already_member', 'That person is already a member of this team.'),
+  users_email_key: () => conflict('email_taken', 'An account with that e-mail already exists.'),
+  invitations_one_open: () =>
+    conflict('invitation_exists', 'An open invitation for that address exists; resend it instead.'),
+  spaces_project_id_name_key: () => conflict('space_name_taken', 'A space with that name exists in this project.'),
+};
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+export function fromPgError(err: unknown): AppError | undefined {
+  const e = err as PgError;
+  if (!e || typeof e !== 'object') return undefined;
+  if (e.code === '23505' && e.constraint && UNIQUE_CONSTRAINTS[e.constraint]) return UNIQUE_CONSTRAINTS[e.constraint]();
+  if (e.code === 'P0001' && e.hint === 'owner_immutable') return ownerImmutable(e.message ?? 'The team owner is fixed.');
+  if (e.code?.startsWith('22')) return unprocessable('invalid_value', 'A value in the request is not acceptable.');
+  if (e.code && CONNECTION_CODES.has(e.code)) return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
+  if (e.message && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) {
+    return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+// Fixed-window counters in PostgreSQL, so that every instance sharing the database shares the
+// limits, and windows follow the service clock. One statement per hit.
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import { tooManyRequests } from './errors.ts';
+
+export interface RateLimiter {
+  /** Count one hit against `key` in its window. */
+  count(key: string, windowSeconds: number): Promise<{ count: number; windowStart: Date }>;
+  /** Count one hit; throws 429 once more than `limit` hits fall in the window. */
+  consume(key: string, limit: number, windowSeconds: number): Promise<void>;
+  /** Throws 429 if `key` is already over its limit, without counting. */
+  check(key: string, limit: number, windowSeconds: number): Promise<void>;
+  reset(key: string): Promise<void>;
+}
+
+export function rateLimiter(db: Database, clock: Clock): RateLimiter {
+  const retryAfter = (windowStart: Date, windowSeconds: number) =>
+    Math.max(1, Math.ceil((windowStart.getTime() + windowSeconds * 1000 - clock.now().getTime()) / 1000));
+
+  async function count(key: string, windowSeconds: number) {
+    const now = clock.now();
+    const cutoff = new Date(now.getTime() - windowSeconds * 1000);
+    const row = await db
+      .insertInto('rate_limits')
+      .values({ key, window_start: now, count: 1 })
+      .onConflict((oc) => oc.column('key').doUpdateSet({
+        window_start: sql`case when rate_limits.window_start <= ${cutoff} then ${now} else rate_limits.window_start end`,
+        count: sql`case when rate_limits.window_start <= ${cutoff} then 1 else rate_limits.count + 1 end`,
+      }))
+      .returning(['window_start', 'count'])
+      .executeTakeFirstOrThrow();
+    return { count: row.count, windowStart: row.window_start };
+  }
+
+  return {
+    count,
+    async consume(key, limit, windowSeconds) {
+      const { count: n, windowStart } = await count(key, windowSeconds);
+      if (n > limit) throw tooManyRequests(retryAfter(windowStart, windowSeconds));
+    },
+    async check(key, limit, windowSeconds) {
+      const cutoff = new Date(clock.now().getTime() - windowSeconds * 1000);
+      const row = await db.selectFrom('rate_limits').select(['window_start', 'count'])
+        .where('key', '=', key).where('window_start', '>', cutoff).executeTakeFirst();
+      if (row && row.count >= limit) throw tooManyRequests(retryAfter(row.window_start, windowSeconds));
+    },
+    async reset(key) {
+      await db.deleteFrom('rate_limits').where('key', '=', key).execute();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// Schemas shared by every route: the problem body, list envelopes, pagination, timestamps.
+import { Type, type TSchema } from 'typebox';
+import { AppError } from './errors.ts';
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable snake_case error name' }),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
+
+/** Error answers every route may give; referenced by name in the OpenAPI document. */
+export const problemResponses = {
+  '4xx': Type.Ref('Problem'),
+  '5xx': Type.Ref('Problem'),
+};
+
+export const ListOf = <T extends TSchema>(item: T) =>
+  Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+});
+
+/** An id in a path. Malformed ids are simply not found (the error handler maps params to 404). */
+export const IdParam = (prefix: string) => Type.String({ maxLength: 64, pattern: `^${prefix}_[0-9A-Za-z]{1,58}$` });
+
+export const NoContent = Type.Null({ description: 'No content' });
+
+// Keyset pagination: the cursor is the sort key of the last row, opaque to clients.
+export function encodeCursor(key: string[]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined, parts: number): string[] | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(key) && key.length === parts && key.every((k) => typeof k === 'string')) return key;
+  } catch { /* fall through */ }
+  throw new AppError(422, 'invalid_cursor', 'Unprocessable content', 'The cursor is not one this service issued.',
+    [{ path: 'cursor', message: 'is not a valid cursor' }]);
+}
+
+export interface Page<T> { data: T[]; next_cursor: string | null }
+
+/** Rows were fetched with limit + 1; the extra row tells whether another page exists. */
+export function toPage<R, T>(rows: R[], limit: number, keyOf: (r: R) => string[], present: (r: R) => T): Page<T> {
+  const more = rows.length > limit;
+  const shown = more ? rows.slice(0, limit) : rows;
+  return { data: shown.map(present), next_cursor: more ? encodeCursor(keyOf(shown[shown.length - 1])) : null };
+}
+
+export const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
+export const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));

@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../http/auth.ts';
+import { ListOf, ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
+import { InvitationForUser } from '../teams/invitation-schemas.ts';
+import type { IdentityService } from './identity-service.ts';
+import * as S from './identity-schemas.ts';
+
+export function identityRoutes({ identity }: { identity: IdentityService }): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['identity'];
+
+    app.post('/v2/auth/signup', {
+      config: { auth: 'none' },
+      schema: { tags, summary: 'Create an account', body: S.SignupBody, response: { 201: S.Session, ...problemResponses } },
+    }, async (req, reply) => reply.code(201).send(await identity.signup(req.body, req.ip)));
+
+    app.post('/v2/auth/login', {
+      config: { auth: 'none' },
+      schema: { tags, summary: 'Sign in with e-mail and password', body: S.LoginBody, response: { 200: S.Session, ...problemResponses } },
+    }, async (req) => identity.login(req.body, req.ip));
+
+    app.post('/v2/auth/logout', {
+      schema: { tags, summary: 'Revoke the token used for this request', response: { 204: NoContent, ...problemResponses } },
+    }, async (req, reply) => {
+      await identity.logout(actorOf(req));
+      return reply.code(204).send(null);
+    });
+
+    app.get('/v2/user', {
+      schema: { tags, summary: 'The caller', response: { 200: S.User, ...problemResponses } },
+    }, async (req) => identity.me(actorOf(req)));
+
+    app.get('/v2/user/invitations', {
+      schema: {
+        tags, summary: "Pending invitations addressed to the caller's e-mail", querystring: ListQuery,
+        response: { 200: ListOf(InvitationForUser), ...problemResponses },
+      },
+    }, async (req) => identity.myInvitations(actorOf(req), req.query.limit ?? 50, req.query.cursor));
+
+    app.post('/v2/user/tokens', {
+      schema: { tags, summary: 'Create a personal access token (shown once)', body: S.CreateTokenBody, response: { 201: S.NewToken, ...problemResponses } },
+    }, async (req, reply) => reply.code(201).send(await identity.createToken(actorOf(req), req.body)));
+
+    app.get('/v2/user/tokens', {
+      schema: { tags, summary: "The caller's active tokens", querystring: ListQuery, response: { 200: S.TokenList, ...problemResponses } },
+    }, async (req) => identity.listTokens(actorOf(req), req.query.limit ?? 50, req.query.cursor));
+
+    app.delete('/v2/user/tokens/:token_id', {
+      schema: { tags, summary: 'Revoke a token at once', params: S.TokenParams, response: { 204: NoContent, ...problemResponses } },
+    }, async (req, reply) => {
+      await identity.revokeToken(actorOf(req), req.params.token_id);
+      return reply.code(204).send(null);
+    });
+  };
+}

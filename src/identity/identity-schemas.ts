@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+import { ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+
+export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
+
+export const User = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String(), created_at: Timestamp }, { $id: 'User' });
+
+export const SignupBody = Type.Object(
+  { email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 100 })) },
+  { additionalProperties: false },
+);
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export const Session = Type.Object({ user: Type.Ref('User'), access_token: Type.String(), expires_at: Timestamp });
+
+export const CreateTokenBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+  },
+  { additionalProperties: false },
+);
+const tokenFields = {
+  id: Type.String(), name: Type.String(), kind: Type.Union([Type.Literal('session'), Type.Literal('personal')]),
+  created_at: Timestamp, expires_at: NullableTimestamp, last_used_at: NullableTimestamp,
+};
+export const Token = Type.Object(tokenFields);
+export const NewToken = Type.Object({ ...tokenFields, token: Type.String({ description: 'Shown once' }) });
+export const TokenList = ListOf(Token);
+export const TokenParams = Type.Object({ token_id: Type.String({ maxLength: 64 }) });

@@ -1,0 +1,140 @@
+// Accounts and bearer tokens (CONTRACT 2). Tokens are random, shown once, stored as SHA-256.
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import { addDays } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import type { Actor } from '../actor.ts';
+import { AppError, forbidden, notFound } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import { hashSecret, newSecret } from '../secrets.ts';
+import { dummyHash, hashPassword, verifyPassword } from './password.ts';
+import * as dal from './identity-dal.ts';
+import { toPage, decodeCursor, iso, isoOrNull } from '../http/schemas.ts';
+
+const SESSION_DAYS = 30;
+const TOUCH_EVERY_MS = 60_000;
+
+type UserRow = NonNullable<Awaited<ReturnType<typeof dal.userById>>>;
+type TokenRow = Awaited<ReturnType<typeof dal.listTokens>>[number];
+
+export const presentUser = (u: UserRow) => ({ id: u.id, email: u.email, name: u.name, created_at: iso(u.created_at) });
+const presentToken = (t: TokenRow) => ({
+  id: t.id, name: t.name, kind: t.kind, created_at: iso(t.created_at),
+  expires_at: isoOrNull(t.expires_at), last_used_at: isoOrNull(t.last_used_at),
+});
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+interface Deps { db: Database; clock: Clock; config: Pick<Config, 'signup' | 'rateLimits'>; limiter: RateLimiter }
+
+export function createIdentityService({ db, clock, config, limiter }: Deps) {
+  const limits = config.rateLimits;
+
+  async function issueToken(userId: string, name: string, kind: 'session' | 'personal', expiresAt: Date | null) {
+    const token = newSecret('fp');
+    const now = clock.now();
+    const row = await db.insertInto('access_tokens').values({
+      id: newId('token', now), user_id: userId, name, kind, token_hash: hashSecret(token),
+      created_at: now, expires_at: expiresAt,
+    }).returningAll().executeTakeFirstOrThrow();
+    return { token, row };
+  }
+
+  const invalidCredentials = () =>
+    new AppError(401, 'invalid_credentials', 'Unauthorized', 'The e-mail or the password is wrong.', undefined,
+      { 'www-authenticate': 'Bearer' });
+
+  return {
+    async signup(input: { email: string; password: string; name?: string }, ip: string) {
+      await limiter.consume(`signup:ip:${ip}`, limits.signupsPerIp, 3600);
+      const email = normalizeEmail(input.email);
+      if (config.signup === 'closed') {
+        const invited = await dal.pendingInvitationsFor(db, email, clock.now(), 1);
+        if (invited.length === 0) throw forbidden('signup_closed', 'Sign-up is by invitation only on this service.');
+      }
+      const now = clock.now();
+      const user = await db.insertInto('users').values({
+        id: newId('user', now), email, name: input.name?.trim() || email.split('@')[0],
+        password_hash: await hashPassword(input.password), created_at: now,
+      }).returningAll().executeTakeFirstOrThrow();
+      const expires = addDays(now, SESSION_DAYS);
+      const { token } = await issueToken(user.id, 'sign-up session', 'session', expires);
+      return { user: presentUser(user), access_token: token, expires_at: iso(expires) };
+    },
+
+    async login(input: { email: string; password: string }, ip: string) {
+      const email = normalizeEmail(input.email);
+      const addressKey = `login:addr:${email}`;
+      const ipKey = `login:ip:${ip}`;
+      await limiter.check(addressKey, limits.failedLoginsPerAddress, limits.loginWindowSeconds);
+      await limiter.check(ipKey, limits.failedLoginsPerIp, limits.loginWindowSeconds);
+      const user = await dal.userByEmail(db, email);
+      const ok = user ? await verifyPassword(user.password_hash, input.password) : (await verifyPassword(await dummyHash(), input.password), false);
+      if (!user || !ok) {
+        await limiter.count(addressKey, limits.loginWindowSeconds);
+        await limiter.count(ipKey, limits.loginWindowSeconds);
+        throw invalidCredentials();
+      }
+      await limiter.reset(addressKey);
+      const expires = addDays(clock.now(), SESSION_DAYS);
+      const { token } = await issueToken(user.id, 'login session', 'session', expires);
+      return { user: presentUser(user), access_token: token, expires_at: iso(expires) };
+    },
+
+    async authenticate(token: string) {
+      const row = await dal.tokenWithUser(db, hashSecret(token));
+      const now = clock.now();
+      if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) return undefined;
+      if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
+        // Best effort and off the request's path: a lost update only makes last_used_at older.
+        db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute().catch(() => {});
+      }
+      return { userId: row.user_id, email: row.email, tokenId: row.id };
+    },
+
+    async me(actor: Actor) {
+      const user = await dal.userById(db, actor.userId);
+      if (!user) throw notFound('user');
+      return presentUser(user);
+    },
+
+    async logout(actor: Actor) {
+      await db.updateTable('access_tokens').set({ revoked_at: clock.now() }).where('id', '=', actor.tokenId).execute();
+    },
+
+    async createToken(actor: Actor, input: { name: string; expires_in_days?: number }) {
+      const expires = input.expires_in_days ? addDays(clock.now(), input.expires_in_days) : null;
+      const { token, row } = await issueToken(actor.userId, input.name, 'personal', expires);
+      return { ...presentToken(row), token };
+    },
+
+    async listTokens(actor: Actor, limit: number, cursor?: string) {
+      const after = decodeCursor(cursor, 1)?.[0];
+      const now = clock.now();
+      const rows = (await dal.listTokens(db, actor.userId, limit, after));
+      const page = toPage(rows, limit, (t) => [t.id], presentToken);
+      page.data = page.data.filter((t) => !t.expires_at || new Date(t.expires_at) > now);
+      return page;
+    },
+
+    async revokeToken(actor: Actor, tokenId: string) {
+      const res = await db.updateTable('access_tokens').set({ revoked_at: clock.now() })
+        .where('id', '=', tokenId).where('user_id', '=', actor.userId).where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (res.numUpdatedRows === 0n) throw notFound('token');
+    },
+
+    async myInvitations(actor: Actor, limit: number, cursor?: string) {
+      const after = decodeCursor(cursor, 1)?.[0];
+      const rows = await dal.pendingInvitationsFor(db, actor.email, clock.now(), limit, after);
+      return toPage(rows, limit, (r) => [r.id], (r) => ({
+        id: r.id, team_id: r.team_id, email: r.email, role: r.role, status: 'pending' as const,
+        invited_by: r.invited_by, created_at: iso(r.created_at), expires_at: iso(r.expires_at),
+        team: { id: r.team_id, name: r.team_name, slug: r.team_slug },
+      }));
+    },
+  };
+}
+
+export type IdentityService = ReturnType<typeof createIdentityService>;

@@ -1,0 +1,29 @@
+// E-mail bodies: a plain-text part and an HTML part for every message.
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export interface InvitationMail { teamName: string; role: string; inviterName: string; link: string; expiresAt: Date; to: string }
+
+export function invitationEmail(m: InvitationMail) {
+  const expires = m.expiresAt.toUTCString();
+  const subject = `${m.inviterName} invited you to join ${m.teamName} on Frameplane`;
+  const text = [
+    `Hello,`,
+    ``,
+    `${m.inviterName} invited ${m.to} to join the team "${m.teamName}" on Frameplane as ${m.role}.`,
+    ``,
+    `Open this link to accept or decline:`,
+    m.link,
+    ``,
+    `The invitation expires on ${expires}. If you did not expect it, you can ignore this e-mail.`,
+  ].join('\n');
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24">
+<p>Hello,</p>
+<p><strong>${escape(m.inviterName)}</strong> invited ${escape(m.to)} to join the team
+<strong>${escape(m.teamName)}</strong> on Frameplane as <strong>${escape(m.role)}</strong>.</p>
+<p><a href="${escape(m.link)}" style="display:inline-block;padding:10px 16px;background:#2458d3;color:#fff;border-radius:6px;text-decoration:none">Review the invitation</a></p>
+<p style="font-size:13px;color:#57606a">Or paste this link into your browser: ${escape(m.link)}<br>
+The invitation expires on ${escape(expires)}. If you did not expect it, you can ignore this e-mail.</p>
+</body></html>`;
+  return { subject, text, html };
+}

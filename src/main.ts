@@ -1,0 +1,79 @@
+// Starts Frameplane: the database (embedded unless DATABASE_URL is set), migrations, the HTTP
+// API and the job worker. SIGTERM drains requests and jobs, then exits 0.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { loadConfig } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { createDatabase, createPool } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { systemClock } from './clock.ts';
+import { sealer } from './secrets.ts';
+import { createServices } from './services.ts';
+import { buildApp } from './app.ts';
+import { startWorker } from './jobs/worker.ts';
+import { createDelivery } from './mail/deliver.ts';
+
+const config = loadConfig();
+const log = pino({ level: config.logLevel, base: { service: 'frameplane' } });
+
+function secretKey(): string {
+  if (config.secretKey) return config.secretKey;
+  const file = join(config.dataDir, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    log.info({ file }, 'generated SECRET_KEY; keep this file (or set SECRET_KEY) to read stored secrets');
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function main() {
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(config.dataDir, (line) => log.debug({ postgres: line }));
+    url = embedded.url;
+    log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
+  }
+  const pool = createPool(url, 20);
+  const db = createDatabase(pool);
+  const clock = systemClock(db);
+  const core = { config, db, clock, sealer: sealer(secretKey()) };
+  const services = createServices(core);
+  let ready = false;
+  const app = await buildApp(core, services, { logger: log, isReady: () => ready });
+  await app.listen({ port: config.port, host: config.host });
+
+  const applied = await migrate(pool);
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  await clock.refresh();
+  const deliver = createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log });
+  const worker = await startWorker(pool, { send_email: deliver }, log);
+  ready = true;
+  log.info(`Frameplane is ready at ${config.publicUrl} (API reference at ${config.publicUrl}/docs)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: draining requests and jobs');
+    try {
+      await app.close();
+      await worker.stop();
+      await db.destroy();
+      await embedded?.stop();
+    } catch (err) {
+      log.error({ err }, 'error during shutdown');
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  log.fatal({ err }, 'Frameplane failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+
+export const RoleName = Type.Union([Type.Literal('viewer'), Type.Literal('member'), Type.Literal('admin'), Type.Literal('owner')]);
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+
+export const Project = Type.Object({ id: Type.String(), name: Type.String(), owner_id: Type.String(), role: RoleName, created_at: Timestamp }, { $id: 'Project' });
+export const Space = Type.Object({ id: Type.String(), project_id: Type.String(), name: Type.String(), created_at: Timestamp }, { $id: 'Space' });
+export const ProjectList = ListOf(Type.Ref('Project'));
+export const SpaceList = ListOf(Type.Ref('Space'));
+
+export const NameBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const ProjectParams = Type.Object({ project_id: IdParam('prj') });
+export const SpaceParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc') });
+
+const Via = Type.Object({
+  source: Type.Union([Type.Literal('owner'), Type.Literal('team')]),
+  team_id: Type.Union([Type.String(), Type.Null()]),
+  team_role: Type.Union([RoleName, Type.Null()]),
+  grant_role: Type.Union([RoleName, Type.Null()]),
+  role: RoleName,
+});
+export const ProjectAccess = Type.Object({
+  project_id: Type.String(),
+  owner: Type.Object({ user_id: Type.String(), email: Type.String(), name: Type.String() }),
+  grants: Type.Array(Type.Object({
+    grant_id: Type.String(), role: RoleName, created_at: Timestamp,
+    team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+  })),
+  members: Type.Array(Type.Object({
+    user_id: Type.String(), email: Type.String(), name: Type.String(), role: RoleName,
+    via: Type.Array(Via, { description: 'Each path that gives this person access; role is the best of them' }),
+  })),
+});

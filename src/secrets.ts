@@ -1,0 +1,41 @@
+// Secrets at rest: random tokens that are stored only as hashes, and AES-256-GCM for values
+// we must read back (outbox e-mail bodies carrying a token, env var values).
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A bearer secret with a readable prefix and 256 random bits. */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const x = hashSecret(a);
+  const y = hashSecret(b);
+  return timingSafeEqual(x, y);
+}
+
+export interface Sealer {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+export function sealer(secretKey: string): Sealer {
+  const key = createHash('sha256').update(`frameplane:${secretKey}`).digest();
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const c = createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+      return `v1.${Buffer.concat([iv, c.getAuthTag(), body]).toString('base64url')}`;
+    },
+    open(sealed) {
+      const raw = Buffer.from(sealed.slice(3), 'base64url');
+      const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      d.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Grants (spec 2 and 4): share a project with a team at a capped role. Creating a grant, or
+// raising one, needs both team admin and ownership of the project, so that a team admin can
+// never widen access to somebody else's project.
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../actor.ts';
+import type { AccessService } from '../access/access-service.ts';
+import { rank, type Role } from '../access/roles.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { notFound } from '../http/errors.ts';
+import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { newId } from '../ids.ts';
+import { refuseOwnerRole } from './members-service.ts';
+
+interface GrantRow { id: string; team_id: string; project_id: string; role: Role; created_at: Date }
+export const presentGrant = (g: GrantRow) => ({ id: g.id, team_id: g.team_id, project_id: g.project_id, role: g.role, created_at: iso(g.created_at) });
+
+interface Deps { db: Database; clock: Clock; access: AccessService }
+
+export function createGrantsService({ db, clock, access }: Deps) {
+  async function grantOf(teamId: string, grantId: string) {
+    const g = await db.selectFrom('grants').selectAll().where('team_id', '=', teamId).where('id', '=', grantId).executeTakeFirst();
+    if (!g) throw notFound('grant');
+    return g;
+  }
+
+  return {
+    async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
+      await access.requireTeam(actor.userId, teamId, 'grants.read');
+      let q = db.selectFrom('grants').selectAll().where('team_id', '=', teamId);
+      const after = decodeCursor(cursor, 1)?.[0];
+      if (after) q = q.where('id', '>', after);
+      return toPage(await q.orderBy('id').limit(limit + 1).execute(), limit, (g) => [g.id], presentGrant);
+    },
+
+    async create(actor: Actor, teamId: string, input: { project_id: string; role: Role }) {
+      await access.requireTeam(actor.userId, teamId, 'grants.manage');
+      refuseOwnerRole(input.role);
+      await access.requireProject(actor.userId, input.project_id, 'project.share');
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const g = await trx.insertInto('grants').values({
+          id: newId('grant', now), team_id: teamId, project_id: input.project_id, role: input.role, created_by: actor.userId, created_at: now,
+        }).returningAll().executeTakeFirstOrThrow();
+        await recordAudit(trx, actor, now, { teamId, projectId: g.project_id, action: 'grant.created', targetType: 'grant', targetId: g.id, after: { project_id: g.project_id, role: g.role } });
+        return presentGrant(g);
+      });
+    },
+
+    async update(actor: Actor, teamId: string, grantId: string, input: { role: Role }) {
+      await access.requireTeam(actor.userId, teamId, 'grants.manage');
+      refuseOwnerRole(input.role);
+      const before = await grantOf(teamId, grantId);
+      if (rank(input.role) > rank(before.role)) await access.requireProject(actor.userId, before.project_id, 'project.share');
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const g = await trx.updateTable('grants').set({ role: input.role }).where('id', '=', grantId).where('team_id', '=', teamId).returningAll().executeTakeFirst();
+        if (!g) throw notFound('grant');
+        await recordAudit(trx, actor, now, { teamId, projectId: g.project_id, action: 'grant.role_changed', targetType: 'grant', targetId: g.id, before: { role: before.role }, after: { role: g.role } });
+        return presentGrant(g);
+      });
+    },
+
+    async remove(actor: Actor, teamId: string, grantId: string) {
+      await access.requireTeam(actor.userId, teamId, 'grants.manage');
+      const before = await grantOf(teamId, grantId);
+      await db.transaction().execute(async (trx) => {
+        const res = await trx.deleteFrom('grants').where('id', '=', grantId).where('team_id', '=', teamId).executeTakeFirst();
+        if (res.numDeletedRows === 0n) throw notFound('grant');
+        await recordAudit(trx, actor, clock.now(), { teamId, projectId: before.project_id, action: 'grant.deleted', targetType: 'grant', targetId: grantId, before: { project_id: before.project_id, role: before.role } });
+      });
+    },
+  };
+}
+
+export type GrantsService = ReturnType<typeof createGrantsService>;

@@ -1,0 +1,21 @@
+import { Type } from 'typebox';
+import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+import { RoleName } from '../projects/projects-schemas.ts';
+
+export const InvitationStatus = Type.Union(['pending', 'accepted', 'expired', 'revoked'].map((s) => Type.Literal(s)));
+const invitationFields = {
+  id: Type.String(), team_id: Type.String(), email: Type.String(), role: RoleName, status: InvitationStatus,
+  invited_by: Type.Union([Type.String(), Type.Null()]), created_at: Timestamp, expires_at: Timestamp,
+};
+export const Invitation = Type.Object(invitationFields, { $id: 'Invitation' });
+export const InvitationList = ListOf(Type.Ref('Invitation'));
+export const InvitationForUser = Type.Object({
+  ...invitationFields,
+  team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+});
+export const CreateInvitationBody = Type.Object(
+  { email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }), role: RoleName },
+  { additionalProperties: false },
+);
+export const InvitationParams = Type.Object({ team_id: IdParam('team'), invitation_id: IdParam('inv') });
+export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -1,0 +1,63 @@
+// Memberships (spec 4) with the owner guardrails of spec 3. The database enforces the same
+// guardrails (team_members_guard), so a race can never produce zero or two owners.
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../actor.ts';
+import type { AccessService } from '../access/access-service.ts';
+import type { Role } from '../access/roles.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { fieldError, notFound, ownerImmutable } from '../http/errors.ts';
+import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import * as dal from './teams-dal.ts';
+
+interface MemberRow { user_id: string; email: string; name: string; role: Role; joined_at: Date }
+export const presentMember = (m: MemberRow) => ({ user_id: m.user_id, email: m.email, name: m.name, role: m.role, joined_at: iso(m.joined_at) });
+
+export const refuseOwnerRole = (role: Role, path = 'role') => {
+  if (role === 'owner') throw fieldError(path, 'role_not_allowed', 'The owner role cannot be given; a team has exactly one owner, its creator.');
+};
+
+interface Deps { db: Database; clock: Clock; access: AccessService }
+
+export function createMembersService({ db, clock, access }: Deps) {
+  async function target(teamId: string, userId: string) {
+    const m = await dal.member(db, teamId, userId);
+    if (!m) throw notFound('member');
+    if (m.role === 'owner') throw ownerImmutable("The team owner's membership cannot be changed or removed.");
+    return m;
+  }
+
+  return {
+    async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
+      await access.requireTeam(actor.userId, teamId, 'members.read');
+      const after = decodeCursor(cursor, 2) as [string, string] | undefined;
+      const rows = await dal.listMembers(db, teamId, limit, after);
+      return toPage(rows, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
+    },
+
+    async changeRole(actor: Actor, teamId: string, userId: string, input: { role: Role }) {
+      await access.requireTeam(actor.userId, teamId, 'members.manage');
+      refuseOwnerRole(input.role);
+      const before = await target(teamId, userId);
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.updateTable('team_members').set({ role: input.role })
+          .where('team_id', '=', teamId).where('user_id', '=', userId).returning('role').executeTakeFirst();
+        if (!row) throw notFound('member');
+        await recordAudit(trx, actor, clock.now(), { teamId, action: 'member.role_changed', targetType: 'member', targetId: userId, before: { role: before.role }, after: { role: row.role } });
+        return presentMember({ ...before, role: row.role });
+      });
+    },
+
+    async remove(actor: Actor, teamId: string, userId: string) {
+      await access.requireTeam(actor.userId, teamId, 'members.manage');
+      const before = await target(teamId, userId);
+      await db.transaction().execute(async (trx) => {
+        const res = await trx.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+        if (res.numDeletedRows === 0n) throw notFound('member');
+        await recordAudit(trx, actor, clock.now(), { teamId, action: 'member.removed', targetType: 'member', targetId: userId, before: { role: before.role, email: before.email } });
+      });
+    },
+  };
+}
+
+export type MembersService = ReturnType<typeof createMembersService>;

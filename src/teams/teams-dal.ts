@@ -1,0 +1,35 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.ts';
+
+const memberCount = sql<number>`(select count(*) from team_members c where c.team_id = t.id)::int`;
+
+/** Every team the user is in, with their role and the member count, in one query. */
+export function listTeamsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
+  let query = q.selectFrom('team_members as m').innerJoin('teams as t', 't.id', 'm.team_id')
+    .selectAll('t').select(['m.role', memberCount.as('member_count')])
+    .where('m.user_id', '=', userId);
+  if (afterId) query = query.where('t.id', '>', afterId);
+  return query.orderBy('t.id').limit(limit + 1).execute();
+}
+
+export function countMembers(q: Queryable, teamId: string) {
+  return q.selectFrom('team_members').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId)
+    .executeTakeFirstOrThrow().then((r) => Number(r.n));
+}
+
+export function listMembers(q: Queryable, teamId: string, limit: number, after?: [string, string]) {
+  let query = q.selectFrom('team_members as m').innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at']).where('m.team_id', '=', teamId);
+  if (after) {
+    const [at, id] = after;
+    query = query.where((eb) => eb.or([eb('m.joined_at', '>', new Date(at)),
+      eb.and([eb('m.joined_at', '=', new Date(at)), eb('m.user_id', '>', id)])]));
+  }
+  return query.orderBy('m.joined_at').orderBy('m.user_id').limit(limit + 1).execute();
+}
+
+export function member(q: Queryable, teamId: string, userId: string) {
+  return q.selectFrom('team_members as m').innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.team_id', 'm.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+    .where('m.team_id', '=', teamId).where('m.user_id', '=', userId).executeTakeFirst();
+}

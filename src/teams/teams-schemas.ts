@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+import { RoleName } from '../projects/projects-schemas.ts';
+
+export { RoleName };
+export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: 'Lowercase letters, digits and single dashes' });
+const TeamName = Type.String({ minLength: 1, maxLength: 100 });
+
+const teamFields = { id: Type.String(), name: Type.String(), slug: Type.String(), owner_id: Type.String(), created_at: Timestamp };
+export const Team = Type.Object({ ...teamFields, role: RoleName, member_count: Type.Integer() }, { $id: 'Team', description: "A team, with the caller's role and the member count" });
+export const TeamList = ListOf(Type.Ref('Team'));
+export const CreateTeamBody = Type.Object({ name: TeamName, slug: Slug }, { additionalProperties: false });
+export const UpdateTeamBody = Type.Object({ name: Type.Optional(TeamName), slug: Type.Optional(Slug) }, { additionalProperties: false, minProperties: 1 });
+
+export const Member = Type.Object({ user_id: Type.String(), email: Type.String(), name: Type.String(), role: RoleName, joined_at: Timestamp }, { $id: 'Member' });
+export const Membership = Type.Object({ team_id: Type.String(), user_id: Type.String(), email: Type.String(), name: Type.String(), role: RoleName, joined_at: Timestamp });
+export const MemberList = ListOf(Type.Ref('Member'));
+export const RoleBody = Type.Object({ role: RoleName }, { additionalProperties: false });
+
+export const Grant = Type.Object({ id: Type.String(), team_id: Type.String(), project_id: Type.String(), role: RoleName, created_at: Timestamp }, { $id: 'Grant' });
+export const GrantList = ListOf(Type.Ref('Grant'));
+export const CreateGrantBody = Type.Object({ project_id: Type.String({ minLength: 1, maxLength: 64 }), role: RoleName }, { additionalProperties: false });
+
+export const AuditEvent = Type.Object({
+  id: Type.String(), action: Type.String(), actor_id: Type.Union([Type.String(), Type.Null()]),
+  target_type: Type.String(), target_id: Type.String(), before: Type.Unknown(), after: Type.Unknown(),
+  request_id: Type.Union([Type.String(), Type.Null()]), at: Timestamp,
+});
+export const AuditList = ListOf(AuditEvent);
+
+export const TeamParams = Type.Object({ team_id: IdParam('team') });
+export const MemberParams = Type.Object({ team_id: IdParam('team'), user_id: IdParam('usr') });
+export const GrantParams = Type.Object({ team_id: IdParam('team'), grant_id: IdParam('grt') });

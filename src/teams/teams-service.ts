@@ -1,0 +1,74 @@
+// Teams (spec 2 and 4): create, list, read, rename, delete, leave.
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../actor.ts';
+import type { AccessService } from '../access/access-service.ts';
+import type { Role } from '../access/roles.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { notFound, ownerImmutable } from '../http/errors.ts';
+import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { newId } from '../ids.ts';
+import * as dal from './teams-dal.ts';
+
+interface TeamRow { id: string; name: string; slug: string; owner_id: string; created_at: Date }
+export const presentTeam = (t: TeamRow) => ({ id: t.id, name: t.name, slug: t.slug, owner_id: t.owner_id, created_at: iso(t.created_at) });
+const snapshot = (t: TeamRow) => ({ name: t.name, slug: t.slug });
+
+interface Deps { db: Database; clock: Clock; access: AccessService }
+
+export function createTeamsService({ db, clock, access }: Deps) {
+  return {
+    async create(actor: Actor, input: { name: string; slug: string }) {
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const team = await trx.insertInto('teams')
+          .values({ id: newId('team', now), name: input.name, slug: input.slug, owner_id: actor.userId, created_at: now })
+          .returningAll().executeTakeFirstOrThrow();
+        await trx.insertInto('team_members').values({ team_id: team.id, user_id: actor.userId, role: 'owner', joined_at: now }).execute();
+        await recordAudit(trx, actor, now, { teamId: team.id, action: 'team.created', targetType: 'team', targetId: team.id, after: snapshot(team) });
+        return { ...presentTeam(team), role: 'owner' as Role, member_count: 1 };
+      });
+    },
+
+    async list(actor: Actor, limit: number, cursor?: string) {
+      const rows = await dal.listTeamsFor(db, actor.userId, limit, decodeCursor(cursor, 1)?.[0]);
+      return toPage(rows, limit, (t) => [t.id], (t) => ({ ...presentTeam(t), role: t.role, member_count: t.member_count }));
+    },
+
+    async get(actor: Actor, teamId: string) {
+      const team = await access.requireTeam(actor.userId, teamId, 'team.read');
+      return { ...presentTeam(team), role: team.role, member_count: await dal.countMembers(db, teamId) };
+    },
+
+    async update(actor: Actor, teamId: string, input: { name?: string; slug?: string }) {
+      const before = await access.requireTeam(actor.userId, teamId, 'team.rename');
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const team = await trx.updateTable('teams').set(input).where('id', '=', teamId).returningAll().executeTakeFirst();
+        if (!team) throw notFound('team');
+        await recordAudit(trx, actor, now, { teamId, action: 'team.updated', targetType: 'team', targetId: teamId, before: snapshot(before), after: snapshot(team) });
+        return { ...presentTeam(team), role: before.role, member_count: await dal.countMembers(trx, teamId) };
+      });
+    },
+
+    /** Deletes the team with its memberships, invitations and grants (ON DELETE CASCADE). */
+    async remove(actor: Actor, teamId: string) {
+      const team = await access.requireTeam(actor.userId, teamId, 'team.delete');
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('teams').where('id', '=', teamId).execute();
+        await recordAudit(trx, actor, clock.now(), { teamId, action: 'team.deleted', targetType: 'team', targetId: teamId, before: snapshot(team) });
+      });
+    },
+
+    async leave(actor: Actor, teamId: string) {
+      const team = await access.requireTeam(actor.userId, teamId, 'team.read');
+      if (team.role === 'owner') throw ownerImmutable('The owner cannot leave the team; delete the team instead.');
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', actor.userId).execute();
+        await recordAudit(trx, actor, clock.now(), { teamId, action: 'member.left', targetType: 'member', targetId: actor.userId, before: { role: team.role } });
+      });
+    },
+  };
+}
+
+export type TeamsService = ReturnType<typeof createTeamsService>;

@@ -1,0 +1,70 @@
+// Builds the real application on a fresh database for one test file. Requests go through
+// Fastify's HTTP layer (inject), against real PostgreSQL; nothing is mocked.
+import type { Logger } from 'pino';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createDatabase, createPool } from '../../src/db/database.ts';
+import { systemClock } from '../../src/clock.ts';
+import { sealer } from '../../src/secrets.ts';
+import { createServices } from '../../src/services.ts';
+import { buildApp, type App } from '../../src/app.ts';
+import { startWorker } from '../../src/jobs/worker.ts';
+import { createDelivery } from '../../src/mail/deliver.ts';
+import { freshDatabaseUrl } from './database.ts';
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Start the job worker (mail delivery); off by default so outbox rows stay inspectable. */
+  worker?: boolean;
+  logger?: Logger;
+}
+
+export interface Reply { status: number; json: any; text: string; headers: Record<string, string | string[] | undefined> }
+
+export async function testApp(opts: TestAppOptions = {}) {
+  const url = await freshDatabaseUrl();
+  const config: Config = loadConfig({
+    PORT: '8080', HOST: '127.0.0.1', PUBLIC_URL: 'http://frameplane.test', ADMIN_TOKEN: 'admin-token-for-tests',
+    TEST_CLOCK: '1', DATA_DIR: '/tmp/frameplane-unused', DATABASE_URL: url, ...opts.env,
+  });
+  const pool = createPool(url, 10);
+  const db = createDatabase(pool);
+  const clock = systemClock(db);
+  await clock.refresh();
+  const core = { config, db, clock, sealer: sealer('test-secret-key') };
+  const services = createServices(core);
+  const app = await buildApp(core, services);
+  const log = opts.logger ?? pino({ level: 'silent' });
+  const worker = opts.worker
+    ? await startWorker(pool, { send_email: createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log }) }, log)
+    : undefined;
+
+  async function request(method: string, path: string, o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let payload: string | undefined;
+    if (o.raw !== undefined) payload = o.raw;
+    else if (o.body !== undefined) { payload = JSON.stringify(o.body); headers['content-type'] ??= 'application/json'; }
+    const res = await app.inject({ method: method as 'GET', url: path, headers, payload });
+    let json: any = null;
+    try { json = res.body ? JSON.parse(res.body) : null; } catch { /* not JSON */ }
+    return { status: res.statusCode, json, text: res.body, headers: res.headers };
+  }
+
+  return {
+    app: app as App, db, pool, clock, config, services, core, url,
+    request,
+    get: (p: string, o?: Parameters<typeof request>[2]) => request('GET', p, o),
+    post: (p: string, o?: Parameters<typeof request>[2]) => request('POST', p, o),
+    patch: (p: string, o?: Parameters<typeof request>[2]) => request('PATCH', p, o),
+    put: (p: string, o?: Parameters<typeof request>[2]) => request('PUT', p, o),
+    del: (p: string, o?: Parameters<typeof request>[2]) => request('DELETE', p, o),
+    async close() {
+      await app.close();
+      await worker?.stop();
+      await db.destroy();
+    },
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof testApp>>;
