@@ -1,6 +1,6 @@
 // Builds the HTTP application. Plugins load in a fixed order: parsing and validation, security
 // headers, OpenAPI, error mapping and auth, then the routes of each area.
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import helmet from '@fastify/helmet';
@@ -34,7 +34,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export async function buildApp(core: Core, services: Services, opts: AppOptions = {}) {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: core.config.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: (req) => {

@@ -19,7 +19,7 @@ export interface TestAppOptions {
   logger?: Logger;
 }
 
-export interface Reply { status: number; json: any; text: string; headers: Record<string, string | string[] | undefined> }
+export interface Reply { status: number; json: any; text: string; headers: Record<string, string | string[] | number | undefined> }
 
 export async function testApp(opts: TestAppOptions = {}) {
   const url = await freshDatabaseUrl();
