@@ -96,12 +96,24 @@ END $$;
 CREATE TRIGGER team_members_guard BEFORE INSERT OR UPDATE OR DELETE ON team_members
   FOR EACH ROW EXECUTE FUNCTION team_members_guard();
 
--- Every team has its owner row by the end of the transaction that creates it.
+-- The owner is teams.owner_id for the team's whole life.
+CREATE FUNCTION teams_owner_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.owner_id IS DISTINCT FROM OLD.owner_id THEN
+    RAISE EXCEPTION 'the team owner is fixed' USING ERRCODE = 'P0001', HINT = 'owner_immutable';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER teams_owner_fixed BEFORE UPDATE OF owner_id ON teams
+  FOR EACH ROW EXECUTE FUNCTION teams_owner_fixed();
+
+-- Every team has its owner row, for teams.owner_id, by the end of the transaction creating it.
 CREATE FUNCTION teams_have_owner() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM teams WHERE id = NEW.id)
-     AND NOT EXISTS (SELECT 1 FROM team_members WHERE team_id = NEW.id AND role = 'owner') THEN
-    RAISE EXCEPTION 'a team needs exactly one owner' USING ERRCODE = 'P0001', HINT = 'owner_immutable';
+     AND NOT EXISTS (SELECT 1 FROM team_members m JOIN teams t ON t.id = m.team_id
+                     WHERE m.team_id = NEW.id AND m.role = 'owner' AND m.user_id = t.owner_id) THEN
+    RAISE EXCEPTION 'a team needs exactly one owner, and it is teams.owner_id' USING ERRCODE = 'P0001', HINT = 'owner_immutable';
   END IF;
   RETURN NULL;
 END $$;

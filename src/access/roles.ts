@@ -1,6 +1,6 @@
 // The role rules, as pure functions: role order, effective role on a shared project (spec 3,
 // CONTRACT 3) and the role-to-action matrix. access-dal.ts computes the same effective role in
-// SQL; test/access-model.test.ts checks the two agree.
+// SQL; test/access/access-model.test.ts checks the two agree.
 import type { Role } from '../db/schema.ts';
 export type { Role };
 
