@@ -26,6 +26,10 @@ import { Invitation } from './teams/invitation-schemas.ts';
 import { auditRoutes } from './audit/audit-routes.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
+import { frameRoutes } from './frames/frames-routes.ts';
+import { Deployment, Frame } from './frames/frames-schemas.ts';
+import { agentRoutes } from './agents/agents-routes.ts';
+import { Agent } from './agents/agents-schemas.ts';
 
 export interface AppOptions { logger?: Logger; isReady?: () => boolean }
 
@@ -47,31 +51,39 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
 
   app.setValidatorCompiler(validatorCompiler);
   installJsonParser(app);
-  for (const schema of [Problem, User, Project, Space, Team, Member, Grant, Invitation]) app.addSchema(schema);
+  for (const schema of [Problem, User, Project, Space, Team, Member, Grant, Invitation, Frame, Deployment, Agent]) app.addSchema(schema);
   app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id); });
   // One access-log line per request.
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
-  await app.register(helmet, { global: true });
+  await app.register(helmet, {
+    global: true,
+    // A plain-HTTP deployment must not have its page assets rewritten to https.
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: core.config.publicUrl.startsWith('https:') ? [] : null } },
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Frameplane API', version: '2.0.0', description: 'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457).' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } } },
+      components: { securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+        agent: { type: 'http', scheme: 'bearer', description: 'An agent token' },
+      } },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const auth: AuthMode = (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'user';
-      const security = auth === 'user' ? [{ bearer: [] }] : auth === 'admin' ? [{ operator: [] }] : auth === 'optional' ? [{}, { bearer: [] }] : [];
+      const security = { user: [{ bearer: [] }], admin: [{ operator: [] }], agent: [{ agent: [] }], optional: [{}, { bearer: [] }], none: [] }[auth];
       return { schema: { ...schema, security } as typeof schema, url };
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   installErrorHandling(app);
-  installAuth(app, services.identity, core.config.adminToken);
+  installAuth(app, services.identity, services.agents, core.config.adminToken);
 
   app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 
@@ -83,7 +95,9 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(invitationRoutes(services));
   await app.register(grantRoutes(services));
   await app.register(auditRoutes({ db, access: services.access }));
-  await app.register(adminRoutes({ clock: core.clock, testClock: core.config.testClock, timeRules: services.timeRules }));
+  await app.register(frameRoutes(services));
+  await app.register(agentRoutes(services));
+  await app.register(adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }));
   await app.register(webRoutes(services));
   return app;
 }

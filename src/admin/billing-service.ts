@@ -1,0 +1,31 @@
+// Billing (CONTRACT 7): past due suspends every frame of the user's projects and scales them to
+// zero on their agents; active restores them. Each frame keeps its own desired state, so a frame
+// stopped before the suspension is still Stopped after it.
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import { notFound } from '../http/errors.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+
+export function createBillingService({ db, clock }: { db: Database; clock: Clock }) {
+  return {
+    async set(userId: string, status: 'active' | 'past_due') {
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const user = await trx.selectFrom('users').select(['id', 'billing_status']).where('id', '=', userId).forUpdate().executeTakeFirst();
+        if (!user) throw notFound('user');
+        const frames = user.billing_status === status ? [] : await trx.updateTable('frames')
+          .set({ generation: sql`generation + 1`, updated_at: now })
+          .where('project_id', 'in', (eb) => eb.selectFrom('projects').select('id').where('owner_id', '=', userId))
+          .returning(['id', 'agent_id']).execute();
+        await trx.updateTable('users').set({ billing_status: status }).where('id', '=', userId).execute();
+        for (const f of frames) await recordFrameEvent(trx, f.id, now, { type: status === 'past_due' ? 'suspended' : 'restored', detail: { billing_status: status } });
+        await refreshStatus(trx, frames.map((f) => f.id), now);
+        await notifyAgents(trx, frames.map((f) => f.agent_id));
+        return { user_id: userId, status, frames_affected: frames.length };
+      });
+    },
+  };
+}
+
+export type BillingService = ReturnType<typeof createBillingService>;

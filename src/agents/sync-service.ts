@@ -1,0 +1,155 @@
+// The agent sync (CONTRACT 6): heartbeat, report and instruction in one call. Reported events
+// apply in order, each on its locked frame; then the agent gets the whole desired state of its
+// frames, or, with ?wait=, gets it when that state changes (LISTEN/NOTIFY, so a change made
+// through any instance wakes it).
+import { sql } from 'kysely';
+import type { Database, Queryable } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Notifier } from '../db/notifier.ts';
+import type { Sealer } from '../secrets.ts';
+import { afterEvent } from '../frames/backoff.ts';
+import type { ReplicaState } from '../frames/frame-status.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import type { AgentIdentity } from './agents-service.ts';
+
+export interface SyncEvent { frame_id: string; replica: number; type: ReplicaState; at?: string; detail?: Record<string, unknown>; generation?: number }
+export interface SyncLog { frame_id: string; replica: number; at: string; line: string }
+
+const SYNC_AFTER_MS = 5000;
+
+interface Deps {
+  db: Database; clock: Clock; sealer: Sealer; notifier?: Notifier; offlineAfterSeconds: number;
+  schedulePullCheck(q: Queryable, at: Date): Promise<void>;
+}
+
+export function createSyncService({ db, clock, sealer, notifier, offlineAfterSeconds, schedulePullCheck }: Deps) {
+  async function applyEvent(trx: Queryable, agent: AgentIdentity, e: SyncEvent, now: Date): Promise<string | undefined> {
+    const f = await trx.selectFrom('frames').select(['id', 'generation', 'crash_streak', 'desired_state', 'agent_id'])
+      .where('id', '=', e.frame_id).where('agent_id', '=', agent.id).forUpdate().executeTakeFirst();
+    if (!f) return undefined; // deleted or moved: the agent learns it from the desired state
+    const generation = e.generation ?? f.generation;
+    const at = e.at && !Number.isNaN(Date.parse(e.at)) ? new Date(e.at) : now;
+    const pullFailed = e.detail?.reason === 'image_pull_failed';
+    const prev = await trx.selectFrom('frame_replicas').selectAll().where('frame_id', '=', f.id).where('replica', '=', e.replica).executeTakeFirst();
+    if (prev && prev.generation > generation) return f.id; // a late report of an older rollout
+    const since = prev && prev.state === e.type && prev.generation === generation ? prev.since : now;
+    await trx.insertInto('frame_replicas').values({ frame_id: f.id, replica: e.replica, generation, state: e.type, pull_failed: pullFailed, since })
+      .onConflict((oc) => oc.columns(['frame_id', 'replica']).doUpdateSet({ generation, state: e.type, pull_failed: pullFailed, since }))
+      .execute();
+    if (e.type === 'pulling') await schedulePullCheck(trx, since);
+
+    const deployment = await trx.selectFrom('deployments').select(['id', 'status', 'generation']).where('frame_id', '=', f.id)
+      .orderBy('id', 'desc').limit(1).executeTakeFirst();
+    if (deployment && generation < deployment.generation) return f.id; // does not count toward the current deployment
+    const failed = e.type === 'crashed' || e.type === 'oom';
+    if (deployment?.status === 'in_progress') {
+      if (failed) {
+        await trx.updateTable('deployments').set({ status: 'failed', finished_at: now }).where('id', '=', deployment.id).execute();
+      } else if (e.type === 'healthy') {
+        const frame = await trx.selectFrom('frames').select('replica_count').where('id', '=', f.id).executeTakeFirstOrThrow();
+        const healthy = await trx.selectFrom('frame_replicas').select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('frame_id', '=', f.id).where('state', '=', 'healthy').where('generation', '>=', deployment.generation)
+          .where('replica', '<', frame.replica_count).executeTakeFirstOrThrow();
+        if (Number(healthy.n) >= frame.replica_count) {
+          await trx.updateTable('deployments').set({ status: 'succeeded', finished_at: now }).where('id', '=', deployment.id).execute();
+        }
+      }
+    }
+    const count = afterEvent(f.crash_streak, e.type);
+    if (count.streak !== f.crash_streak) await trx.updateTable('frames').set({ crash_streak: count.streak }).where('id', '=', f.id).execute();
+    if (count.trip && f.desired_state === 'running') await tripBackoff(trx, f.id, now, { crash_streak: count.streak });
+    if (failed || e.type === 'unhealthy') {
+      await recordFrameEvent(trx, f.id, at, { type: 'replica', detail: { replica: e.replica, state: e.type, generation, ...(e.detail ?? {}) } });
+    }
+    return f.id;
+  }
+
+  async function desiredState(agentId: string) {
+    const rows = await db.selectFrom('frames as f')
+      .innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as o', 'o.id', 'p.owner_id')
+      .innerJoinLateral((eb) => eb.selectFrom('deployments as d').select(['d.id', 'd.git_repository', 'd.git_repository_owner',
+        'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed']).whereRef('d.frame_id', '=', 'f.id').orderBy('d.id', 'desc').limit(1).as('d'), (j) => j.onTrue())
+      .select(['f.id', 'f.generation', 'f.desired_state', 'f.replica_count', 'f.port', 'o.billing_status', 'd.id as deployment_id',
+        'd.git_repository', 'd.git_repository_owner', 'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed',
+        sql<Array<{ id: string; name: string; mount_path: string; size_gb: number }>>`coalesce((select json_agg(json_build_object(
+          'id', v.id, 'name', v.name, 'mount_path', v.mount_path, 'size_gb', v.size_gb) order by v.id) from volumes v where v.frame_id = f.id), '[]')`.as('volumes')])
+      .where('f.agent_id', '=', agentId).orderBy('f.id').execute();
+    return rows.map((r) => ({
+      frame_id: r.id, generation: r.generation,
+      // Billing suspension scales to zero without touching the frame's own desired state.
+      desired_state: r.billing_status === 'past_due' ? 'stopped' as const : r.desired_state,
+      replica_count: r.replica_count, port: r.port, git_repository_owner: r.git_repository_owner, git_repository: r.git_repository,
+      git_repository_branch: r.git_repository_branch, deployment_id: r.deployment_id, commit_sha: r.commit_sha,
+      env: JSON.parse(sealer.open(r.env_sealed)) as Record<string, string>, volumes: r.volumes,
+    }));
+  }
+
+  const fingerprint = (frames: Awaited<ReturnType<typeof desiredState>>) =>
+    frames.map((f) => `${f.frame_id}:${f.generation}:${f.desired_state}`).join(',');
+
+  async function touch(agentId: string) {
+    await db.updateTable('agents').set({ last_seen_at: clock.now() }).where('id', '=', agentId).execute();
+  }
+
+  return {
+    desiredState,
+
+    async sync(agent: AgentIdentity, body: { events?: SyncEvent[]; logs?: SyncLog[] }, waitSeconds: number, signal?: AbortSignal) {
+      await touch(agent.id);
+      const now = clock.now();
+      const before = fingerprint(await desiredState(agent.id));
+      if (body.events?.length || body.logs?.length) {
+        await db.transaction().execute(async (trx) => {
+          const touched = new Set<string>();
+          for (const e of body.events ?? []) {
+            const id = await applyEvent(trx, agent, e, now);
+            if (id) touched.add(id);
+          }
+          await refreshStatus(trx, [...touched], now);
+          await storeLogs(trx, agent, body.logs ?? [], now);
+        });
+      }
+      // Register for wake-ups before reading, so a change in between is not missed.
+      // Holding stays under the offline threshold, so a waiting agent never looks offline.
+      const holdMs = Math.min(waitSeconds, 30, Math.max(1, offlineAfterSeconds / 2)) * 1000;
+      const deadline = Date.now() + holdMs;
+      let frames = await desiredState(agent.id);
+      const first = fingerprint(frames);
+      // What the agent reported may itself have changed its instructions (a back-off trip):
+      // then it must hear at once.
+      while (notifier && holdMs > 0 && first === before && !signal?.aborted) {
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        const woke = await notifier.wait('frameplane_agent', agent.id, left, signal);
+        if (!woke) break;
+        frames = await desiredState(agent.id);
+        if (fingerprint(frames) !== first) break;
+      }
+      if (holdMs > 0) await touch(agent.id);
+      return { frames, sync_after_ms: SYNC_AFTER_MS };
+    },
+  };
+}
+
+async function storeLogs(trx: Queryable, agent: AgentIdentity, logs: SyncLog[], now: Date) {
+  if (logs.length === 0) return;
+  const mine = new Set((await trx.selectFrom('frames').select('id').where('agent_id', '=', agent.id)
+    .where('id', 'in', [...new Set(logs.map((l) => l.frame_id))]).execute()).map((r) => r.id));
+  const rows = logs.filter((l) => mine.has(l.frame_id)).map((l) => ({
+    frame_id: l.frame_id, replica: l.replica, at: Number.isNaN(Date.parse(l.at)) ? now : new Date(l.at), line: l.line,
+  }));
+  if (rows.length === 0) return;
+  await trx.insertInto('frame_logs').values(rows).execute();
+  for (const id of new Set(rows.map((r) => r.frame_id))) await sql`select pg_notify('frameplane_logs', ${id})`.execute(trx);
+}
+
+/** Stops a frame for back-off: desired stopped, reason backoff_tripped, the agent told. */
+export async function tripBackoff(q: Queryable, frameId: string, now: Date, detail: Record<string, unknown>) {
+  const f = await q.updateTable('frames').set({ desired_state: 'stopped', backoff_tripped_at: now, generation: sql`generation + 1`, updated_at: now })
+    .where('id', '=', frameId).returning(['agent_id']).executeTakeFirstOrThrow();
+  await q.updateTable('deployments').set({ status: 'failed', finished_at: now }).where('frame_id', '=', frameId).where('status', '=', 'in_progress').execute();
+  await recordFrameEvent(q, frameId, now, { type: 'backoff_tripped', reason: 'backoff_tripped', detail });
+  await notifyAgents(q, [f.agent_id]);
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;

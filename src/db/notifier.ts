@@ -1,0 +1,80 @@
+// One LISTEN connection per instance, shared by every waiter: an agent long-poll, a log or
+// event stream, the clock. NOTIFY is sent inside the writing transaction, so it arrives on
+// every instance exactly when the change commits. The connection reconnects if it drops.
+import pg from 'pg';
+
+export const CHANNELS = ['frameplane_agent', 'frameplane_frame_events', 'frameplane_logs', 'frameplane_clock'] as const;
+export type Channel = (typeof CHANNELS)[number];
+type Listener = (payload: string) => void;
+
+export interface Notifier {
+  /** Calls `fn` for every notification on `channel` whose payload is `key` (or any, with '*'). */
+  subscribe(channel: Channel, key: string, fn: Listener): () => void;
+  /** Resolves true when `key` is notified on `channel`, false after `ms` or when aborted. */
+  wait(channel: Channel, key: string, ms: number, signal?: AbortSignal): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createNotifier(connectionString: string, onError: (err: Error) => void = () => {}): Notifier {
+  const listeners = new Map<string, Set<Listener>>();
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const emit = (channel: string, payload: string) => {
+    for (const key of [`${channel}:${payload}`, `${channel}:*`]) for (const fn of listeners.get(key) ?? []) fn(payload);
+  };
+
+  async function connect() {
+    if (closed) return;
+    const c = new pg.Client({ connectionString });
+    c.on('notification', (n) => emit(n.channel, n.payload ?? ''));
+    c.on('error', (err) => { onError(err); reconnect(c); });
+    c.on('end', () => reconnect(c));
+    try {
+      await c.connect();
+      for (const ch of CHANNELS) await c.query(`listen ${ch}`);
+      client = c;
+      // Anything may have changed while we were away: wake every waiter once.
+      for (const key of listeners.keys()) { const [ch, k] = key.split(/:(.*)/s); if (k !== '*') emit(ch, k); }
+    } catch (err) {
+      onError(err as Error);
+      reconnect(c);
+    }
+  }
+
+  function reconnect(c: pg.Client) {
+    if (closed || retry) return;
+    if (client === c) client = undefined;
+    c.end().catch(() => {});
+    retry = setTimeout(() => { retry = undefined; void connect(); }, 1000);
+  }
+
+  const ready = connect();
+
+  return {
+    subscribe(channel, key, fn) {
+      const k = `${channel}:${key}`;
+      let set = listeners.get(k);
+      if (!set) listeners.set(k, (set = new Set()));
+      set.add(fn);
+      return () => { set!.delete(fn); if (set!.size === 0) listeners.delete(k); };
+    },
+    async wait(channel, key, ms, signal) {
+      await ready;
+      return new Promise<boolean>((resolve) => {
+        const done = (v: boolean) => { clearTimeout(timer); off(); signal?.removeEventListener('abort', abort); resolve(v); };
+        const abort = () => done(false);
+        const off = this.subscribe(channel, key, () => done(true));
+        const timer = setTimeout(() => done(false), ms);
+        signal?.addEventListener('abort', abort, { once: true });
+        if (signal?.aborted) done(false);
+      });
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// A deployment freezes what a frame runs (git settings, env, commit) and bumps its generation,
+// so the agent rolls it out; events of older generations stop counting. Starting one clears a
+// back-off trip and runs the frame (unless it was stopped by hand and this is a push).
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.ts';
+import type { Sealer } from '../secrets.ts';
+import { newId } from '../ids.ts';
+import { iso, isoOrNull } from '../http/schemas.ts';
+
+export type Trigger = 'create' | 'manual' | 'push' | 'reroll';
+
+interface LockedFrame { id: string; generation: number; desired_state: 'running' | 'stopped'; backoff_tripped_at: Date | null }
+
+/** The frame's env vars as one sealed JSON object, and its keyed digest. */
+export async function envSnapshot(q: Queryable, sealer: Sealer, frameId: string) {
+  const rows = await q.selectFrom('frame_env').select(['key', 'value_sealed']).where('frame_id', '=', frameId).orderBy('key').execute();
+  const env = Object.fromEntries(rows.map((r) => [r.key, sealer.open(r.value_sealed)]));
+  const json = JSON.stringify(env);
+  return { env, sealed: sealer.seal(json), digest: sealer.digest(json) };
+}
+
+export async function startDeployment(q: Queryable, sealer: Sealer, frame: LockedFrame, o: {
+  trigger: Trigger; at: Date; actorId: string | null; commitSha?: string | null;
+}) {
+  await q.updateTable('deployments').set({ status: 'superseded', finished_at: o.at })
+    .where('frame_id', '=', frame.id).where('status', '=', 'in_progress').execute();
+  const generation = o.trigger === 'create' ? frame.generation : frame.generation + 1;
+  const f = await q.selectFrom('frames').select(['git_repository', 'git_repository_owner', 'git_repository_branch']).where('id', '=', frame.id).executeTakeFirstOrThrow();
+  const env = await envSnapshot(q, sealer, frame.id);
+  const deployment = await q.insertInto('deployments').values({
+    id: newId('deployment', o.at), frame_id: frame.id, trigger: o.trigger, status: 'in_progress', generation,
+    ...f, commit_sha: o.commitSha ?? null, env_sealed: env.sealed, env_digest: env.digest, created_by: o.actorId, created_at: o.at,
+  }).returningAll().executeTakeFirstOrThrow();
+  // A push does not start a frame someone stopped on purpose; it does restart one the
+  // back-off stopped. A manual deploy, a re-roll and a creation run the frame.
+  const run = o.trigger !== 'push' || frame.desired_state === 'running' || frame.backoff_tripped_at !== null;
+  await q.updateTable('frames').set({
+    generation, crash_streak: 0, backoff_tripped_at: null, updated_at: o.at,
+    ...(run ? { desired_state: 'running' as const } : {}),
+    version: sql`version + 1`,
+  }).where('id', '=', frame.id).execute();
+  return deployment;
+}
+
+export const presentDeployment = (d: {
+  id: string; frame_id: string; trigger: Trigger; status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled';
+  git_repository: string; git_repository_owner: string; git_repository_branch: string; commit_sha: string | null;
+  created_by: string | null; created_at: Date; finished_at: Date | null;
+}) => ({
+  id: d.id, frame_id: d.frame_id, trigger: d.trigger, status: d.status, git_repository: d.git_repository,
+  git_repository_owner: d.git_repository_owner, git_repository_branch: d.git_repository_branch, commit_sha: d.commit_sha,
+  created_by: d.created_by, created_at: iso(d.created_at), finished_at: isoOrNull(d.finished_at),
+});

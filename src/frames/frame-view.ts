@@ -1,0 +1,81 @@
+// How a frame reads: its record (CONTRACT 5) plus what makes it self-explaining (the back-off
+// breaker, agent staleness, settings not yet deployed).
+import { iso, isoOrNull } from '../http/schemas.ts';
+import { CLEARS_ON, CRASH_THRESHOLD } from './backoff.ts';
+import { frameStatus, type FrameFacts, type ReplicaState } from './frame-status.ts';
+import type { FrameWithFacts } from './frames-dal.ts';
+
+/** Replicas that count for the current deployment: reports older than it are history. */
+export function currentReplicas(f: FrameWithFacts) {
+  const from = f.deployment?.generation ?? 0;
+  return f.replicas.filter((r) => r.generation >= from);
+}
+
+export function factsOf(f: FrameWithFacts): FrameFacts {
+  const byIndex = currentReplicas(f).map((r) => ({ state: r.state as ReplicaState, pullFailed: r.pull_failed }));
+  return {
+    billingPastDue: f.billing_status === 'past_due',
+    desiredState: f.desired_state,
+    backoffTripped: f.backoff_tripped_at !== null,
+    deployInProgress: f.desired_state === 'running' && f.deployment?.status === 'in_progress',
+    replicaCount: f.replica_count,
+    replicas: byIndex,
+  };
+}
+
+export function pendingChanges(f: FrameWithFacts): string[] {
+  const d = f.deployment;
+  if (!d) return [];
+  const out: string[] = [];
+  if (d.git_repository !== f.git_repository) out.push('git_repository_name');
+  if (d.git_repository_owner !== f.git_repository_owner) out.push('git_repository_owner');
+  if (d.git_repository_branch !== f.git_repository_branch) out.push('git_repository_branch');
+  if (d.env_digest !== f.env_digest) out.push('env');
+  return out;
+}
+
+export const etagOf = (f: { id: string; version: number }) => `"${f.id}.v${f.version}"`;
+
+export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeconds: number) {
+  const { status, reason } = frameStatus(factsOf(f));
+  const pulling = currentReplicas(f).filter((r) => r.state === 'pulling').map((r) => r.since).sort();
+  const lastSeen = f.agent_last_seen_at;
+  return {
+    id: f.id,
+    project_id: f.project_id,
+    space_id: f.space_id,
+    name: f.name,
+    owner_id: f.owner_id,
+    git_repository: f.git_repository,
+    git_repository_name: f.git_repository,
+    git_repository_owner: f.git_repository_owner,
+    git_repository_branch: f.git_repository_branch,
+    port: f.port,
+    replica_count: f.replica_count,
+    status,
+    status_reason: reason,
+    desired_state: f.desired_state,
+    runtime: f.runtime_kind === 'agent' ? { kind: 'agent' as const, agent_id: f.agent_id! } : { kind: 'cloud' as const },
+    agent_id: f.agent_id,
+    agent_online: lastSeen ? now.getTime() - new Date(lastSeen).getTime() <= agentOfflineAfterSeconds * 1000 : false,
+    agent_last_seen_at: isoOrNull(lastSeen),
+    backoff: {
+      crash_streak: f.crash_streak,
+      threshold: CRASH_THRESHOLD,
+      pulling_since: pulling[0] ? iso(pulling[0]) : null,
+      tripped_at: isoOrNull(f.backoff_tripped_at),
+      clears_on: [...CLEARS_ON],
+    },
+    replicas: f.replicas.map((r) => ({ replica: r.replica, state: r.state, generation: r.generation, since: iso(r.since) })),
+    latest_deployment: f.deployment
+      ? { id: f.deployment.id, status: f.deployment.status, trigger: f.deployment.trigger, created_at: iso(f.deployment.created_at) }
+      : null,
+    pending_changes: pendingChanges(f),
+    generation: f.generation,
+    version: f.version,
+    created_at: iso(f.created_at),
+    updated_at: iso(f.updated_at),
+  };
+}
+
+export type FrameView = ReturnType<typeof presentFrame>;

@@ -1,0 +1,86 @@
+import { Type } from 'typebox';
+import { IdParam, ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { FRAME_STATUSES } from './frame-status.ts';
+
+// Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).
+export const RESERVED_PORTS = [6379, 27017, 9898, 27018];
+export const Port = Type.Integer({ minimum: 1024, maximum: 65535, not: { enum: RESERVED_PORTS }, description: '1024..65535, not 6379, 27017, 9898 or 27018' });
+export const ReplicaCount = Type.Integer({ minimum: 1, maximum: 100 });
+const FrameName = Type.String({ minLength: 1, maxLength: 100 });
+const RepoName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
+const RepoOwner = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
+// A git branch name: no spaces, control characters, "..", or leading "-" or "/".
+const Branch = Type.String({ minLength: 1, maxLength: 255, pattern: '^(?![-/])(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/+-]+(?<![/.])$' });
+
+export const CreateFrameBody = Type.Object({
+  name: FrameName,
+  owner_id: Type.String({ minLength: 1, maxLength: 64 }),
+  git_repository: RepoName,
+  git_repository_owner: RepoOwner,
+  git_repository_branch: Branch,
+  port: Port,
+  replica_count: Type.Optional(ReplicaCount),
+  agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+}, { additionalProperties: false });
+
+export const UpdateFrameBody = Type.Object({
+  name: Type.Optional(FrameName),
+  git_repository_name: Type.Optional(RepoName),
+  git_repository_owner: Type.Optional(RepoOwner),
+  git_repository_branch: Type.Optional(Branch),
+  port: Type.Optional(Port),
+  replica_count: Type.Optional(ReplicaCount),
+}, { additionalProperties: false, minProperties: 1 });
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const Frame = Type.Object({
+  id: Type.String(), project_id: Type.String(), space_id: Type.String(), name: Type.String(), owner_id: Type.String(),
+  git_repository: Type.String(), git_repository_name: Type.String(), git_repository_owner: Type.String(), git_repository_branch: Type.String(),
+  port: Type.Integer(), replica_count: Type.Integer(),
+  status: Type.Union(FRAME_STATUSES.map((s) => Type.Literal(s))),
+  status_reason: Nullable(Type.String()),
+  desired_state: Type.Union([Type.Literal('running'), Type.Literal('stopped')]),
+  runtime: Type.Union([
+    Type.Object({ kind: Type.Literal('cloud') }),
+    Type.Object({ kind: Type.Literal('agent'), agent_id: Type.String() }),
+  ]),
+  agent_id: Nullable(Type.String()),
+  agent_online: Type.Boolean(),
+  agent_last_seen_at: NullableTimestamp,
+  backoff: Type.Object({
+    crash_streak: Type.Integer(), threshold: Type.Integer(), pulling_since: NullableTimestamp, tripped_at: NullableTimestamp,
+    clears_on: Type.Array(Type.String()),
+  }),
+  replicas: Type.Array(Type.Object({ replica: Type.Integer(), state: Type.String(), generation: Type.Integer(), since: Timestamp })),
+  latest_deployment: Nullable(Type.Object({ id: Type.String(), status: Type.String(), trigger: Type.String(), created_at: Timestamp })),
+  pending_changes: Type.Array(Type.String(), { description: 'Settings saved but not yet deployed' }),
+  generation: Type.Integer({ description: 'Bumped whenever what the agent must run changes' }),
+  version: Type.Integer({ description: 'Bumped on every change made through the API; the ETag is built from it' }),
+  created_at: Timestamp, updated_at: Timestamp,
+}, { $id: 'Frame' });
+export const FrameList = ListOf(Type.Ref('Frame'));
+
+export const Deployment = Type.Object({
+  id: Type.String(), frame_id: Type.String(),
+  trigger: Type.Union(['create', 'manual', 'push', 'reroll'].map((s) => Type.Literal(s))),
+  status: Type.Union(['in_progress', 'succeeded', 'failed', 'superseded', 'canceled'].map((s) => Type.Literal(s))),
+  git_repository: Type.String(), git_repository_owner: Type.String(), git_repository_branch: Type.String(),
+  commit_sha: Nullable(Type.String()), created_by: Nullable(Type.String()), created_at: Timestamp, finished_at: NullableTimestamp,
+}, { $id: 'Deployment' });
+export const DeploymentList = ListOf(Type.Ref('Deployment'));
+
+export const DeletedFrame = Type.Object({
+  id: Type.String(), deleted: Type.Literal(true),
+  released: Type.Object({
+    domains: Type.Array(Type.Object({ id: Type.String(), hostname: Type.String() })),
+    volumes: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), mount_path: Type.String(), size_gb: Type.Integer() })),
+  }),
+});
+
+export const SpaceFramesParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc') });
+export const FrameParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc'), frame_id: IdParam('frm') });
+export const FrameReadQuery = Type.Object({
+  wait_for: Type.Optional(Type.Union(FRAME_STATUSES.map((s) => Type.Literal(s)))),
+  timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 30 })),
+});

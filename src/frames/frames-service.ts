@@ -1,0 +1,149 @@
+// Frames (spec 2 and 4, CONTRACT 5): create, read, list, update, delete. Operations that change
+// what runs (stop, start, deploy) are in frame-ops-service.ts.
+import { sql } from 'kysely';
+import type { Database, Queryable } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../actor.ts';
+import type { AccessService } from '../access/access-service.ts';
+import type { Notifier } from '../db/notifier.ts';
+import type { Sealer } from '../secrets.ts';
+import { projectWithRole } from '../access/access-dal.ts';
+import { leastLoadedCloudAgent } from '../agents/agents-service.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { AppError, fieldError, notFound } from '../http/errors.ts';
+import { decodeCursor, toPage } from '../http/schemas.ts';
+import { newId } from '../ids.ts';
+import { startDeployment } from './deployments.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
+import { etagOf, presentFrame } from './frame-view.ts';
+import { frameInProject, framesWithFacts, lockFrame } from './frames-dal.ts';
+import type { FrameStatus } from './frame-status.ts';
+
+export interface FrameInput {
+  name: string; owner_id: string; git_repository: string; git_repository_owner: string; git_repository_branch: string;
+  port: number; replica_count?: number; agent_id?: string;
+}
+export interface FrameUpdate {
+  name?: string; git_repository_name?: string; git_repository_owner?: string; git_repository_branch?: string; port?: number; replica_count?: number;
+}
+
+interface Deps { db: Database; clock: Clock; access: AccessService; sealer: Sealer; notifier?: Notifier; offlineAfterSeconds: number }
+
+export function createFramesService({ db, clock, access, sealer, notifier, offlineAfterSeconds }: Deps) {
+  const view = (f: NonNullable<Awaited<ReturnType<typeof frameInProject>>>) => presentFrame(f, clock.now(), offlineAfterSeconds);
+
+  async function load(projectId: string, spaceId: string | undefined, frameId: string, q: Queryable = db) {
+    const f = await frameInProject(q, projectId, spaceId, frameId);
+    if (!f) throw notFound('frame');
+    return f;
+  }
+
+  async function requireSpace(projectId: string, spaceId: string) {
+    const s = await db.selectFrom('spaces').select('id').where('id', '=', spaceId).where('project_id', '=', projectId).executeTakeFirst();
+    if (!s) throw notFound('space');
+  }
+
+  return {
+    load,
+    view,
+
+    async create(actor: Actor, projectId: string, spaceId: string, input: FrameInput) {
+      await access.requireProject(actor.userId, projectId, 'frame.manage');
+      await requireSpace(projectId, spaceId);
+      const owner = await projectWithRole(db, projectId, input.owner_id);
+      if (!owner?.role) throw fieldError('owner_id', 'owner_not_allowed', 'owner_id must be a user who can reach this project.');
+      if (input.agent_id) {
+        const agent = await db.selectFrom('agents').select('id').where('id', '=', input.agent_id).where('project_id', '=', projectId).executeTakeFirst();
+        if (!agent) throw fieldError('agent_id', 'agent_not_found', 'agent_id must be a self-hosted agent of this project.');
+      }
+      const now = clock.now();
+      const id = await db.transaction().execute(async (trx) => {
+        const agentId = input.agent_id ?? (await leastLoadedCloudAgent(trx));
+        const frame = await trx.insertInto('frames').values({
+          id: newId('frame', now), project_id: projectId, space_id: spaceId, owner_id: input.owner_id, name: input.name,
+          git_repository: input.git_repository, git_repository_owner: input.git_repository_owner,
+          git_repository_branch: input.git_repository_branch, port: input.port, replica_count: input.replica_count ?? 1,
+          runtime_kind: input.agent_id ? 'agent' : 'cloud', agent_id: agentId, env_digest: sealer.digest('{}'),
+          created_at: now, updated_at: now,
+        }).returningAll().executeTakeFirstOrThrow();
+        await startDeployment(trx, sealer, frame, { trigger: 'create', at: now, actorId: actor.userId });
+        await recordFrameEvent(trx, frame.id, now, { type: 'created', actorId: actor.userId });
+        await recordAudit(trx, actor, now, { projectId, action: 'frame.created', targetType: 'frame', targetId: frame.id, after: input });
+        await refreshStatus(trx, [frame.id], now);
+        await notifyAgents(trx, [agentId]);
+        return frame.id;
+      });
+      return view(await load(projectId, spaceId, id));
+    },
+
+    async get(actor: Actor, projectId: string, spaceId: string, frameId: string, wait?: { for: FrameStatus; timeoutSeconds: number }) {
+      await access.requireProject(actor.userId, projectId, 'project.read');
+      const deadline = Date.now() + (wait?.timeoutSeconds ?? 0) * 1000;
+      for (;;) {
+        const f = view(await load(projectId, spaceId, frameId));
+        const left = deadline - Date.now();
+        if (!wait || f.status === wait.for || left <= 0 || !notifier) return f;
+        // Status changes are notified on commit; re-read on each, until the status or the timeout.
+        await notifier.wait('frameplane_frame_events', frameId, Math.min(left, 5000));
+      }
+    },
+
+    async list(actor: Actor, projectId: string, spaceId: string | undefined, limit: number, cursor?: string) {
+      await access.requireProject(actor.userId, projectId, 'project.read');
+      if (spaceId) await requireSpace(projectId, spaceId);
+      let q = framesWithFacts(db).where('f.project_id', '=', projectId);
+      if (spaceId) q = q.where('f.space_id', '=', spaceId);
+      const after = decodeCursor(cursor, 1)?.[0];
+      if (after) q = q.where('f.id', '>', after);
+      const rows = await q.orderBy('f.id').limit(limit + 1).execute();
+      return toPage(rows, limit, (f) => [f.id], view);
+    },
+
+    async update(actor: Actor, projectId: string, spaceId: string, frameId: string, input: FrameUpdate, ifMatch?: string) {
+      await access.requireProject(actor.userId, projectId, 'frame.edit');
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        await load(projectId, spaceId, frameId, trx);
+        const before = (await lockFrame(trx, frameId))!;
+        if (ifMatch && ifMatch !== '*' && !ifMatch.split(',').map((s) => s.trim().replace(/^W\//, '')).includes(etagOf(before))) {
+          throw new AppError(412, 'precondition_failed', 'Precondition failed', 'The frame changed since you read it; read it again and retry.');
+        }
+        const portChanged = input.port !== undefined && input.port !== before.port;
+        const scaled = input.replica_count !== undefined && input.replica_count !== before.replica_count;
+        const reroll = portChanged && before.desired_state === 'running';
+        const { git_repository_name, ...rest } = input;
+        await trx.updateTable('frames').set({
+          ...rest, ...(git_repository_name !== undefined ? { git_repository: git_repository_name } : {}),
+          version: sql`version + 1`, updated_at: now,
+          // Scaling, and a port change on a stopped frame, only need the agent to learn them.
+          ...((scaled || portChanged) && !reroll ? { generation: sql`generation + 1` } : {}),
+        }).where('id', '=', frameId).execute();
+        // A port change on a running frame re-rolls it so the new port takes effect (spec 3).
+        if (reroll) await startDeployment(trx, sealer, before, { trigger: 'reroll', at: now, actorId: actor.userId });
+        const changed = Object.fromEntries(Object.entries(input).filter(([k, v]) => (before as Record<string, unknown>)[k === 'git_repository_name' ? 'git_repository' : k] !== v));
+        await recordFrameEvent(trx, frameId, now, { type: 'updated', actorId: actor.userId, detail: changed });
+        await recordAudit(trx, actor, now, { projectId, action: 'frame.updated', targetType: 'frame', targetId: frameId, before: { name: before.name, port: before.port, replica_count: before.replica_count, git_repository: before.git_repository, git_repository_owner: before.git_repository_owner, git_repository_branch: before.git_repository_branch }, after: input });
+        await refreshStatus(trx, [frameId], now);
+        await notifyAgents(trx, [before.agent_id]);
+      });
+      return view(await load(projectId, spaceId, frameId));
+    },
+
+    /** Deletes the frame and, in the same transaction, releases its domains and volumes. */
+    async remove(actor: Actor, projectId: string, spaceId: string, frameId: string) {
+      await access.requireProject(actor.userId, projectId, 'frame.manage');
+      return db.transaction().execute(async (trx) => {
+        await load(projectId, spaceId, frameId, trx);
+        const frame = (await lockFrame(trx, frameId))!;
+        const domains = await trx.selectFrom('domains').select(['id', 'hostname']).where('frame_id', '=', frameId).orderBy('id').execute();
+        const volumes = await trx.selectFrom('volumes').select(['id', 'name', 'mount_path', 'size_gb']).where('frame_id', '=', frameId).orderBy('id').execute();
+        await trx.deleteFrom('frames').where('id', '=', frameId).execute();
+        await recordAudit(trx, actor, clock.now(), { projectId, action: 'frame.deleted', targetType: 'frame', targetId: frameId, before: { name: frame.name }, after: { released: { domains, volumes } } });
+        await notifyAgents(trx, [frame.agent_id]);
+        return { id: frameId, deleted: true as const, released: { domains, volumes } };
+      });
+    },
+  };
+}
+
+export type FramesService = ReturnType<typeof createFramesService>;
