@@ -11,6 +11,8 @@ import type { Core, Services } from './services.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { installAuth, type AuthMode } from './http/auth.ts';
 import { installJsonParser } from './http/json-parser.ts';
+import { installIdempotency } from './http/idempotency.ts';
+import { IDEMPOTENCY_HOURS } from './frames/sweeper.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Problem } from './http/schemas.ts';
 import { healthRoutes } from './http/health-routes.ts';
@@ -29,6 +31,7 @@ import { webRoutes } from './web/web-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
 import { Deployment, Frame } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agents/agents-routes.ts';
+import { webhookRoutes } from './hooks/webhook-routes.ts';
 import { Agent } from './agents/agents-schemas.ts';
 
 export interface AppOptions { logger?: Logger; isReady?: () => boolean }
@@ -84,6 +87,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
 
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
+  installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS);
 
   app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 
@@ -97,6 +101,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(auditRoutes({ db, access: services.access }));
   await app.register(frameRoutes(services));
   await app.register(agentRoutes(services));
+  await app.register(webhookRoutes(services));
   await app.register(adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }));
   await app.register(webRoutes(services));
   return app;

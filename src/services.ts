@@ -18,6 +18,7 @@ import { createFramesService } from './frames/frames-service.ts';
 import { createFrameOpsService } from './frames/frame-ops-service.ts';
 import { createSweeper } from './frames/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
+import { createWebhookService } from './hooks/webhook-service.ts';
 
 export interface Core { config: Config; db: Database; clock: Clock; sealer: Sealer; notifier?: Notifier }
 
@@ -42,6 +43,7 @@ export function createServices({ config, db, clock, sealer, notifier }: Core) {
     frames,
     frameOps: createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }),
     billing: createBillingService({ db, clock }),
+    webhooks: createWebhookService({ db, clock, access, sealer, publicUrl: config.publicUrl }),
     // The time rules that the operator's clock advance runs at once.
     timeRules: sweeper,
   };

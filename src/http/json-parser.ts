@@ -5,10 +5,16 @@ import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError } from './errors.ts';
 
+declare module 'fastify' {
+  // The body exactly as received: signatures (git webhooks) and idempotency keys hash it.
+  interface FastifyRequest { rawBody?: string }
+}
+
 export function installJsonParser(app: FastifyInstance) {
   app.removeContentTypeParser(['application/json']);
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;
+    req.rawBody = text;
     if (text.trim() === '') return done(null, undefined);
     let value: unknown;
     try {

@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { actorOf } from '../http/auth.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { ProjectParams } from '../projects/projects-schemas.ts';
+import type { WebhookService } from './webhook-service.ts';
+
+const Webhook = Type.Object({ url: Type.String(), secret: Type.String(), content_type: Type.String(), events: Type.Array(Type.String()) });
+// A push payload carries far more than we read; unlike our own API, unknown fields are fine here.
+const PushBody = Type.Object({
+  ref: Type.Optional(Type.String({ maxLength: 1024 })),
+  after: Type.Optional(Type.String({ maxLength: 128 })),
+  deleted: Type.Optional(Type.Boolean()),
+  repository: Type.Optional(Type.Object({
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    owner: Type.Optional(Type.Object({ login: Type.Optional(Type.String({ maxLength: 200 })), name: Type.Optional(Type.String({ maxLength: 200 })) })),
+  })),
+}, { additionalProperties: true });
+
+export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['webhooks'];
+    app.get('/v2/projects/:project_id/webhook', {
+      schema: { tags, summary: 'The address and secret to give the git host (admin)', params: ProjectParams, response: { 200: Webhook, ...problemResponses } },
+    }, async (req) => webhooks.show(actorOf(req), req.params.project_id));
+
+    app.post('/v2/projects/:project_id/webhook', {
+      schema: { tags, summary: 'Rotate the webhook secret (admin)', params: ProjectParams, response: { 200: Webhook, ...problemResponses } },
+    }, async (req) => webhooks.rotate(actorOf(req), req.params.project_id));
+
+    app.post('/v2/hooks/git', {
+      config: { auth: 'none' },
+      schema: {
+        tags, summary: 'GitHub-compatible push webhook, signed with X-Hub-Signature-256; deploys the frames watching the branch',
+        querystring: Type.Object({ project: Type.Optional(Type.String({ maxLength: 64 })) }),
+        body: PushBody,
+        response: {
+          202: Type.Object({ event: Type.String(), deployments: Type.Array(Type.Object({ frame_id: Type.String(), deployment_id: Type.Union([Type.String(), Type.Null()]), skipped: Type.Optional(Type.String()) })) }),
+          ...problemResponses,
+        },
+      },
+    }, async (req, reply) => {
+      const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+      const result = await webhooks.receive({
+        event: header('x-github-event'), signature: header('x-hub-signature-256'), rawBody: req.rawBody ?? '',
+        body: req.body, projectId: req.query.project,
+      });
+      return reply.code(202).send(result);
+    });
+  };
+}
