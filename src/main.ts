@@ -66,6 +66,7 @@ async function main() {
     try {
       await app.close();
       await worker.stop();
+      await worker.promise.catch(() => {}); // resolves once its connections are released
       await notifier.close();
       await db.destroy();
       await embedded?.stop();

@@ -79,7 +79,8 @@ export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const known = err instanceof AppError ? err : fromFastifyError(err, request) ?? fromPgError(err);
     if (known) {
-      if (known.status >= 500) request.log.warn({ err }, 'request failed: %s', known.code);
+      // Known 5xx (database down, agent offline, starting up): a line, not a stack trace.
+      if (known.status >= 500) request.log.warn({ code: known.code, cause: err.message }, 'request failed: %s', known.code);
       return sendProblem(reply, known);
     }
     request.log.error({ err }, 'unhandled error');
