@@ -42,6 +42,7 @@ export const PROJECT_ACTIONS = {
   'volume.manage': 'admin',
   'agent.manage': 'admin',
   'webhook.manage': 'admin',
+  'project.audit': 'admin',
   'project.delete': 'owner',
   'project.share': 'owner',
 } as const satisfies Record<string, Role>;

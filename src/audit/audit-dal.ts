@@ -29,8 +29,9 @@ export async function recordAudit(q: Queryable, actor: Pick<Actor, 'userId' | 'r
   }).execute();
 }
 
-export function listAudit(q: Queryable, teamId: string, limit: number, beforeId?: string) {
-  let query = q.selectFrom('audit_events').selectAll().where('team_id', '=', teamId);
+export function listAudit(q: Queryable, scope: { teamId: string } | { projectId: string }, limit: number, beforeId?: string) {
+  let query = q.selectFrom('audit_events').selectAll();
+  query = 'teamId' in scope ? query.where('team_id', '=', scope.teamId) : query.where('project_id', '=', scope.projectId);
   if (beforeId) query = query.where('id', '<', beforeId);
   return query.orderBy('id', 'desc').limit(limit + 1).execute();
 }

@@ -63,6 +63,7 @@ describe('action matrix (CONTRACT 3)', () => {
     'frame.operate': ['member', 'admin', 'owner'],
     'frame.edit': ['member', 'admin', 'owner'],
     'project.rename': ['admin', 'owner'],
+    'project.audit': ['admin', 'owner'],
     'space.manage': ['admin', 'owner'],
     'frame.manage': ['admin', 'owner'],
     'domain.manage': ['admin', 'owner'],

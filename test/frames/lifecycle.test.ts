@@ -118,4 +118,20 @@ describe('frame lifecycle on a cloud agent', () => {
     const desired = Object.fromEntries((await sync(t, agent.token)).frames.map((f) => [f.frame_id, f.desired_state]));
     expect(desired).toMatchObject({ [running.id]: 'running', [stopped.id]: 'stopped' });
   });
+
+  it('records frame operations in the project audit log (admin only)', async () => {
+    const ann = await newUser(t, 'ann');
+    const project = await newProject(t, ann);
+    const space = await defaultSpace(t, ann, project.id);
+    const frame = await newFrame(t, ann, project.id, space);
+    await t.post(`${framePath(frame)}/stop`, { token: ann.token });
+    await t.patch(framePath(frame), { token: ann.token, body: { replica_count: 3 } });
+    await t.post(`${framePath(frame)}/deploy`, { token: ann.token });
+    const audit = await t.get(`/v2/projects/${project.id}/audit`, { token: ann.token });
+    expect(audit.status).toBe(200);
+    expect(audit.json.data.map((e: any) => e.action)).toEqual(['frame.deployed', 'frame.updated', 'frame.stop', 'frame.created', 'project.created']);
+    expect(audit.json.data[2]).toMatchObject({ actor_id: ann.id, target_id: frame.id, before: { desired_state: 'running' }, after: { desired_state: 'stopped' } });
+    const stranger = await newUser(t, 'stranger');
+    expectProblem(await t.get(`/v2/projects/${project.id}/audit`, { token: stranger.token }), 404);
+  });
 });
