@@ -59,7 +59,8 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
     if (count.streak !== f.crash_streak) await trx.updateTable('frames').set({ crash_streak: count.streak }).where('id', '=', f.id).execute();
     if (count.trip && f.desired_state === 'running') await tripBackoff(trx, f.id, now, { crash_streak: count.streak });
     if (failed || e.type === 'unhealthy') {
-      await recordFrameEvent(trx, f.id, at, { type: 'replica', detail: { replica: e.replica, state: e.type, generation, ...(e.detail ?? {}) } });
+      // Ordered by our clock (the id); the agent's own time of the report stays in the detail.
+      await recordFrameEvent(trx, f.id, now, { type: 'replica', detail: { replica: e.replica, state: e.type, generation, reported_at: at.toISOString(), ...(e.detail ?? {}) } });
     }
     return f.id;
   }
@@ -133,8 +134,9 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
 
 async function storeLogs(trx: Queryable, agent: AgentIdentity, logs: SyncLog[], now: Date) {
   if (logs.length === 0) return;
+  // Locked (shared) so that a frame deleted meanwhile cannot lose its rows under our insert.
   const mine = new Set((await trx.selectFrom('frames').select('id').where('agent_id', '=', agent.id)
-    .where('id', 'in', [...new Set(logs.map((l) => l.frame_id))]).execute()).map((r) => r.id));
+    .where('id', 'in', [...new Set(logs.map((l) => l.frame_id))]).forShare().execute()).map((r) => r.id));
   const rows = logs.filter((l) => mine.has(l.frame_id)).map((l) => ({
     frame_id: l.frame_id, replica: l.replica, at: Number.isNaN(Date.parse(l.at)) ? now : new Date(l.at), line: l.line,
   }));

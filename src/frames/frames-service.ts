@@ -140,6 +140,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
         await trx.deleteFrom('frames').where('id', '=', frameId).execute();
         await recordAudit(trx, actor, clock.now(), { projectId, action: 'frame.deleted', targetType: 'frame', targetId: frameId, before: { name: frame.name }, after: { released: { domains, volumes } } });
         await notifyAgents(trx, [frame.agent_id]);
+        await sql`select pg_notify('frameplane_frame_events', ${frameId})`.execute(trx); // ends live streams
         return { id: frameId, deleted: true as const, released: { domains, volumes } };
       });
     },

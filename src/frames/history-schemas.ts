@@ -1,0 +1,34 @@
+// Schemas of a frame's history: log lines and events, as pages (CONTRACT 1 and 5). The same
+// routes stream with `Accept: text/event-stream`; each streamed `data:` is one item below.
+import { Type } from 'typebox';
+import { ListOf, ListQuery, Timestamp } from '../http/schemas.ts';
+
+export const LogsQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339: only lines at or after this time' })),
+  // Logs come in bulk, so pages are larger than the usual 1..200.
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The newest N lines, oldest first (like `heroku logs -n N`); not with cursor' })),
+});
+
+// Events page like every list (CONTRACT 1).
+export const EventsQuery = ListQuery;
+
+export const LogLine = Type.Object({
+  id: Type.String({ description: 'Opaque, increasing; the stream sends it as the event id' }),
+  replica: Type.Integer(),
+  at: Timestamp,
+  line: Type.String(),
+});
+export const LogPage = ListOf(LogLine);
+
+export const FrameEvent = Type.Object({
+  id: Type.String(),
+  type: Type.String({ description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …' }),
+  status: Type.Union([Type.String(), Type.Null()]),
+  status_reason: Type.Union([Type.String(), Type.Null()]),
+  detail: Type.Unknown(),
+  actor_id: Type.Union([Type.String(), Type.Null()]),
+  at: Timestamp,
+});
+export const FrameEventPage = ListOf(FrameEvent);
