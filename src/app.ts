@@ -29,6 +29,8 @@ import { auditRoutes } from './audit/audit-routes.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
+import { historyRoutes } from './frames/history-routes.ts';
+import { settingsRoutes } from './frames/settings-routes.ts';
 import { Deployment, Frame } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agents/agents-routes.ts';
 import { webhookRoutes } from './hooks/webhook-routes.ts';
@@ -100,6 +102,8 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(grantRoutes(services));
   await app.register(auditRoutes({ db, access: services.access }));
   await app.register(frameRoutes(services));
+  await app.register(historyRoutes(services));
+  await app.register(settingsRoutes(services));
   await app.register(agentRoutes(services));
   await app.register(webhookRoutes(services));
   await app.register(adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }));

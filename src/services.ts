@@ -16,6 +16,10 @@ import { createAgentsService } from './agents/agents-service.ts';
 import { createSyncService } from './agents/sync-service.ts';
 import { createFramesService } from './frames/frames-service.ts';
 import { createFrameOpsService } from './frames/frame-ops-service.ts';
+import { createHistoryService } from './frames/history-service.ts';
+import { createEnvService } from './frames/env-service.ts';
+import { createDomainsService } from './frames/domains-service.ts';
+import { createVolumesService } from './frames/volumes-service.ts';
 import { createSweeper } from './frames/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
 import { createWebhookService } from './hooks/webhook-service.ts';
@@ -42,6 +46,10 @@ export function createServices({ config, db, clock, sealer, notifier }: Core) {
     sync: createSyncService({ db, clock, sealer, notifier, offlineAfterSeconds, schedulePullCheck: sweeper.schedulePullCheck }),
     frames,
     frameOps: createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }),
+    history: createHistoryService({ db, access, frames, notifier }),
+    env: createEnvService({ db, clock, access, sealer, frames }),
+    domains: createDomainsService({ db, clock, access, frames }),
+    volumes: createVolumesService({ db, clock, access, frames }),
     billing: createBillingService({ db, clock }),
     webhooks: createWebhookService({ db, clock, access, sealer, publicUrl: config.publicUrl }),
     // The time rules that the operator's clock advance runs at once.

@@ -12,6 +12,9 @@ const UNIQUE_CONSTRAINTS: Record<string, () => AppError> = {
   invitations_one_open: () =>
     conflict('invitation_exists', 'An open invitation for that address exists; resend it instead.'),
   spaces_project_id_name_key: () => conflict('space_name_taken', 'A space with that name exists in this project.'),
+  domains_hostname_key: () => conflict('domain_taken', 'That hostname is already attached to a frame.'),
+  volumes_frame_name_key: () => conflict('volume_name_taken', 'This frame already has a volume with that name.'),
+  volumes_frame_mount_key: () => conflict('mount_path_taken', 'This frame already has a volume mounted at that path.'),
 };
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);

@@ -1,0 +1,110 @@
+// Environment variables of a frame (CONTRACT 5). Values are sealed at rest and only members and
+// above read them; viewers see the names. An edit is a saved setting, not a rollout: it changes
+// frames.env_digest so the frame lists "env" under pending_changes until the next deploy, which
+// freezes the env into the deployment (deployments.ts) that the agent then runs.
+import { sql } from 'kysely';
+import type { Database, Queryable } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../actor.ts';
+import type { AccessService } from '../access/access-service.ts';
+import type { Sealer } from '../secrets.ts';
+import { canOnProject } from '../access/roles.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { unprocessable } from '../http/errors.ts';
+import { envSnapshot } from './deployments.ts';
+import { recordFrameEvent, refreshStatus } from './frame-events.ts';
+import { lockFrame } from './frames-dal.ts';
+import type { FramesService } from './frames-service.ts';
+
+export const MAX_ENV_VARS = 500;
+export const MAX_ENV_VALUE_BYTES = 32 * 1024;
+
+interface Deps { db: Database; clock: Clock; access: AccessService; sealer: Sealer; frames: Pick<FramesService, 'load'> }
+
+export interface EnvAnswer { vars: Record<string, string | null>; values_visible: boolean }
+
+export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
+  async function current(q: Queryable, frameId: string): Promise<Map<string, string>> {
+    const rows = await q.selectFrom('frame_env').select(['key', 'value_sealed']).where('frame_id', '=', frameId).orderBy('key').execute();
+    return new Map(rows.map((r) => [r.key, sealer.open(r.value_sealed)]));
+  }
+
+  /**
+   * Applies the wanted set in one transaction, writing only changed keys. `wanted` computes it
+   * from the current set under the frame's lock, so concurrent edits of one frame serialize and
+   * none is lost. (Maps, not objects: a key may be named like an Object.prototype member.)
+   */
+  async function change(actor: Actor, projectId: string, spaceId: string, frameId: string,
+    wanted: (before: Map<string, string>) => Map<string, string>): Promise<EnvAnswer> {
+    const now = clock.now();
+    return db.transaction().execute(async (trx) => {
+      await frames.load(projectId, spaceId, frameId, trx);
+      await lockFrame(trx, frameId);
+      const before = await current(trx, frameId);
+      const next = wanted(before);
+      if (next.size > MAX_ENV_VARS) {
+        throw unprocessable('too_many_env_vars', `A frame holds at most ${MAX_ENV_VARS} environment variables.`,
+          [{ path: 'vars', message: `would hold ${next.size} variables; the limit is ${MAX_ENV_VARS}` }]);
+      }
+      const tooLarge = [...next].filter(([, v]) => Buffer.byteLength(v, 'utf8') > MAX_ENV_VALUE_BYTES).map(([k]) => k);
+      if (tooLarge.length) {
+        throw unprocessable('env_value_too_large', `A value may be at most ${MAX_ENV_VALUE_BYTES} bytes (UTF-8).`,
+          tooLarge.map((k) => ({ path: `vars.${k}`, message: `is longer than ${MAX_ENV_VALUE_BYTES} bytes` })));
+      }
+      const set = [...next.keys()].filter((k) => before.get(k) !== next.get(k)).sort();
+      const deleted = [...before.keys()].filter((k) => !next.has(k)).sort();
+      // Nothing changed: nothing is written, so the frame's version (its ETag) stays.
+      if (set.length === 0 && deleted.length === 0) return { vars: Object.fromEntries(before), values_visible: true };
+
+      if (deleted.length) await trx.deleteFrom('frame_env').where('frame_id', '=', frameId).where('key', 'in', deleted).execute();
+      if (set.length) {
+        await trx.insertInto('frame_env').values(set.map((key) => ({ frame_id: frameId, key, value_sealed: sealer.seal(next.get(key)!) })))
+          .onConflict((oc) => oc.columns(['frame_id', 'key']).doUpdateSet((eb) => ({ value_sealed: eb.ref('excluded.value_sealed') })))
+          .execute();
+      }
+      // The digest comes from the very function a deployment uses, so the two compare equal
+      // exactly when the saved env is the deployed one.
+      const snapshot = await envSnapshot(trx, sealer, frameId);
+      await trx.updateTable('frames').set({ env_digest: snapshot.digest, version: sql`version + 1`, updated_at: now })
+        .where('id', '=', frameId).execute();
+      // Names only: values never reach events or the audit log.
+      await recordFrameEvent(trx, frameId, now, { type: 'env_changed', actorId: actor.userId, detail: { set, deleted } });
+      await recordAudit(trx, actor, now, { projectId, action: 'frame.env_changed', targetType: 'frame', targetId: frameId, after: { set, deleted } });
+      await refreshStatus(trx, [frameId], now);
+      return { vars: snapshot.env, values_visible: true };
+    });
+  }
+
+  return {
+    async get(actor: Actor, projectId: string, spaceId: string, frameId: string): Promise<EnvAnswer> {
+      const { role } = await access.requireProject(actor.userId, projectId, 'project.read');
+      await frames.load(projectId, spaceId, frameId);
+      const visible = canOnProject(role, 'env.read_values');
+      if (visible) return { vars: Object.fromEntries(await current(db, frameId)), values_visible: true };
+      // Viewers learn which names exist, never a value (not even a sealed one).
+      const rows = await db.selectFrom('frame_env').select('key').where('frame_id', '=', frameId).orderBy('key').execute();
+      return { vars: Object.fromEntries(rows.map((r) => [r.key, null])), values_visible: false };
+    },
+
+    /** PUT: the body is the whole new set. */
+    async replace(actor: Actor, projectId: string, spaceId: string, frameId: string, vars: Record<string, string>) {
+      await access.requireProject(actor.userId, projectId, 'frame.edit');
+      return change(actor, projectId, spaceId, frameId, () => new Map(Object.entries(vars)));
+    },
+
+    /** PATCH: merged into the current set; null deletes a key (absent keys are fine). */
+    async merge(actor: Actor, projectId: string, spaceId: string, frameId: string, vars: Record<string, string | null>) {
+      await access.requireProject(actor.userId, projectId, 'frame.edit');
+      return change(actor, projectId, spaceId, frameId, (before) => {
+        const next = new Map(before);
+        for (const [k, v] of Object.entries(vars)) {
+          if (v === null) next.delete(k);
+          else next.set(k, v);
+        }
+        return next;
+      });
+    },
+  };
+}
+
+export type EnvService = ReturnType<typeof createEnvService>;

@@ -1,0 +1,97 @@
+// Persistent volumes of a frame (CONTRACT 5). They are part of what the agent runs (the sync
+// answer lists them), so each change bumps the frame's generation and wakes its agent in the
+// same transaction. Names and mount paths are unique per frame (volumes_frame_name_key,
+// volumes_frame_mount_key; pg-errors.ts maps both to 409).
+import { sql } from 'kysely';
+import type { Database, Queryable } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../actor.ts';
+import type { AccessService } from '../access/access-service.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { fieldError, notFound } from '../http/errors.ts';
+import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { newId } from '../ids.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
+import { lockFrame } from './frames-dal.ts';
+import type { FramesService } from './frames-service.ts';
+
+/** System directories a volume must not hide or write into. */
+export const RESERVED_MOUNTS = ['/proc', '/sys', '/dev', '/etc', '/bin', '/usr', '/lib', '/sbin', '/boot', '/run', '/var/run'];
+const SEGMENT = /^[A-Za-z0-9._@+=-]+$/;
+
+/** Why a mount path is refused, or undefined when it is a usable one. It is never rewritten. */
+export function mountPathProblem(p: string): string | undefined {
+  if (!p.startsWith('/')) return 'must be an absolute path (starting with "/")';
+  if (p === '/') return 'must not be "/"';
+  if (p.length > 255) return 'must be at most 255 characters';
+  if (p.includes('//')) return 'must not contain "//"';
+  if (p.endsWith('/')) return `must not end with "/" (use "${p.replace(/\/+$/, '')}")`;
+  const segments = p.slice(1).split('/');
+  if (segments.some((s) => s === '.' || s === '..')) return 'must be normalized: no "." or ".." segments';
+  if (!segments.every((s) => SEGMENT.test(s))) return 'may hold only letters, digits and . _ - @ + = in each segment';
+  const reserved = RESERVED_MOUNTS.find((r) => p === r || p.startsWith(`${r}/`));
+  if (reserved) return `must not be ${reserved} or under it (a system directory)`;
+  return undefined;
+}
+
+interface Deps { db: Database; clock: Clock; access: AccessService; frames: Pick<FramesService, 'load'> }
+
+interface VolumeRow { id: string; frame_id: string; name: string; mount_path: string; size_gb: number; created_at: Date }
+const present = (v: VolumeRow) => ({ id: v.id, frame_id: v.frame_id, name: v.name, mount_path: v.mount_path, size_gb: v.size_gb, created_at: iso(v.created_at) });
+
+export interface VolumeInput { name: string; mount_path: string; size_gb: number }
+
+export function createVolumesService({ db, clock, access, frames }: Deps) {
+  /** The agent must learn the new set: a new generation, told on commit. */
+  async function rollOut(trx: Queryable, frameId: string, agentId: string | null, now: Date) {
+    await trx.updateTable('frames').set({ generation: sql`generation + 1`, version: sql`version + 1`, updated_at: now })
+      .where('id', '=', frameId).execute();
+    await refreshStatus(trx, [frameId], now);
+    await notifyAgents(trx, [agentId]);
+  }
+
+  return {
+    async list(actor: Actor, projectId: string, spaceId: string, frameId: string, limit: number, cursor?: string) {
+      await access.requireProject(actor.userId, projectId, 'project.read');
+      await frames.load(projectId, spaceId, frameId);
+      let q = db.selectFrom('volumes').selectAll().where('frame_id', '=', frameId);
+      const after = decodeCursor(cursor, 1)?.[0];
+      if (after) q = q.where('id', '>', after);
+      return toPage(await q.orderBy('id').limit(limit + 1).execute(), limit, (v) => [v.id], present);
+    },
+
+    async add(actor: Actor, projectId: string, spaceId: string, frameId: string, input: VolumeInput) {
+      await access.requireProject(actor.userId, projectId, 'volume.manage');
+      const problem = mountPathProblem(input.mount_path);
+      if (problem) throw fieldError('mount_path', 'invalid_mount_path', `mount_path ${problem}.`);
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        await frames.load(projectId, spaceId, frameId, trx);
+        const frame = (await lockFrame(trx, frameId))!;
+        const v = await trx.insertInto('volumes').values({ id: newId('volume', now), frame_id: frameId, ...input, created_at: now })
+          .returningAll().executeTakeFirstOrThrow();
+        await rollOut(trx, frameId, frame.agent_id, now);
+        await recordFrameEvent(trx, frameId, now, { type: 'volume_added', actorId: actor.userId, detail: { volume_id: v.id, ...input } });
+        await recordAudit(trx, actor, now, { projectId, action: 'frame.volume_added', targetType: 'volume', targetId: v.id, after: { frame_id: frameId, ...input } });
+        return present(v);
+      });
+    },
+
+    async remove(actor: Actor, projectId: string, spaceId: string, frameId: string, volumeId: string) {
+      await access.requireProject(actor.userId, projectId, 'volume.manage');
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        await frames.load(projectId, spaceId, frameId, trx);
+        const frame = (await lockFrame(trx, frameId))!;
+        const v = await trx.deleteFrom('volumes').where('id', '=', volumeId).where('frame_id', '=', frameId).returningAll().executeTakeFirst();
+        if (!v) throw notFound('volume');
+        await rollOut(trx, frameId, frame.agent_id, now);
+        const detail = { volume_id: v.id, name: v.name, mount_path: v.mount_path, size_gb: v.size_gb };
+        await recordFrameEvent(trx, frameId, now, { type: 'volume_removed', actorId: actor.userId, detail });
+        await recordAudit(trx, actor, now, { projectId, action: 'frame.volume_removed', targetType: 'volume', targetId: v.id, before: { frame_id: frameId, ...detail } });
+      });
+    },
+  };
+}
+
+export type VolumesService = ReturnType<typeof createVolumesService>;
