@@ -7,7 +7,7 @@ import { fromPgError } from './pg-errors.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
-interface AjvIssue { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }
+interface AjvIssue { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string; propertyName?: string }
 
 const pathOf = (pointer: string) => pointer.replace(/^\//, '').replace(/\//g, '.');
 const join = (a: string, b: string) => (a ? `${a}.${b}` : b);
@@ -25,6 +25,8 @@ function fieldErrors(issues: AjvIssue[]): FieldError[] {
       out.push({ path: join(at, name), message: `unknown field "${name}"${hint}` });
     } else if (i.keyword === 'required') {
       out.push({ path: join(at, String(i.params.missingProperty)), message: 'is required' });
+    } else if (i.propertyName !== undefined) {
+      out.push({ path: join(at, i.propertyName), message: `name ${i.message ?? 'is invalid'}` });
     } else {
       out.push({ path: at, message: i.message ?? 'is invalid' });
     }

@@ -11,6 +11,19 @@ declare module 'fastify' {
 }
 
 export function installJsonParser(app: FastifyInstance) {
+  // A route that takes no body refuses one, as it refuses unknown fields: a typo never
+  // silently does nothing. An empty object is tolerated (many clients send `{}`).
+  app.addHook('preValidation', async (req) => {
+    if (req.routeOptions.schema?.body || req.body === undefined || req.body === null) return;
+    const b = req.body;
+    if (typeof b === 'object' && !Array.isArray(b)) {
+      const keys = Object.keys(b);
+      if (keys.length === 0) return;
+      throw new AppError(422, 'unknown_field', 'Unprocessable content', `This endpoint takes no body: ${keys.map((k) => `unknown field "${k}"`).join(', ')}.`,
+        keys.map((k) => ({ path: k, message: `unknown field "${k}"` })));
+    }
+    throw new AppError(422, 'body_not_allowed', 'Unprocessable content', 'This endpoint takes no body.', [{ path: '', message: 'no body expected' }]);
+  });
   app.removeContentTypeParser(['application/json']);
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;
@@ -22,16 +35,27 @@ export function installJsonParser(app: FastifyInstance) {
     } catch {
       return done(new AppError(400, 'invalid_json', 'Bad request', 'The body is not valid JSON.'), undefined);
     }
-    if (hasNul(value)) {
-      return done(new AppError(422, 'invalid_character', 'Unprocessable content', 'Strings must not contain NUL characters.'), undefined);
-    }
+    const problem = problemIn(value);
+    if (problem === 'nul') return done(new AppError(422, 'invalid_character', 'Unprocessable content', 'Strings must not contain NUL characters.'), undefined);
+    if (problem === 'depth') return done(new AppError(422, 'too_deep', 'Unprocessable content', `JSON nested deeper than ${MAX_DEPTH} levels is not accepted.`), undefined);
     done(null, value);
   });
 }
 
-function hasNul(v: unknown): boolean {
-  if (typeof v === 'string') return v.includes('\u0000');
-  if (Array.isArray(v)) return v.some(hasNul);
-  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || hasNul(x));
-  return false;
+const MAX_DEPTH = 32;
+
+/** Walks the value without recursion: NUL in any string or key, or nesting deeper than we accept. */
+function problemIn(value: unknown): 'nul' | 'depth' | undefined {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v === 'string') { if (v.includes('\u0000')) return 'nul'; continue; }
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= MAX_DEPTH) return 'depth';
+    for (const [k, x] of Object.entries(v)) {
+      if (k.includes('\u0000')) return 'nul';
+      stack.push([x, depth + 1]);
+    }
+  }
+  return undefined;
 }
