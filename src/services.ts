@@ -6,6 +6,7 @@ import type { Sealer } from './secrets.ts';
 import { createAccessService } from './access/access-service.ts';
 import { rateLimiter } from './http/rate-limit.ts';
 import { createIdentityService } from './identity/identity-service.ts';
+import { createTokenCache } from './identity/token-cache.ts';
 import { createProjectsService } from './projects/projects-service.ts';
 import { createTeamsService } from './teams/teams-service.ts';
 import { createMembersService } from './teams/members-service.ts';
@@ -34,7 +35,7 @@ export function createServices({ config, db, clock, sealer, notifier }: Core) {
   const sweeper = createSweeper({ db, clock });
   return {
     access,
-    identity: createIdentityService({ db, clock, config, limiter }),
+    identity: createIdentityService({ db, clock, config, limiter, tokens: createTokenCache(notifier) }),
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),
     members: createMembersService({ db, clock, access }),

@@ -3,7 +3,7 @@
 // every instance exactly when the change commits. The connection reconnects if it drops.
 import pg from 'pg';
 
-export const CHANNELS = ['frameplane_agent', 'frameplane_frame_events', 'frameplane_logs', 'frameplane_clock'] as const;
+export const CHANNELS = ['frameplane_agent', 'frameplane_frame_events', 'frameplane_logs', 'frameplane_clock', 'frameplane_tokens'] as const;
 export type Channel = (typeof CHANNELS)[number];
 type Listener = (payload: string) => void;
 

@@ -11,6 +11,8 @@ import { hashSecret, newSecret } from '../secrets.ts';
 import { dummyHash, hashPassword, verifyPassword } from './password.ts';
 import * as dal from './identity-dal.ts';
 import { toPage, decodeCursor, iso, isoOrNull } from '../http/schemas.ts';
+import type { TokenCache } from './token-cache.ts';
+import { sql } from 'kysely';
 
 const SESSION_DAYS = 30;
 const TOUCH_EVERY_MS = 60_000;
@@ -26,10 +28,23 @@ const presentToken = (t: TokenRow) => ({
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-interface Deps { db: Database; clock: Clock; config: Pick<Config, 'signup' | 'rateLimits'>; limiter: RateLimiter }
+interface Deps { db: Database; clock: Clock; config: Pick<Config, 'signup' | 'rateLimits'>; limiter: RateLimiter; tokens: TokenCache }
 
-export function createIdentityService({ db, clock, config, limiter }: Deps) {
+export function createIdentityService({ db, clock, config, limiter, tokens }: Deps) {
   const limits = config.rateLimits;
+
+  /** Revokes tokens and tells every instance's cache, in one transaction. */
+  async function revoke(where: { id: string; userId?: string }) {
+    const revoked = await db.transaction().execute(async (trx) => {
+      let q = trx.updateTable('access_tokens').set({ revoked_at: clock.now() }).where('id', '=', where.id).where('revoked_at', 'is', null);
+      if (where.userId) q = q.where('user_id', '=', where.userId);
+      const res = await q.executeTakeFirst();
+      if (res.numUpdatedRows > 0n) await sql`select pg_notify('frameplane_tokens', ${where.id})`.execute(trx);
+      return res.numUpdatedRows > 0n;
+    });
+    tokens.forget(where.id);
+    return revoked;
+  }
 
   async function issueToken(userId: string, name: string, kind: 'session' | 'personal', expiresAt: Date | null) {
     const token = newSecret('fp');
@@ -83,9 +98,15 @@ export function createIdentityService({ db, clock, config, limiter }: Deps) {
     },
 
     async authenticate(token: string) {
-      const row = await dal.tokenWithUser(db, hashSecret(token));
+      const hash = hashSecret(token);
+      const key = hash.toString('base64url');
       const now = clock.now();
+      const cached = tokens.get(key);
+      if (cached) return cached.expiresAt && cached.expiresAt <= now ? undefined : cached;
+      const mark = tokens.mark();
+      const row = await dal.tokenWithUser(db, hash);
       if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) return undefined;
+      tokens.set(key, { userId: row.user_id, email: row.email, tokenId: row.id, expiresAt: row.expires_at }, mark);
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
         // Best effort and off the request's path: a lost update only makes last_used_at older.
         db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute().catch(() => {});
@@ -100,7 +121,7 @@ export function createIdentityService({ db, clock, config, limiter }: Deps) {
     },
 
     async logout(actor: Actor) {
-      await db.updateTable('access_tokens').set({ revoked_at: clock.now() }).where('id', '=', actor.tokenId).execute();
+      await revoke({ id: actor.tokenId });
     },
 
     async createToken(actor: Actor, input: { name: string; expires_in_days?: number }) {
@@ -119,10 +140,7 @@ export function createIdentityService({ db, clock, config, limiter }: Deps) {
     },
 
     async revokeToken(actor: Actor, tokenId: string) {
-      const res = await db.updateTable('access_tokens').set({ revoked_at: clock.now() })
-        .where('id', '=', tokenId).where('user_id', '=', actor.userId).where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (res.numUpdatedRows === 0n) throw notFound('token');
+      if (!(await revoke({ id: tokenId, userId: actor.userId }))) throw notFound('token');
     },
 
     async myInvitations(actor: Actor, limit: number, cursor?: string) {

@@ -23,7 +23,11 @@ export interface TestAppOptions {
 export interface Reply { status: number; json: any; text: string; headers: Record<string, string | string[] | number | undefined> }
 
 export async function testApp(opts: TestAppOptions = {}) {
-  const url = await freshDatabaseUrl();
+  return testAppOn(await freshDatabaseUrl(), opts);
+}
+
+/** A second instance on the same database, as behind a load balancer. */
+export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   const config: Config = loadConfig({
     PORT: '8080', HOST: '127.0.0.1', PUBLIC_URL: 'http://frameplane.test', ADMIN_TOKEN: 'admin-token-for-tests',
     TEST_CLOCK: '1', DATA_DIR: '/tmp/frameplane-unused', DATABASE_URL: url, ...opts.env,

@@ -103,3 +103,28 @@ describe('closed sign-up', () => {
     }
   });
 });
+
+describe('token cache', () => {
+  it('a token revoked through one instance is refused at once by another sharing the database', async () => {
+    const { testAppOn } = await import('../helpers/app.ts');
+    const other = await testAppOn(t.url);
+    try {
+      const u = await newUser(t, 'two');
+      const created = await t.post('/v2/user/tokens', { token: u.token, body: { name: 'shared' } });
+      // Both instances have seen (and cached) the token.
+      expect((await t.get('/v2/user', { token: created.json.token })).status).toBe(200);
+      expect((await other.get('/v2/user', { token: created.json.token })).status).toBe(200);
+      expect((await t.del(`/v2/user/tokens/${created.json.id}`, { token: u.token })).status).toBe(204);
+      expectProblem(await t.get('/v2/user', { token: created.json.token }), 401);
+      // The other instance hears of it by NOTIFY within milliseconds.
+      let status = 200;
+      for (let i = 0; i < 50 && status === 200; i++) {
+        status = (await other.get('/v2/user', { token: created.json.token })).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+});

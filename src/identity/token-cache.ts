@@ -1,0 +1,43 @@
+// Valid bearer tokens, remembered so that an authenticated request costs no extra database
+// round trip. A revocation clears the entry on every instance at once: it is NOTIFYed in the
+// revoking transaction. A lookup that overlapped any revocation is not cached, and entries
+// live at most TTL_MS, so a missed notification (listener reconnecting) is bounded too.
+import type { Notifier } from '../db/notifier.ts';
+
+export interface CachedToken { userId: string; email: string; tokenId: string; expiresAt: Date | null }
+
+const MAX_ENTRIES = 20_000;
+const TTL_MS = 30_000;
+
+export function createTokenCache(notifier: Notifier | undefined) {
+  const entries = new Map<string, CachedToken & { cachedAt: number }>();
+  let revocations = 0;
+
+  const forget = (tokenId: string) => {
+    revocations++;
+    for (const [key, e] of entries) if (e.tokenId === tokenId) entries.delete(key);
+  };
+  notifier?.subscribe('frameplane_tokens', '*', forget);
+
+  return {
+    /** Drops a revoked token here at once; other instances hear of it by NOTIFY. */
+    forget,
+    /** Without a notifier there is no way to hear of revocations: nothing is cached. */
+    enabled: notifier !== undefined,
+    get(key: string): CachedToken | undefined {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (Date.now() - e.cachedAt > TTL_MS) { entries.delete(key); return undefined; }
+      return e;
+    },
+    /** Call before the database lookup; pass the mark to set(). */
+    mark: () => revocations,
+    set(key: string, value: CachedToken, mark: number) {
+      if (!notifier || mark !== revocations) return;
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      entries.set(key, { ...value, cachedAt: Date.now() });
+    },
+  };
+}
+
+export type TokenCache = ReturnType<typeof createTokenCache>;
