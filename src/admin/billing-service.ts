@@ -2,7 +2,7 @@
 // zero on their agents; active restores them. Each frame keeps its own desired state, so a frame
 // stopped before the suspension is still Stopped after it.
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { notFound } from '../http/errors.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
@@ -11,7 +11,7 @@ export function createBillingService({ db, clock }: { db: Database; clock: Clock
   return {
     async set(userId: string, status: 'active' | 'past_due') {
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const user = await trx.selectFrom('users').select(['id', 'billing_status']).where('id', '=', userId).forUpdate().executeTakeFirst();
         if (!user) throw notFound('user');
         const frames = user.billing_status === status ? [] : await trx.updateTable('frames')

@@ -1,7 +1,7 @@
 // Agents (CONTRACT 6): the runtime. Self-hosted agents belong to a project; cloud agents are
 // registered by the operator and carry every cloud frame. Tokens are shown once, stored hashed.
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -28,7 +28,7 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
   async function register(kind: AgentRow['kind'], projectId: string | null, name: string) {
     const token = newSecret('fpa');
     const now = clock.now();
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await transaction(db, async (trx) => {
       const agent = await trx.insertInto('agents').values({
         id: newId('agent', now), kind, project_id: projectId, name, token_hash: hashSecret(token), created_at: now,
       }).returningAll().executeTakeFirstOrThrow();
@@ -61,7 +61,7 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
 
     async remove(actor: Actor, projectId: string, agentId: string) {
       await access.requireProject(actor.userId, projectId, 'agent.manage');
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         const agent = await trx.selectFrom('agents').select('id').where('id', '=', agentId).where('project_id', '=', projectId).forUpdate().executeTakeFirst();
         if (!agent) throw notFound('agent');
         const used = await trx.selectFrom('frames').select('id').where('agent_id', '=', agentId).limit(1).executeTakeFirst();

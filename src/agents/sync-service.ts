@@ -3,13 +3,14 @@
 // frames, or, with ?wait=, gets it when that state changes (LISTEN/NOTIFY, so a change made
 // through any instance wakes it).
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import { afterEvent } from '../frames/backoff.ts';
 import type { ReplicaState } from '../frames/frame-status.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import { completeIfHealthy } from '../frames/deployments.ts';
 import type { AgentIdentity } from './agents-service.ts';
 
 export interface SyncEvent { frame_id: string; replica: number; type: ReplicaState; at?: string; detail?: Record<string, unknown>; generation?: number }
@@ -46,13 +47,7 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       if (failed) {
         await trx.updateTable('deployments').set({ status: 'failed', finished_at: now }).where('id', '=', deployment.id).execute();
       } else if (e.type === 'healthy') {
-        const frame = await trx.selectFrom('frames').select('replica_count').where('id', '=', f.id).executeTakeFirstOrThrow();
-        const healthy = await trx.selectFrom('frame_replicas').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('frame_id', '=', f.id).where('state', '=', 'healthy').where('generation', '>=', deployment.generation)
-          .where('replica', '<', frame.replica_count).executeTakeFirstOrThrow();
-        if (Number(healthy.n) >= frame.replica_count) {
-          await trx.updateTable('deployments').set({ status: 'succeeded', finished_at: now }).where('id', '=', deployment.id).execute();
-        }
+        await completeIfHealthy(trx, f.id, now);
       }
     }
     const count = afterEvent(f.crash_streak, e.type);
@@ -100,7 +95,7 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       const now = clock.now();
       const before = fingerprint(await desiredState(agent.id));
       if (body.events?.length || body.logs?.length) {
-        await db.transaction().execute(async (trx) => {
+        await transaction(db, async (trx) => {
           const touched = new Set<string>();
           for (const e of body.events ?? []) {
             const id = await applyEvent(trx, agent, e, now);

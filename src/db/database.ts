@@ -20,3 +20,21 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 export function createDatabase(pool: pg.Pool): Database {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
+
+const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
+
+/**
+ * A transaction that is retried when PostgreSQL aborts it for a deadlock or a serialization
+ * failure: concurrent writers that lock rows in different orders (an agent's report and a
+ * billing change, say) then both succeed instead of one failing with a 500.
+ */
+export async function transaction<T>(db: Database, fn: (trx: Transaction<DB>) => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (err) {
+      if (attempt >= attempts || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    }
+  }
+}

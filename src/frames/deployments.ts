@@ -51,3 +51,17 @@ export const presentDeployment = (d: {
   git_repository_owner: d.git_repository_owner, git_repository_branch: d.git_repository_branch, commit_sha: d.commit_sha,
   created_by: d.created_by, created_at: iso(d.created_at), finished_at: isoOrNull(d.finished_at),
 });
+
+/** The rollout in progress succeeds once replica_count replicas of its generation are healthy. */
+export async function completeIfHealthy(q: Queryable, frameId: string, at: Date) {
+  const d = await q.selectFrom('deployments').select(['id', 'status', 'generation']).where('frame_id', '=', frameId)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (d?.status !== 'in_progress') return;
+  const { replica_count } = await q.selectFrom('frames').select('replica_count').where('id', '=', frameId).executeTakeFirstOrThrow();
+  const healthy = await q.selectFrom('frame_replicas').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('frame_id', '=', frameId).where('state', '=', 'healthy').where('generation', '>=', d.generation)
+    .where('replica', '<', replica_count).executeTakeFirstOrThrow();
+  if (Number(healthy.n) >= replica_count) {
+    await q.updateTable('deployments').set({ status: 'succeeded', finished_at: at }).where('id', '=', d.id).execute();
+  }
+}

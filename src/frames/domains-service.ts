@@ -4,7 +4,7 @@
 // domains (ON DELETE CASCADE; frames-service.ts reports them).
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import type { Database } from '../db/database.ts';
+import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -65,7 +65,7 @@ export function createDomainsService({ db, clock, access, frames }: Deps) {
       const parsed = parseHostname(input.hostname);
       if ('error' in parsed) throw fieldError('hostname', 'invalid_hostname', `hostname ${parsed.error}.`);
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         await lockFrame(trx, frameId);
         const d = await trx.insertInto('domains').values({ id: newId('domain', now), frame_id: frameId, hostname: parsed.hostname, created_at: now })
@@ -80,7 +80,7 @@ export function createDomainsService({ db, clock, access, frames }: Deps) {
     async remove(actor: Actor, projectId: string, spaceId: string, frameId: string, domainId: string) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
       const now = clock.now();
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         await lockFrame(trx, frameId);
         const d = await trx.deleteFrom('domains').where('id', '=', domainId).where('frame_id', '=', frameId).returningAll().executeTakeFirst();

@@ -3,7 +3,7 @@
 // frames.env_digest so the frame lists "env" under pending_changes until the next deploy, which
 // freezes the env into the deployment (deployments.ts) that the agent then runs.
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -37,7 +37,7 @@ export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
   async function change(actor: Actor, projectId: string, spaceId: string, frameId: string,
     wanted: (before: Map<string, string>) => Map<string, string>): Promise<EnvAnswer> {
     const now = clock.now();
-    return db.transaction().execute(async (trx) => {
+    return transaction(db, async (trx) => {
       await frames.load(projectId, spaceId, frameId, trx);
       await lockFrame(trx, frameId);
       const before = await current(trx, frameId);

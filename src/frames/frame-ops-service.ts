@@ -2,7 +2,7 @@
 // frame: the desired state changes together with its event, and the agent is told on commit.
 // Every request records exactly one event, no-ops included, so parallel requests stay traceable.
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -45,7 +45,8 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
   async function setDesired(actor: Actor, projectId: string, spaceId: string, frameId: string, desired: 'running' | 'stopped') {
     await access.requireProject(actor.userId, projectId, 'frame.operate');
     const now = clock.now();
-    await db.transaction().execute(async (trx) => {
+    // The answer is read inside the transaction: it shows this request's outcome, not a later one.
+    return transaction(db, async (trx) => {
       await frames.load(projectId, spaceId, frameId, trx);
       const f = (await lockFrame(trx, frameId))!;
       await requireAgentOnline(trx, f.agent_id, f.runtime_kind);
@@ -63,8 +64,8 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
       if (!noop) await recordAudit(trx, actor, now, { projectId, action: `frame.${type}`, targetType: 'frame', targetId: frameId, before: { desired_state: f.desired_state }, after: { desired_state: desired } });
       await refreshStatus(trx, [frameId], now);
       if (!noop) await notifyAgents(trx, [f.agent_id]);
+      return frames.view(await frames.load(projectId, spaceId, frameId, trx));
     });
-    return frames.view(await frames.load(projectId, spaceId, frameId));
   }
 
   return {
@@ -74,7 +75,7 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
     async deploy(actor: Actor, projectId: string, spaceId: string, frameId: string) {
       await access.requireProject(actor.userId, projectId, 'frame.operate');
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         const f = (await lockFrame(trx, frameId))!;
         if (await pastDue(trx, projectId)) throw billingPastDue();

@@ -23,8 +23,8 @@ export interface FrameFacts {
   backoffTripped: boolean;
   deployInProgress: boolean;
   replicaCount: number;
-  /** Replicas of the current generation, by index; missing ones have not reported yet. */
-  replicas: ObservedReplica[];
+  /** Replicas of the current deployment, by index; undefined where one has not reported yet. */
+  replicas: Array<ObservedReplica | undefined>;
 }
 
 const RUNNING: ReadonlySet<ReplicaState> = new Set(['pulling', 'starting', 'healthy', 'unhealthy']);
@@ -42,9 +42,11 @@ export function frameStatus(f: FrameFacts): { status: FrameStatus; reason: Statu
   if (f.desiredState === 'stopped') {
     if (f.backoffTripped) return { status: 'Stopped', reason: 'backoff_tripped' };
     // Stopped as soon as it is asked for; the reason says the runtime is still winding down.
-    return { status: 'Stopped', reason: f.replicas.some((r) => RUNNING.has(r.state)) ? 'stopping' : null };
+    return { status: 'Stopped', reason: f.replicas.some((r) => r && RUNNING.has(r.state)) ? 'stopping' : null };
   }
-  const replicas = f.replicas.slice(0, f.replicaCount);
+  // Replicas beyond replica_count (left over from a scale-down) do not count.
+  const wanted = f.replicas.slice(0, f.replicaCount);
+  const replicas = wanted.filter((r): r is ObservedReplica => r !== undefined);
   if (f.deployInProgress || replicas.some((r) => r.state === 'pulling' || r.state === 'starting')) {
     return { status: 'Starting', reason: null };
   }

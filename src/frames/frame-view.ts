@@ -12,7 +12,13 @@ export function currentReplicas(f: FrameWithFacts) {
 }
 
 export function factsOf(f: FrameWithFacts): FrameFacts {
-  const byIndex = currentReplicas(f).map((r) => ({ state: r.state as ReplicaState, pullFailed: r.pull_failed }));
+  const current = currentReplicas(f);
+  const byIndex = Array.from({ length: f.replica_count }, (_, i) => {
+    const r = current.find((x) => x.replica === i);
+    return r ? { state: r.state as ReplicaState, pullFailed: r.pull_failed } : undefined;
+  });
+  // A replica still running beyond replica_count keeps a stopping frame "stopping".
+  for (const r of current) if (r.replica >= f.replica_count) byIndex.push({ state: r.state as ReplicaState, pullFailed: r.pull_failed });
   return {
     billingPastDue: f.billing_status === 'past_due',
     desiredState: f.desired_state,

@@ -1,7 +1,7 @@
 // Frames (spec 2 and 4, CONTRACT 5): create, read, list, update, delete. Operations that change
 // what runs (stop, start, deploy) are in frame-ops-service.ts.
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -13,7 +13,7 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, fieldError, notFound } from '../http/errors.ts';
 import { decodeCursor, toPage } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { startDeployment } from './deployments.ts';
+import { completeIfHealthy, startDeployment } from './deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import { etagOf, presentFrame } from './frame-view.ts';
 import { frameInProject, framesWithFacts, lockFrame } from './frames-dal.ts';
@@ -57,7 +57,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
         if (!agent) throw fieldError('agent_id', 'agent_not_found', 'agent_id must be a self-hosted agent of this project.');
       }
       const now = clock.now();
-      const id = await db.transaction().execute(async (trx) => {
+      const id = await transaction(db, async (trx) => {
         const agentId = input.agent_id ?? (await leastLoadedCloudAgent(trx));
         const frame = await trx.insertInto('frames').values({
           id: newId('frame', now), project_id: projectId, space_id: spaceId, owner_id: input.owner_id, name: input.name,
@@ -102,7 +102,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
     async update(actor: Actor, projectId: string, spaceId: string, frameId: string, input: FrameUpdate, ifMatch?: string) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
       const now = clock.now();
-      await db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         await load(projectId, spaceId, frameId, trx);
         const before = (await lockFrame(trx, frameId))!;
         if (ifMatch && ifMatch !== '*' && !ifMatch.split(',').map((s) => s.trim().replace(/^W\//, '')).includes(etagOf(before))) {
@@ -120,19 +120,20 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
         }).where('id', '=', frameId).execute();
         // A port change on a running frame re-rolls it so the new port takes effect (spec 3).
         if (reroll) await startDeployment(trx, sealer, before, { trigger: 'reroll', at: now, actorId: actor.userId });
+        else if (scaled) await completeIfHealthy(trx, frameId, now); // scaling down may finish a rollout
         const changed = Object.fromEntries(Object.entries(input).filter(([k, v]) => (before as Record<string, unknown>)[k === 'git_repository_name' ? 'git_repository' : k] !== v));
         await recordFrameEvent(trx, frameId, now, { type: 'updated', actorId: actor.userId, detail: changed });
         await recordAudit(trx, actor, now, { projectId, action: 'frame.updated', targetType: 'frame', targetId: frameId, before: { name: before.name, port: before.port, replica_count: before.replica_count, git_repository: before.git_repository, git_repository_owner: before.git_repository_owner, git_repository_branch: before.git_repository_branch }, after: input });
         await refreshStatus(trx, [frameId], now);
         await notifyAgents(trx, [before.agent_id]);
+        return view(await load(projectId, spaceId, frameId, trx));
       });
-      return view(await load(projectId, spaceId, frameId));
     },
 
     /** Deletes the frame and, in the same transaction, releases its domains and volumes. */
     async remove(actor: Actor, projectId: string, spaceId: string, frameId: string) {
       await access.requireProject(actor.userId, projectId, 'frame.manage');
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         await load(projectId, spaceId, frameId, trx);
         const frame = (await lockFrame(trx, frameId))!;
         const domains = await trx.selectFrom('domains').select(['id', 'hostname']).where('frame_id', '=', frameId).orderBy('id').execute();

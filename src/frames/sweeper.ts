@@ -3,7 +3,7 @@
 // expire. Runs every minute (cron), when a pull deadline falls due, and at once when the
 // operator advances the test clock. Other time rules (expiry, agent liveness) are derived on read.
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { placeUnplacedFrames } from '../agents/agents-service.ts';
 import { tripBackoff } from '../agents/sync-service.ts';
@@ -20,7 +20,7 @@ export function createSweeper({ db, clock }: { db: Database; clock: Clock }) {
       .select('f.id').distinct().where('r.state', '=', 'pulling').where('r.since', '<', cutoff).where('f.desired_state', '=', 'running')
       .whereRef('r.generation', '>=', sql`(select max(d.generation) from deployments d where d.frame_id = f.id)`).execute();
     for (const { id } of candidates) {
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         const f = await trx.selectFrom('frames').select(['id', 'desired_state']).where('id', '=', id).forUpdate().executeTakeFirst();
         if (!f || f.desired_state !== 'running') return;
         const pulling = await trx.selectFrom('frame_replicas').select('since').where('frame_id', '=', id).where('state', '=', 'pulling').orderBy('since').executeTakeFirst();
@@ -42,7 +42,7 @@ export function createSweeper({ db, clock }: { db: Database; clock: Clock }) {
   return {
     async runDue(now: Date = clock.now()) {
       await tripStuckPulls(now);
-      await db.transaction().execute((trx) => placeUnplacedFrames(trx, now));
+      await transaction(db, (trx) => placeUnplacedFrames(trx, now));
       await expire(now);
     },
 

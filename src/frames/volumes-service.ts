@@ -3,7 +3,7 @@
 // same transaction. Names and mount paths are unique per frame (volumes_frame_name_key,
 // volumes_frame_mount_key; pg-errors.ts maps both to 409).
 import { sql } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -65,7 +65,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       const problem = mountPathProblem(input.mount_path);
       if (problem) throw fieldError('mount_path', 'invalid_mount_path', `mount_path ${problem}.`);
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         const frame = (await lockFrame(trx, frameId))!;
         const v = await trx.insertInto('volumes').values({ id: newId('volume', now), frame_id: frameId, ...input, created_at: now })
@@ -80,7 +80,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
     async remove(actor: Actor, projectId: string, spaceId: string, frameId: string, volumeId: string) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const now = clock.now();
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         const frame = (await lockFrame(trx, frameId))!;
         const v = await trx.deleteFrom('volumes').where('id', '=', volumeId).where('frame_id', '=', frameId).returningAll().executeTakeFirst();

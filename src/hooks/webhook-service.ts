@@ -3,7 +3,7 @@
 // pushed repository and branch. A bad signature is 401 and changes nothing.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -77,7 +77,7 @@ export function createWebhookService({ db, clock, access, sealer, publicUrl }: D
 
       const now = clock.now();
       const commit = typeof o.body.after === 'string' && /^[0-9a-f]{7,64}$/i.test(o.body.after) ? o.body.after : null;
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const frames = await trx.selectFrom('frames as f').innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as u', 'u.id', 'p.owner_id')
           .select(['f.id', 'u.billing_status']).where('f.project_id', 'in', verified)
           .where(sql`lower(f.git_repository_owner)`, '=', owner.toLowerCase()).where(sql`lower(f.git_repository)`, '=', repo.toLowerCase())
