@@ -8,7 +8,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import type { Core, Services } from './services.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { installErrorHandling, sendProblem } from './http/error-handler.ts';
+import { AppError } from './http/errors.ts';
 import { installAuth, type AuthMode } from './http/auth.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
@@ -51,6 +52,11 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
     },
     routerOptions: { maxParamLength: 512 },
+    // Errors the router raises before any route runs are problems too: a path that cannot be
+    // decoded is 400, a path parameter longer than any id is simply not found.
+    frameworkErrors: (err, _req, reply) => sendProblem(reply, err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError(404, 'not_found', 'Not found', 'No such resource.')
+      : new AppError(400, 'bad_url', 'Bad request', 'The URL is not valid (bad percent-encoding).')),
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -1,9 +1,10 @@
 // JSON bodies: parsed with prototype-poisoning protection; an empty body counts as no body
-// (clients often send Content-Type: application/json on a bodiless POST); NUL characters are
-// refused here because PostgreSQL text cannot hold them.
+// (clients often send Content-Type: application/json on a bodiless POST). Strings PostgreSQL
+// text cannot hold (NUL, unpaired UTF-16 surrogates) are refused here, naming the field. Only
+// JSON is parsed: any other content type, text/plain included, is 400.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError } from './errors.ts';
+import { AppError, type FieldError } from './errors.ts';
 
 declare module 'fastify' {
   // The body exactly as received: signatures (git webhooks) and idempotency keys hash it.
@@ -14,7 +15,8 @@ export function installJsonParser(app: FastifyInstance) {
   // A route that takes no body refuses one, as it refuses unknown fields: a typo never
   // silently does nothing. An empty object is tolerated (many clients send `{}`).
   app.addHook('preValidation', async (req) => {
-    if (req.routeOptions.schema?.body || req.body === undefined || req.body === null) return;
+    // is404: the not-found handler has no schema either, and must stay a 404.
+    if (req.is404 || req.routeOptions.schema?.body || req.body === undefined || req.body === null) return;
     const b = req.body;
     if (typeof b === 'object' && !Array.isArray(b)) {
       const keys = Object.keys(b);
@@ -24,7 +26,7 @@ export function installJsonParser(app: FastifyInstance) {
     }
     throw new AppError(422, 'body_not_allowed', 'Unprocessable content', 'This endpoint takes no body.', [{ path: '', message: 'no body expected' }]);
   });
-  app.removeContentTypeParser(['application/json']);
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;
     req.rawBody = text;
@@ -36,25 +38,35 @@ export function installJsonParser(app: FastifyInstance) {
       return done(new AppError(400, 'invalid_json', 'Bad request', 'The body is not valid JSON.'), undefined);
     }
     const problem = problemIn(value);
-    if (problem === 'nul') return done(new AppError(422, 'invalid_character', 'Unprocessable content', 'Strings must not contain NUL characters.'), undefined);
-    if (problem === 'depth') return done(new AppError(422, 'too_deep', 'Unprocessable content', `JSON nested deeper than ${MAX_DEPTH} levels is not accepted.`), undefined);
+    if (problem?.kind === 'character') {
+      return done(new AppError(422, 'invalid_character', 'Unprocessable content', 'Strings must not contain NUL characters or unpaired surrogates.',
+        [{ path: problem.path, message: 'must not contain NUL characters or unpaired surrogates' }]), undefined);
+    }
+    if (problem?.kind === 'depth') {
+      return done(new AppError(422, 'too_deep', 'Unprocessable content', `JSON nested deeper than ${MAX_DEPTH} levels is not accepted.`,
+        [{ path: problem.path, message: `nests deeper than ${MAX_DEPTH} levels` }]), undefined);
+    }
     done(null, value);
   });
 }
 
 const MAX_DEPTH = 32;
 
-/** Walks the value without recursion: NUL in any string or key, or nesting deeper than we accept. */
-function problemIn(value: unknown): 'nul' | 'depth' | undefined {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+// With the u flag a valid surrogate pair is one code point: only unpaired halves match \p{Cs}.
+const BAD_CHARACTER = /[\u0000\p{Cs}]/u;
+
+/** Walks the value without recursion: a bad character in a string or key, or too deep a nesting, with where. */
+function problemIn(value: unknown): { kind: 'character' | 'depth'; path: FieldError['path'] } | undefined {
+  const stack: Array<[unknown, number, string]> = [[value, 0, '']];
   while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v === 'string') { if (v.includes('\u0000')) return 'nul'; continue; }
+    const [v, depth, path] = stack.pop()!;
+    if (typeof v === 'string') { if (BAD_CHARACTER.test(v)) return { kind: 'character', path }; continue; }
     if (!v || typeof v !== 'object') continue;
-    if (depth >= MAX_DEPTH) return 'depth';
+    if (depth >= MAX_DEPTH) return { kind: 'depth', path };
     for (const [k, x] of Object.entries(v)) {
-      if (k.includes('\u0000')) return 'nul';
-      stack.push([x, depth + 1]);
+      const at = path ? `${path}.${k}` : k;
+      if (BAD_CHARACTER.test(k)) return { kind: 'character', path: at };
+      stack.push([x, depth + 1, at]);
     }
   }
   return undefined;

@@ -19,9 +19,15 @@ const UNIQUE_CONSTRAINTS: Record<string, () => AppError> = {
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
 
+/** Foreign keys that refuse a delete because something still depends on the row. */
+const FOREIGN_KEY_CONSTRAINTS: Record<string, () => AppError> = {
+  frames_space_id_fkey: () => conflict('space_not_empty', 'This space still holds frames; delete them first.'),
+};
+
 export function fromPgError(err: unknown): AppError | undefined {
   const e = err as PgError;
   if (!e || typeof e !== 'object') return undefined;
+  if (e.code === '23503' && e.constraint && FOREIGN_KEY_CONSTRAINTS[e.constraint]) return FOREIGN_KEY_CONSTRAINTS[e.constraint]();
   if (e.code === '23505' && e.constraint && UNIQUE_CONSTRAINTS[e.constraint]) return UNIQUE_CONSTRAINTS[e.constraint]();
   if (e.code === 'P0001' && e.hint === 'owner_immutable') return ownerImmutable(e.message ?? 'The team owner is fixed.');
   if (e.code?.startsWith('22')) return unprocessable('invalid_value', 'A value in the request is not acceptable.');

@@ -42,12 +42,12 @@ export function encodeCursor(key: string[]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined, parts: number): string[] | undefined {
+export function decodeCursor(cursor: string | undefined, parts: number, valid: (key: string[]) => boolean = () => true): string[] | undefined {
   if (cursor === undefined) return undefined;
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     // Keys go into SQL: only printable text we could have issued.
-    if (Array.isArray(key) && key.length === parts && key.every((k) => typeof k === 'string' && /^[\x20-\x7e]{1,200}$/.test(k))) return key;
+    if (Array.isArray(key) && key.length === parts && key.every((k) => typeof k === 'string' && /^[\x20-\x7e]{1,200}$/.test(k)) && valid(key)) return key;
   } catch { /* fall through */ }
   throw new AppError(422, 'invalid_cursor', 'Unprocessable content', 'The cursor is not one this service issued.',
     [{ path: 'cursor', message: 'is not a valid cursor' }]);

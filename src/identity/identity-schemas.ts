@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 export const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
@@ -30,4 +30,4 @@ const tokenFields = {
 export const Token = Type.Object(tokenFields);
 export const NewToken = Type.Object({ ...tokenFields, token: Type.String({ description: 'Shown once' }) });
 export const TokenList = ListOf(Token);
-export const TokenParams = Type.Object({ token_id: Type.String({ maxLength: 64 }) });
+export const TokenParams = Type.Object({ token_id: IdParam('tok') });

@@ -30,7 +30,8 @@ export function createMembersService({ db, clock, access }: Deps) {
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'members.read');
-      const after = decodeCursor(cursor, 2) as [string, string] | undefined;
+      // The first part is a time: a cursor whose time is not one is not a cursor we issued.
+      const after = decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at))) as [string, string] | undefined;
       const rows = await dal.listMembers(db, teamId, limit, after);
       return toPage(rows, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
     },
