@@ -13,7 +13,7 @@ import { AppError } from './http/errors.ts';
 import { installAuth, type AuthMode } from './http/auth.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
-import { IDEMPOTENCY_HOURS } from './frames/sweeper.ts';
+import { IDEMPOTENCY_HOURS } from './jobs/sweeper.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Problem } from './http/schemas.ts';
 import { healthRoutes } from './http/health-routes.ts';

@@ -21,7 +21,7 @@ import { createHistoryService } from './frames/history-service.ts';
 import { createEnvService } from './frames/env-service.ts';
 import { createDomainsService } from './frames/domains-service.ts';
 import { createVolumesService } from './frames/volumes-service.ts';
-import { createSweeper } from './frames/sweeper.ts';
+import { createSweeper } from './jobs/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
 import { createWebhookService } from './hooks/webhook-service.ts';
 

@@ -8,7 +8,7 @@ import type { Logger as Pino } from 'pino';
 export interface JobTasks {
   /** Delivers one outbox e-mail; throws to be retried with back-off. */
   send_email(emailId: string): Promise<void>;
-  /** Applies the time rules that fall due (see frames/sweeper.ts). */
+  /** Applies the time rules that fall due (see jobs/sweeper.ts). */
   sweep(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-// The time rules that need a job: a replica stuck pulling its image for more than three
+// The time rules that need a job: e-mails whose delivery job was lost are queued again; a replica stuck pulling its image for more than three
 // minutes trips the back-off; cloud frames wait for a cloud agent; idempotency keys and logs
 // expire. Runs every minute (cron), when a pull deadline falls due, and at once when the
 // operator advances the test clock. Other time rules (expiry, agent liveness) are derived on read.
@@ -7,8 +7,9 @@ import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { placeUnplacedFrames } from '../agents/agents-service.ts';
 import { tripBackoff } from '../agents/sync-service.ts';
-import { PULL_TIMEOUT_SECONDS, pullDeadline, pullStuck } from './backoff.ts';
-import { refreshStatus } from './frame-events.ts';
+import { PULL_TIMEOUT_SECONDS, pullDeadline, pullStuck } from '../frames/backoff.ts';
+import { refreshStatus } from '../frames/frame-events.ts';
+import { requeueStuckEmails } from '../mail/deliver.ts';
 
 export const IDEMPOTENCY_HOURS = 24;
 export const LOG_RETENTION = { days: 7, linesPerFrame: 10_000 };
@@ -44,6 +45,7 @@ export function createSweeper({ db, clock }: { db: Database; clock: Clock }) {
       await tripStuckPulls(now);
       await transaction(db, (trx) => placeUnplacedFrames(trx, now));
       await expire(now);
+      await requeueStuckEmails(db, now);
     },
 
     /** Queues a sweep for when a pull that began at `since` would be stuck. */
