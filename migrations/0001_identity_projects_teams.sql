@@ -67,6 +67,8 @@ CREATE TABLE team_members (
   PRIMARY KEY (team_id, user_id)
 );
 CREATE INDEX team_members_user ON team_members (user_id, team_id);
+-- The member list's order (join time), so a page of a large team is an index range scan.
+CREATE INDEX team_members_joined ON team_members (team_id, joined_at, user_id);
 -- At most one owner per team; the trigger below makes it exactly one.
 CREATE UNIQUE INDEX team_members_one_owner ON team_members (team_id) WHERE role = 'owner';
 

@@ -4,15 +4,20 @@
 import type { Queryable } from '../db/database.ts';
 import { notFound, roleTooLow } from '../http/errors.ts';
 import { projectWithRole, teamWithRole } from './access-dal.ts';
-import { canOnProject, canOnTeam, PROJECT_ACTIONS, TEAM_ACTIONS, type ProjectAction, type TeamAction } from './roles.ts';
+import { canOnProject, canOnTeam, PROJECT_ACTIONS, TEAM_ACTIONS, type ProjectAction, type Role, type TeamAction } from './roles.ts';
+
+/** The decision alone, for a role a caller's query already computed (see projectRoleSql). */
+export function decideProject(role: Role | null, action: ProjectAction): Role {
+  if (role === null) throw notFound('project');
+  if (!canOnProject(role, action)) throw roleTooLow(PROJECT_ACTIONS[action]);
+  return role;
+}
 
 export function createAccessService(db: Queryable) {
   return {
     async requireProject(userId: string, projectId: string, action: ProjectAction, q: Queryable = db) {
       const project = await projectWithRole(q, projectId, userId);
-      if (!project || project.role === null) throw notFound('project');
-      if (!canOnProject(project.role, action)) throw roleTooLow(PROJECT_ACTIONS[action]);
-      return { ...project, role: project.role };
+      return { ...project!, role: decideProject(project?.role ?? null, action) };
     },
 
     async requireTeam(userId: string, teamId: string, action: TeamAction, q: Queryable = db) {

@@ -24,6 +24,18 @@ interface Deps {
 }
 
 export function createSyncService({ db, clock, sealer, notifier, offlineAfterSeconds, schedulePullCheck }: Deps) {
+  // A deployment's env never changes: decrypt it once, not on every sync of every frame.
+  const envCache = new Map<string, Record<string, string>>();
+  const envOf = (deploymentId: string, sealed: string) => {
+    let env = envCache.get(deploymentId);
+    if (!env) {
+      env = JSON.parse(sealer.open(sealed)) as Record<string, string>;
+      if (envCache.size >= 50_000) envCache.delete(envCache.keys().next().value!);
+      envCache.set(deploymentId, env);
+    }
+    return env;
+  };
+
   async function applyEvent(trx: Queryable, agent: AgentIdentity, e: SyncEvent, now: Date): Promise<string | undefined> {
     const f = await trx.selectFrom('frames').select(['id', 'generation', 'crash_streak', 'desired_state', 'agent_id'])
       .where('id', '=', e.frame_id).where('agent_id', '=', agent.id).forUpdate().executeTakeFirst();
@@ -76,12 +88,20 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       desired_state: r.billing_status === 'past_due' ? 'stopped' as const : r.desired_state,
       replica_count: r.replica_count, port: r.port, git_repository_owner: r.git_repository_owner, git_repository: r.git_repository,
       git_repository_branch: r.git_repository_branch, deployment_id: r.deployment_id, commit_sha: r.commit_sha,
-      env: JSON.parse(sealer.open(r.env_sealed)) as Record<string, string>, volumes: r.volumes,
+      env: envOf(r.deployment_id, r.env_sealed), volumes: r.volumes,
     }));
   }
 
-  const fingerprint = (frames: Awaited<ReturnType<typeof desiredState>>) =>
+  const fingerprint = (frames: Array<{ frame_id: string; generation: number; desired_state: string }>) =>
     frames.map((f) => `${f.frame_id}:${f.generation}:${f.desired_state}`).join(',');
+
+  /** What identifies the desired state, without reading it all: ids and generations. */
+  async function currentFingerprint(agentId: string) {
+    const rows = await db.selectFrom('frames as f').innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as o', 'o.id', 'p.owner_id')
+      .select(['f.id as frame_id', 'f.generation', sql<string>`case when o.billing_status = 'past_due' then 'stopped' else f.desired_state end`.as('desired_state')])
+      .where('f.agent_id', '=', agentId).orderBy('f.id').execute();
+    return fingerprint(rows);
+  }
 
   async function touch(agentId: string) {
     await db.updateTable('agents').set({ last_seen_at: clock.now() }).where('id', '=', agentId).execute();
@@ -93,7 +113,8 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
     async sync(agent: AgentIdentity, body: { events?: SyncEvent[]; logs?: SyncLog[] }, waitSeconds: number, signal?: AbortSignal) {
       await touch(agent.id);
       const now = clock.now();
-      const before = fingerprint(await desiredState(agent.id));
+      const reporting = Boolean(body.events?.length);
+      const before = reporting ? await currentFingerprint(agent.id) : undefined;
       if (body.events?.length || body.logs?.length) {
         await transaction(db, async (trx) => {
           const touched = new Set<string>();
@@ -113,13 +134,14 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       const first = fingerprint(frames);
       // What the agent reported may itself have changed its instructions (a back-off trip):
       // then it must hear at once.
-      while (notifier && holdMs > 0 && first === before && !signal?.aborted) {
+      while (notifier && holdMs > 0 && (before === undefined || first === before) && !signal?.aborted) {
         const left = deadline - Date.now();
         if (left <= 0) break;
         const woke = await notifier.wait('frameplane_agent', agent.id, left, signal);
         if (!woke) break;
+        if ((await currentFingerprint(agent.id)) === first) continue;
         frames = await desiredState(agent.id);
-        if (fingerprint(frames) !== first) break;
+        break;
       }
       if (holdMs > 0) await touch(agent.id);
       return { frames, sync_after_ms: SYNC_AFTER_MS };

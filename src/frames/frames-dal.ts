@@ -1,6 +1,7 @@
 // Frame reads: the frame with every fact its status is derived from, in one query.
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { projectRoleSql } from '../access/access-dal.ts';
 
 export interface ReplicaRow { replica: number; generation: number; state: string; pull_failed: boolean; since: string }
 export interface DeploymentSnapshot {
@@ -32,6 +33,13 @@ export function frameInProject(q: Queryable, projectId: string, spaceId: string 
   let query = framesWithFacts(q).where('f.id', '=', frameId).where('f.project_id', '=', projectId);
   if (spaceId) query = query.where('f.space_id', '=', spaceId);
   return query.executeTakeFirst();
+}
+
+/** The frame and the caller's role on its project, in one round trip (the read path). */
+export function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) {
+  return framesWithFacts(q).select(projectRoleSql('p', userId).as('caller_role'))
+    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId)
+    .executeTakeFirst();
 }
 
 /** Locks the frame row for a change; the change and its event commit together. */

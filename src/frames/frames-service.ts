@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
-import type { AccessService } from '../access/access-service.ts';
+import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import { projectWithRole } from '../access/access-dal.ts';
@@ -16,7 +16,7 @@ import { newId } from '../ids.ts';
 import { completeIfHealthy, startDeployment } from './deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import { etagOf, presentFrame } from './frame-view.ts';
-import { frameInProject, framesWithFacts, lockFrame } from './frames-dal.ts';
+import { frameForCaller, frameInProject, framesWithFacts, lockFrame } from './frames-dal.ts';
 import type { FrameStatus } from './frame-status.ts';
 
 export interface FrameInput {
@@ -77,10 +77,16 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
     },
 
     async get(actor: Actor, projectId: string, spaceId: string, frameId: string, wait?: { for: FrameStatus; timeoutSeconds: number }) {
-      await access.requireProject(actor.userId, projectId, 'project.read');
       const deadline = Date.now() + (wait?.timeoutSeconds ?? 0) * 1000;
       for (;;) {
-        const f = view(await load(projectId, spaceId, frameId));
+        const row = await frameForCaller(db, projectId, spaceId, frameId, actor.userId);
+        if (!row) {
+          // Only now tell a missing project (or one out of reach) from a missing frame.
+          await access.requireProject(actor.userId, projectId, 'project.read');
+          throw notFound('frame');
+        }
+        decideProject(row.caller_role, 'project.read');
+        const f = view(row);
         const left = deadline - Date.now();
         if (!wait || f.status === wait.for || left <= 0 || !notifier) return f;
         // Status changes are notified on commit; re-read on each, until the status or the timeout.

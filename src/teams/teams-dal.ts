@@ -22,8 +22,8 @@ export function listMembers(q: Queryable, teamId: string, limit: number, after?:
     .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at']).where('m.team_id', '=', teamId);
   if (after) {
     const [at, id] = after;
-    query = query.where((eb) => eb.or([eb('m.joined_at', '>', new Date(at)),
-      eb.and([eb('m.joined_at', '=', new Date(at)), eb('m.user_id', '>', id)])]));
+    // A row comparison: the index (team_id, joined_at, user_id) serves it as one range scan.
+    query = query.where(sql`(m.joined_at, m.user_id)`, '>', sql`(${new Date(at)}::timestamptz, ${id}::text)`);
   }
   return query.orderBy('m.joined_at').orderBy('m.user_id').limit(limit + 1).execute();
 }
