@@ -15,6 +15,7 @@ import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
+import { startBuiltinAgent } from './agent/builtin.ts';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { service: 'frameplane' } });
@@ -56,6 +57,11 @@ async function main() {
   const deliver = createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log });
   const worker = await startWorker(pool, { send_email: deliver, sweep: () => services.timeRules.runDue(clock.now()) }, log);
   ready = true;
+  // The built-in cloud: a reference agent run as a child, so a frame goes Online on one machine.
+  const builtin = config.cloudAgent === 'builtin'
+    ? await startBuiltinAgent({ db, config, log, url: app.listeningOrigin })
+      .catch((err) => { log.error({ err }, 'built-in cloud agent not started'); return undefined; })
+    : undefined;
   log.info(`Frameplane is ready at ${config.publicUrl} (API reference at ${config.publicUrl}/docs)`);
 
   let stopping = false;
@@ -64,6 +70,7 @@ async function main() {
     stopping = true;
     log.info({ signal }, 'shutting down: draining requests and jobs');
     try {
+      await builtin?.stop();
       await app.close();
       await worker.stop();
       await worker.promise.catch(() => {}); // resolves once its connections are released

@@ -1,0 +1,106 @@
+// The agent: adopts what an earlier run left, then follows the server's desired state with one
+// supervisor per frame, and persists what runs after every change. On exit it leaves the
+// replicas running for the next run to adopt (a restart of the agent, or of the built-in cloud
+// with the service, does not restart every app), unless told to stop them.
+import { join } from 'node:path';
+import type { AgentLog } from './log.ts';
+import type { DesiredFrame } from './protocol.ts';
+import { SyncClient } from './client.ts';
+import { FrameRunner, type RunnerDeps } from './frame-runner.ts';
+import { loadState, lockDataDir, saveState, type AgentState } from './state.ts';
+
+export interface AgentOptions {
+  server: string;
+  token: string;
+  dataDir: string;
+  /** Where frame ports listen. */
+  host: string;
+  gitBaseUrl: string;
+  log: AgentLog;
+  stopFramesOnExit?: boolean;
+}
+
+export interface RunningAgent {
+  /** Ends the sync loop; the frames keep running (or stop, with stopFramesOnExit). */
+  stop(): Promise<void>;
+  readonly client: SyncClient;
+}
+
+export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
+  const unlock = lockDataDir(o.dataDir);
+  const runners = new Map<string, FrameRunner>();
+  let saveTimer: NodeJS.Timeout | undefined;
+
+  const snapshot = (): AgentState => {
+    const frames: AgentState['frames'] = {};
+    for (const [id, r] of runners) { const p = r.persisted(); if (p) frames[id] = p; }
+    return { version: 1, frames };
+  };
+  const save = (state = snapshot()) => {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    try { saveState(o.dataDir, state); } catch (err) { o.log.error({ err }, 'could not persist agent state'); }
+  };
+  let stopped = false; // after stop, the state on disk is final: nothing may overwrite it
+  const changed = () => { if (!stopped) saveTimer ??= setTimeout(() => save(), 200); };
+
+  const client: SyncClient = new SyncClient({ server: o.server, token: o.token, log: o.log, onAnswer: (frames) => follow(frames) });
+  const deps: RunnerDeps = {
+    framesDir: join(o.dataDir, 'frames'), volumesDir: join(o.dataDir, 'volumes'), host: o.host, gitBaseUrl: o.gitBaseUrl, log: o.log,
+    event: (e) => client.outbox.event(e),
+    line: (frameId, replica, line) => client.outbox.log(frameId, replica, line),
+    changed,
+  };
+
+  function follow(frames: DesiredFrame[]) {
+    const wanted = new Set<string>();
+    for (const spec of frames) {
+      wanted.add(spec.frame_id);
+      let runner = runners.get(spec.frame_id);
+      if (!runner) runners.set(spec.frame_id, (runner = new FrameRunner(spec.frame_id, deps)));
+      void runner.update(spec);
+    }
+    for (const [id, runner] of runners) {
+      if (wanted.has(id)) continue;
+      o.log.info({ frame_id: id }, 'frame left this agent; stopping it');
+      runners.delete(id);
+      void runner.remove().then(changed);
+    }
+  }
+
+  const previous = loadState(o.dataDir);
+  for (const [id, frame] of Object.entries(previous.frames)) {
+    const runner = new FrameRunner(id, deps);
+    runners.set(id, runner);
+    await runner.adopt(frame);
+  }
+  save();
+
+  // Log offsets move without other changes; saved now and then, an adopting agent re-sends little.
+  const saver = setInterval(changed, 10_000);
+  saver.unref();
+  const loop = client.run();
+  o.log.info({ server: o.server, data: o.dataDir, adopted_frames: runners.size }, 'agent started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    client,
+    stop: () => (stopping ??= (async () => {
+      clearInterval(saver);
+      stopped = true;
+      client.stop();
+      await loop;
+      if (o.stopFramesOnExit) {
+        await Promise.all([...runners.values()].map((r) => r.shutdown()));
+        save();
+        await client.flush();
+      } else {
+        const state: AgentState = { version: 1, frames: {} };
+        for (const [id, r] of runners) { const p = r.detach(); if (p) state.frames[id] = p; }
+        save(state);
+      }
+      unlock();
+      o.log.info({ frames_left_running: o.stopFramesOnExit ? 0 : runners.size }, 'agent stopped');
+    })()),
+  };
+}

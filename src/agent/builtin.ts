@@ -1,0 +1,131 @@
+// The built-in cloud (CONTRACT 0, CLOUD_AGENT=builtin): the reference agent run by the service
+// itself, as a child process, registered as the cloud agent named `builtin`. Its token lives in
+// DATA_DIR/builtin-agent.json (0600); the database keeps only its hash, so when the file is lost
+// the `builtin` row gets a new token rather than a second row, and its frames stay placed on it.
+// The child is restarted if it dies and stopped (SIGTERM, then SIGKILL) with the service; its
+// frames keep running across (the next start adopts them), as apps do across a control plane
+// restart on any host.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { systemClock } from '../clock.ts';
+import { createAccessService } from '../access/access-service.ts';
+import { createAgentsService } from '../agents/agents-service.ts';
+import { hashSecret, newSecret } from '../secrets.ts';
+import { restartDelayMs } from './replica.ts';
+
+export const BUILTIN_AGENT_NAME = 'builtin';
+const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
+/** What the agent must not inherit from the service: it needs none of it, and apps must never see it. */
+const SERVICE_SECRETS = ['DATABASE_URL', 'SECRET_KEY', 'ADMIN_TOKEN', 'SMTP_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'DATA_DIR'];
+
+export interface BuiltinCredentials { agent_id: string; token: string }
+
+type Deps = { db: Database; config: Pick<Config, 'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel'> };
+
+/** The `builtin` cloud agent and its token: from the file if still valid, else made valid. */
+export async function ensureBuiltinAgent({ db, config }: Deps): Promise<BuiltinCredentials> {
+  const file = join(config.dataDir, 'builtin-agent.json');
+  let saved: Partial<BuiltinCredentials> = {};
+  try { saved = JSON.parse(readFileSync(file, 'utf8')); } catch { /* first start */ }
+  if (typeof saved.token === 'string') {
+    const row = await db.selectFrom('agents').select('id').where('token_hash', '=', hashSecret(saved.token)).where('kind', '=', 'cloud').executeTakeFirst();
+    if (row) return { agent_id: row.id, token: saved.token };
+  }
+  let creds: BuiltinCredentials;
+  const existing = await db.selectFrom('agents').select('id').where('kind', '=', 'cloud').where('name', '=', BUILTIN_AGENT_NAME).orderBy('id').executeTakeFirst();
+  if (existing) {
+    const token = newSecret('fpa');
+    await db.updateTable('agents').set({ token_hash: hashSecret(token) }).where('id', '=', existing.id).execute();
+    creds = { agent_id: existing.id, token };
+  } else {
+    const clock = systemClock(db);
+    await clock.refresh();
+    const agents = createAgentsService({ db, clock, access: createAccessService(db), offlineAfterSeconds: config.agentOfflineAfterSeconds });
+    const created = await agents.registerCloud({ name: BUILTIN_AGENT_NAME }); // also places frames that waited for a cloud agent
+    creds = { agent_id: created.id, token: created.token };
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
+  return creds;
+}
+
+/** The service's own address as a client reaches it: a wildcard listen address is not one. */
+export function reachableUrl(url: string): string {
+  const u = new URL(url);
+  if (u.hostname === '0.0.0.0') u.hostname = '127.0.0.1';
+  if (u.hostname === '[::]') u.hostname = '[::1]';
+  return u.origin;
+}
+
+const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** Re-logs the agent's JSON lines through the service's logger, so one log holds both. */
+function forward(stream: NodeJS.ReadableStream, log: Logger) {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      try {
+        const { level, msg, time: _t, pid: _p, hostname: _h, service: _s, ...fields } = JSON.parse(line) as Record<string, unknown>;
+        log[LEVELS[level as number] ?? 'info'](fields, String(msg ?? ''));
+      } catch {
+        log.info({ output: line }, 'agent output');
+      }
+    }
+  });
+}
+
+export async function startBuiltinAgent({ db, config, log, url }: Deps & { log: Logger; url: string }): Promise<{ stop(): Promise<void> }> {
+  const creds = await ensureBuiltinAgent({ db, config });
+  const agentLog = log.child({ component: 'builtin-agent', agent_id: creds.agent_id });
+  const env: NodeJS.ProcessEnv = { ...process.env, FRAMEPLANE_AGENT_TOKEN: creds.token, LOG_LEVEL: config.logLevel, FRAMEPLANE_AGENT_EXIT_WITH_PARENT: '1' };
+  for (const k of SERVICE_SECRETS) delete env[k];
+  // The token goes by environment, not argument: arguments show in every user's `ps`.
+  const args = [BIN, 'agent', '--server', reachableUrl(url), '--data', join(config.dataDir, 'agent')];
+
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const launch = () => {
+    const startedAt = Date.now();
+    const c = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = c;
+    forward(c.stdout!, agentLog);
+    forward(c.stderr!, agentLog);
+    c.once('error', (err) => agentLog.error({ err }, 'could not start the built-in agent'));
+    c.once('exit', (code, signal) => {
+      child = undefined;
+      if (stopping) return;
+      if (Date.now() - startedAt > 60_000) failures = 0; // it ran a good while: start the delays over
+      const delay = restartDelayMs(failures++);
+      agentLog.warn({ code, signal, restart_in_ms: delay }, 'built-in agent exited; restarting it');
+      timer = setTimeout(launch, delay);
+    });
+  };
+  launch();
+  agentLog.info({ data: join(config.dataDir, 'agent') }, 'built-in cloud agent started');
+
+  return {
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+      c.kill('SIGTERM');
+      const late = setTimeout(() => c.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(late);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// Process facts the agent relies on. A pid alone is not an identity: pids are reused (pid_max is
+// often 32768), so an adopted pid must also have the start time we recorded. A zombie (dead,
+// not yet reaped, which happens to orphans when PID 1 does not reap) counts as dead.
+import { readFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+
+interface ProcStat { state: string; startTime: string }
+
+function procStat(pid: number): ProcStat | undefined | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], startTime: fields[19] };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null; // no such process
+    return undefined; // no /proc here (not Linux): unknown
+  }
+}
+
+/** The kernel's start time of a process (clock ticks since boot), where /proc exists. */
+export function startTimeOf(pid: number): string | undefined {
+  return procStat(pid)?.startTime;
+}
+
+/** True if `pid` runs and, when known, is the process that started at `startTime`. */
+export function isAlive(pid: number, startTime?: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 1) return false;
+  const stat = procStat(pid);
+  if (stat === null) return false;
+  if (stat) return stat.state !== 'Z' && stat.state !== 'X' && (!startTime || stat.startTime === startTime);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Signals a whole process group (a replica is spawned detached, so it leads its own). */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 1) return false;
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A port that is free right now on the loopback interface, chosen by the kernel. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** True if something accepts TCP connections on 127.0.0.1:port within `timeoutMs`. */
+export function portAnswers(port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
+  if (signal?.aborted) return resolve();
+  const timer = setTimeout(done, ms);
+  function done() { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); }
+  signal?.addEventListener('abort', done, { once: true });
+});

@@ -1,0 +1,16 @@
+// The sync protocol as the agent sees it (CONTRACT 6, src/agents/agents-schemas.ts). Types only,
+// taken from the server's own schemas so that the two sides cannot drift; nothing of the server
+// is loaded at run time.
+import type { Static } from 'typebox';
+import type { SyncAnswer } from '../agents/agents-schemas.ts';
+import type { SyncEvent, SyncLog } from '../agents/sync-service.ts';
+
+export type Answer = Static<typeof SyncAnswer>;
+export type DesiredFrame = Answer['frames'][number];
+export type { SyncEvent, SyncLog };
+export type ReplicaEventType = SyncEvent['type'];
+
+/** Server-side limits of one sync body (agents-schemas.ts). */
+export const MAX_EVENTS_PER_SYNC = 500;
+export const MAX_LOGS_PER_SYNC = 1000;
+export const MAX_LINE_CHARS = 8192;

@@ -1,0 +1,248 @@
+// The agent's pure parts and small mechanisms, without a server: restart delays, Procfile and
+// package.json plans, repository addresses, sync batches, health verdicts, the log tailer and
+// the TCP proxy.
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isOomExit, restartDelayMs } from '../../src/agent/replica.ts';
+import { parseProcfile, repositoryUrl, runPlan } from '../../src/agent/source.ts';
+import { MAX_BATCH_BYTES, Outbox, SyncClient, takeBatch } from '../../src/agent/client.ts';
+import pino from 'pino';
+import { passes, probe } from '../../src/agent/health.ts';
+import { tailFile } from '../../src/agent/log.ts';
+import { FrameProxy } from '../../src/agent/proxy.ts';
+import { freePort, isAlive, startTimeOf } from '../../src/agent/processes.ts';
+import { reachableUrl } from '../../src/agent/builtin.ts';
+import type { SyncEvent } from '../../src/agent/protocol.ts';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => { for (const c of cleanups.splice(0)) await c(); });
+
+describe('restart delays', () => {
+  it.each([[0, 1000], [1, 2000], [2, 4000], [3, 8000], [4, 16_000], [5, 30_000], [50, 30_000]])('attempt %i waits %i ms', (attempt, ms) => {
+    expect(restartDelayMs(attempt)).toBe(ms);
+  });
+
+  it.each([
+    [null, 'SIGKILL', false, true], [137, null, false, true], [1, null, false, false], [null, 'SIGTERM', false, false],
+    [134, null, true, true], [0, null, false, false],
+  ] as const)('exit code %s, signal %s, heap exhausted %s: oom %s', (code, signal, heap, oom) => {
+    expect(isOomExit(code, signal, heap)).toBe(oom);
+  });
+});
+
+describe('Procfile and build plan', () => {
+  it('parses process types, skipping comments and blank lines', () => {
+    expect(parseProcfile('# a comment\nweb: node server.js --port $PORT\n\nworker:   node worker.js  \r\nbad line\n')).toEqual({
+      web: 'node server.js --port $PORT', worker: 'node worker.js',
+    });
+  });
+
+  it('prefers the web process of a Procfile, installing dependencies first', () => {
+    expect(runPlan({ procfile: 'web: ./bin/serve', packageJson: JSON.stringify({ dependencies: { express: '^5' } }) }))
+      .toEqual({ build: ['npm install --no-audit --no-fund'], command: './bin/serve' });
+  });
+
+  it('runs npm start for a package.json, with install and build only when there is something to do', () => {
+    expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'node server.js' } }) })).toEqual({ build: [], command: 'npm start' });
+    expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'x', build: 'tsc' }, devDependencies: { typescript: '5' } }) }))
+      .toEqual({ build: ['npm install --no-audit --no-fund', 'npm run build'], command: 'npm start' });
+    expect(runPlan({ packageJson: '{}', hasServerJs: true })).toEqual({ build: [], command: 'npm start' });
+  });
+
+  it('says why a checkout cannot run', () => {
+    expect(runPlan({})).toBeInstanceOf(Error);
+    expect(runPlan({ packageJson: '{}' })).toBeInstanceOf(Error);
+    expect(runPlan({ packageJson: '{nope' })).toBeInstanceOf(Error);
+    expect(runPlan({ procfile: 'worker: x' })).toBeInstanceOf(Error);
+  });
+
+  it('builds repository addresses for URLs and directories, refusing names that climb out', () => {
+    expect(repositoryUrl('https://github.com/', 'acme', 'app')).toBe('https://github.com/acme/app.git');
+    expect(repositoryUrl('file:///srv/git', 'acme', 'app.git')).toBe('file:///srv/git/acme/app.git');
+    expect(repositoryUrl('/srv/git', 'a.b', 'c_d-e')).toBe('/srv/git/a.b/c_d-e.git');
+    expect(() => repositoryUrl('/srv/git', '..', 'app')).toThrow();
+    expect(() => repositoryUrl('/srv/git', 'acme', 'a/b')).toThrow();
+  });
+});
+
+const ev = (i: number): SyncEvent => ({ frame_id: 'frm_x', replica: i % 3, type: 'healthy', generation: 1 });
+
+describe('sync batches', () => {
+  it('keeps order and caps counts and bytes', () => {
+    const events = Array.from({ length: 700 }, (_, i) => ev(i));
+    expect(takeBatch(events, []).events).toEqual(events.slice(0, 500));
+    const logs = Array.from({ length: 100 }, () => ({ frame_id: 'frm_x', replica: 0, at: new Date().toISOString(), line: 'x'.repeat(8000) }));
+    const b = takeBatch([ev(0)], logs);
+    expect(b.events).toHaveLength(1);
+    expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThan(MAX_BATCH_BYTES + 1024);
+    expect(b.logs.length).toBeGreaterThan(10);
+    expect(b.logs.length).toBeLessThan(100);
+  });
+
+  it('removes only what was sent, even when lines were dropped meanwhile', () => {
+    const outbox = new Outbox();
+    outbox.event(ev(0));
+    outbox.log('frm_x', 0, 'first');
+    const sent = outbox.batch();
+    outbox.event(ev(1));
+    outbox.log('frm_x', 0, 'second');
+    outbox.ack(sent);
+    const rest = outbox.batch();
+    expect(rest.events).toEqual([ev(1)]);
+    expect(rest.logs.map((l) => l.line)).toEqual(['second']);
+  });
+
+  it('truncates overlong lines to what the server accepts', () => {
+    const outbox = new Outbox();
+    outbox.log('frm_x', 0, 'y'.repeat(10_000));
+    expect(outbox.batch().logs[0].line.length).toBe(8192);
+  });
+});
+
+describe('the sync loop', () => {
+  it('keeps what it could not send, retries while the server is down, and sends it in order when it returns', { timeout: 15_000 }, async () => {
+    const bodies: any[] = [];
+    const waits: string[] = [];
+    let calls = 0;
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        calls++;
+        if (calls <= 2) { res.statusCode = 503; return res.end('{}'); } // the server is away
+        bodies.push(JSON.parse(body));
+        const wait = new URL(req.url!, 'http://x').searchParams.get('wait')!;
+        waits.push(wait);
+        res.setHeader('content-type', 'application/json');
+        const answer = () => res.end(JSON.stringify({ frames: [], sync_after_ms: 5000 }));
+        if (wait === '0') answer(); else setTimeout(answer, 10_000).unref(); // a long poll holds
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => { server.closeAllConnections(); return new Promise((r) => server.close(r)); });
+    const answers: unknown[] = [];
+    const client = new SyncClient({
+      server: `http://127.0.0.1:${(server.address() as { port: number }).port}`, token: 'fpa_test', log: pino({ level: 'silent' }),
+      onAnswer: (frames) => answers.push(frames),
+    });
+    client.outbox.event(ev(0));
+    const loop = client.run();
+    cleanups.push(() => { client.stop(); return loop; });
+    await new Promise((r) => setTimeout(r, 200));
+    client.outbox.event(ev(1)); // while the server is away
+    const deadline = Date.now() + 10_000;
+    while (bodies.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBeGreaterThanOrEqual(3);
+    expect(bodies[0].events).toEqual([ev(0), ev(1)]);
+    expect(waits[0]).toBe('0');
+    // Then it long-polls with an empty body, cut short when there is news to report.
+    while (waits.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(waits[1]).toBe('25');
+    const cut = Date.now();
+    client.outbox.event(ev(2));
+    while (bodies.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(bodies[2].events).toEqual([ev(2)]);
+    expect(Date.now() - cut).toBeLessThan(2000);
+    expect(answers.length).toBe(2);
+  });
+});
+
+describe('health checks', () => {
+  async function serve(status: number): Promise<number> {
+    const server: Server = createServer((_req, res) => { res.statusCode = status; res.end('x'); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => new Promise((r) => server.close(r)));
+    return (server.address() as { port: number }).port;
+  }
+
+  it('reads the HTTP status; below 500 passes', async () => {
+    expect(await probe(await serve(404))).toEqual({ kind: 'http', status: 404 });
+    expect(passes({ kind: 'http', status: 404 }, true)).toBe(true);
+    expect(await probe(await serve(503))).toEqual({ kind: 'http', status: 503 });
+    expect(passes({ kind: 'http', status: 503 }, true)).toBe(false);
+  });
+
+  it('a closed port fails; a silent TCP service passes until it has spoken HTTP', async () => {
+    expect(await probe(await freePort())).toEqual({ kind: 'refused' });
+    const { createServer: tcp } = await import('node:net');
+    const silent = tcp(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => { silent.close(); });
+    const p = await probe((silent.address() as { port: number }).port, 300);
+    expect(p).toEqual({ kind: 'tcp' });
+    expect(passes(p, false)).toBe(true);
+    expect(passes(p, true)).toBe(false);
+  });
+});
+
+describe('log tailing', () => {
+  it('delivers whole lines, keeps a cut multi-byte character whole, and resumes from an offset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fp-tail-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'out.log');
+    writeFileSync(file, 'one\ntw');
+    const lines: string[] = [];
+    const tailer = tailFile(file, 0, (l) => lines.push(l));
+    await new Promise((r) => setTimeout(r, 400));
+    appendFileSync(file, Buffer.from('o é\n', 'utf8').subarray(0, 3));
+    await new Promise((r) => setTimeout(r, 400));
+    appendFileSync(file, Buffer.from('o é\n', 'utf8').subarray(3));
+    appendFileSync(file, 'three');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(lines).toEqual(['one', 'two é']);
+    const offset = tailer.offset();
+    tailer.stop(false);
+    const again: string[] = [];
+    tailFile(file, offset, (l) => again.push(l)).stop();
+    expect(again).toEqual(['three']);
+  });
+});
+
+describe('the frame proxy', () => {
+  it('round-robins connections over the healthy replicas and closes its port', async () => {
+    const ports: number[] = [];
+    for (const name of ['a', 'b']) {
+      const s = createServer((_req, res) => res.end(name));
+      await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+      cleanups.push(() => new Promise((r) => s.close(r)));
+      ports.push((s.address() as { port: number }).port);
+    }
+    const port = await freePort();
+    let upstreams = [...ports];
+    const proxy = new FrameProxy({ host: '127.0.0.1', port, upstreams: () => upstreams, note: () => {} });
+    await proxy.listen();
+    cleanups.push(() => proxy.close());
+    // A fresh connection per request (no keep-alive), as the proxy balances connections.
+    const get = () => new Promise<string>((resolve) => {
+      request({ host: '127.0.0.1', port, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c)).on('end', () => resolve(body));
+      }).on('error', () => resolve('refused')).end();
+    });
+    const seen = [await get(), await get(), await get(), await get()];
+    expect(new Set(seen)).toEqual(new Set(['a', 'b']));
+    upstreams = [];
+    expect(await get()).toBe('refused'); // none healthy: the connection is closed
+    await proxy.close();
+    const refused = await new Promise((r) => { const s = connect(port, '127.0.0.1'); s.on('error', () => r(true)); s.on('connect', () => { s.destroy(); r(false); }); });
+    expect(refused).toBe(true);
+  });
+});
+
+describe('process identity', () => {
+  it('knows this process by pid and start time, and a wrong start time is another process', () => {
+    const start = startTimeOf(process.pid);
+    expect(isAlive(process.pid, start)).toBe(true);
+    if (start) expect(isAlive(process.pid, `${start}1`)).toBe(false);
+    expect(isAlive(0)).toBe(false);
+  });
+
+  it('reaches the service through a wildcard listen address', () => {
+    expect(reachableUrl('http://0.0.0.0:8080')).toBe('http://127.0.0.1:8080');
+    expect(reachableUrl('http://[::]:8080/')).toBe('http://[::1]:8080');
+    expect(reachableUrl('http://127.0.0.1:3000')).toBe('http://127.0.0.1:3000');
+  });
+});
