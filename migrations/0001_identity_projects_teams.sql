@@ -55,6 +55,8 @@ CREATE TABLE teams (
   name text NOT NULL,
   slug text NOT NULL CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$' AND length(slug) <= 63),
   owner_id text NOT NULL REFERENCES users,
+  -- Kept by a trigger on team_members, so the team list does not count large teams per row.
+  member_count integer NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL
 );
 CREATE UNIQUE INDEX teams_slug_key ON teams (slug);
@@ -97,6 +99,18 @@ BEGIN
 END $$;
 CREATE TRIGGER team_members_guard BEFORE INSERT OR UPDATE OR DELETE ON team_members
   FOR EACH ROW EXECUTE FUNCTION team_members_guard();
+
+CREATE FUNCTION team_member_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE teams SET member_count = member_count + 1 WHERE id = NEW.team_id;
+  ELSE
+    UPDATE teams SET member_count = member_count - 1 WHERE id = OLD.team_id;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER team_member_count AFTER INSERT OR DELETE ON team_members
+  FOR EACH ROW EXECUTE FUNCTION team_member_count();
 
 -- The owner is teams.owner_id for the team's whole life.
 CREATE FUNCTION teams_owner_fixed() RETURNS trigger LANGUAGE plpgsql AS $$

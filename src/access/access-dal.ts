@@ -4,9 +4,13 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 
-/** SQL for the caller's effective role on the project `projectRef` (a column reference). */
-export function projectRoleSql(projectRef: string, userId: string) {
-  const id = sql.ref(`${projectRef}.id`);
+/**
+ * SQL for the caller's effective role on the project `projectRef` (a column reference). Given the
+ * project id as a value too, the grants subquery is planned for that project (a widely shared
+ * project then costs an index lookup, not a hash over all its grants).
+ */
+export function projectRoleSql(projectRef: string, userId: string, projectId?: string) {
+  const id = projectId ?? sql.ref(`${projectRef}.id`);
   const owner = sql.ref(`${projectRef}.owner_id`);
   return sql<Role | null>`case when ${owner} = ${userId} then 'owner'::team_role else (
     select max(least(m.role, g.role)) from grants g
@@ -22,7 +26,7 @@ export function reachesProjectSql(projectRef: string, userId: string): Expressio
 }
 
 export function projectWithRole(q: Queryable, projectId: string, userId: string, lock = false) {
-  let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role'))
+  let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId, projectId).as('role'))
     .where('p.id', '=', projectId);
   if (lock) query = query.forUpdate('p' as never);
   return query.executeTakeFirst();

@@ -37,7 +37,7 @@ export function frameInProject(q: Queryable, projectId: string, spaceId: string 
 
 /** The frame and the caller's role on its project, in one round trip (the read path). */
 export function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) {
-  return framesWithFacts(q).select(projectRoleSql('p', userId).as('caller_role'))
+  return framesWithFacts(q).select(projectRoleSql('p', userId, projectId).as('caller_role'))
     .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId)
     .executeTakeFirst();
 }

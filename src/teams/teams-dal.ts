@@ -1,20 +1,13 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 
-const memberCount = sql<number>`(select count(*) from team_members c where c.team_id = t.id)::int`;
-
 /** Every team the user is in, with their role and the member count, in one query. */
 export function listTeamsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
   let query = q.selectFrom('team_members as m').innerJoin('teams as t', 't.id', 'm.team_id')
-    .selectAll('t').select(['m.role', memberCount.as('member_count')])
+    .selectAll('t').select('m.role')
     .where('m.user_id', '=', userId);
   if (afterId) query = query.where('t.id', '>', afterId);
   return query.orderBy('t.id').limit(limit + 1).execute();
-}
-
-export function countMembers(q: Queryable, teamId: string) {
-  return q.selectFrom('team_members').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId)
-    .executeTakeFirstOrThrow().then((r) => Number(r.n));
 }
 
 export function listMembers(q: Queryable, teamId: string, limit: number, after?: [string, string]) {

@@ -37,7 +37,7 @@ export function createTeamsService({ db, clock, access }: Deps) {
 
     async get(actor: Actor, teamId: string) {
       const team = await access.requireTeam(actor.userId, teamId, 'team.read');
-      return { ...presentTeam(team), role: team.role, member_count: await dal.countMembers(db, teamId) };
+      return { ...presentTeam(team), role: team.role, member_count: team.member_count };
     },
 
     async update(actor: Actor, teamId: string, input: { name?: string; slug?: string }) {
@@ -47,7 +47,7 @@ export function createTeamsService({ db, clock, access }: Deps) {
         const team = await trx.updateTable('teams').set(input).where('id', '=', teamId).returningAll().executeTakeFirst();
         if (!team) throw notFound('team');
         await recordAudit(trx, actor, now, { teamId, action: 'team.updated', targetType: 'team', targetId: teamId, before: snapshot(before), after: snapshot(team) });
-        return { ...presentTeam(team), role: before.role, member_count: await dal.countMembers(trx, teamId) };
+        return { ...presentTeam(team), role: before.role, member_count: team.member_count };
       });
     },
 
