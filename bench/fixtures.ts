@@ -1,0 +1,93 @@
+// Picks who calls what, from the drawn dataset: many different users per endpoint, so that
+// neither the service nor PostgreSQL answers every request from one warm row.
+import type { Role } from '../src/db/schema.ts';
+import { rank } from '../src/access/roles.ts';
+import { FRAMES_PER_AGENT, type Dataset } from './dataset.ts';
+import { randomInt, seededRandom, shuffle } from './shape.ts';
+
+export const CALLERS = 1_000;
+
+/** One request a caller makes: its bearer token and its path. */
+export interface Call { token: string; path: string }
+
+export interface Fixtures {
+  baseline: Call[];
+  projectRead: Call[];
+  teamList: Call[];
+  memberList: Call[];
+  frameRead: Call[];
+  /** Each pair stops, then starts, one frame; pairs never share a frame. */
+  stopStart: Array<[Call, Call]>;
+  sync: Call;
+  /** What was picked, for the report: the big team, the sync agent, how many callers. */
+  notes: string[];
+}
+
+const least = (a: Role, b: Role): Role => (rank(a) <= rank(b) ? a : b);
+
+export function pickFixtures(data: Dataset, seed = 7): Fixtures {
+  const random = seededRandom(seed);
+  const { users, teams, projects, grants, frames } = data;
+  const token = (u: number) => users[u].token;
+  const pick = <T>(xs: T[]) => xs[randomInt(random, xs.length)];
+
+  /** A user who reaches `project` through a team grant (not its owner), with at least `min`. */
+  function viaGrant(project: number, min: Role): number | undefined {
+    const p = projects[project];
+    for (let tries = 0; tries < 20 && p.grants.length > 0; tries++) {
+      const g = grants[pick(p.grants)];
+      const m = pick(teams[g.team].members);
+      if (m.user !== p.owner && rank(least(m.role, g.role)) >= rank(min)) return m.user;
+    }
+    return undefined;
+  }
+
+  const baseline = Array.from({ length: CALLERS }, () => ({ token: token(randomInt(random, users.length)), path: '/bench/baseline' }));
+
+  // The access check: a project reached through a grant. Grants are sampled uniformly, so the
+  // projects shared with hundreds of teams come up as often as they hold grants.
+  const projectRead: Call[] = [];
+  while (projectRead.length < CALLERS) {
+    const g = pick(grants);
+    const u = viaGrant(g.project, 'viewer');
+    if (u !== undefined) projectRead.push({ token: token(u), path: `/v2/projects/${projects[g.project].id}` });
+  }
+
+  const inTeams = new Set(teams.flatMap((t) => t.members.map((m) => m.user)));
+  const members = [...inTeams];
+  const teamList = Array.from({ length: CALLERS }, () => ({ token: token(pick(members)), path: '/v2/teams' }));
+
+  const big = teams.reduce((a, b) => (b.members.length > a.members.length ? b : a));
+  const memberList = Array.from({ length: CALLERS }, () => ({ token: token(pick(big.members).user), path: `/v2/teams/${big.id}/members` }));
+
+  // Frames of shared projects, read and operated by members of a team holding the grant. The
+  // sync agent's frames are left alone, when there are others, so that its answer does not
+  // change under it.
+  const frameUrl = (f: (typeof frames)[number]) => `/v2/projects/${projects[f.project].id}/spaces/${projects[f.project].spaceId}/frames/${f.id}`;
+  const shared = frames.filter((f) => projects[f.project].grants.length > 0);
+  const others = shared.filter((f) => f.agent !== 0);
+  const operable = others.length > 0 ? others : shared;
+  if (operable.length === 0) throw new Error('the dataset has no shared project with frames');
+  const frameRead: Call[] = [];
+  for (let tries = 0; frameRead.length < CALLERS && tries < CALLERS * 20; tries++) {
+    const f = pick(operable);
+    const u = viaGrant(f.project, 'viewer');
+    if (u !== undefined) frameRead.push({ token: token(u), path: frameUrl(f) });
+  }
+  const stopStart: Array<[Call, Call]> = [];
+  for (const f of shuffle(random, [...operable])) {
+    if (stopStart.length === CALLERS) break;
+    const u = viaGrant(f.project, 'member');
+    if (u === undefined) continue;
+    stopStart.push([{ token: token(u), path: `${frameUrl(f)}/stop` }, { token: token(u), path: `${frameUrl(f)}/start` }]);
+  }
+
+  const sync = { token: data.agents[0].token, path: '/v2/agent/sync' };
+  const notes = [
+    `member list: team ${big.id} with ${big.members.length} members`,
+    `agent sync: agent ${data.agents[0].id} with ${FRAMES_PER_AGENT} cloud frames`,
+    `callers: ${CALLERS} per endpoint (stop/start: ${stopStart.length} frames, frame read: ${frameRead.length} callers)`,
+  ];
+  return { baseline, projectRead, teamList, memberList, frameRead, stopStart, sync, notes };
+}
+

@@ -1,0 +1,27 @@
+// What is measured: each endpoint as its callers use it, against the baseline route.
+import type { Call, Fixtures } from './fixtures.ts';
+import type { Step } from './load.ts';
+
+export interface Scenario {
+  key: string;
+  name: string;
+  /** Reads are held to the targets; writes are reported. */
+  kind: 'baseline' | 'read' | 'write';
+  sequences: Step[][];
+}
+
+const get = (c: Call): Step[] => [{ method: 'GET', token: c.token, path: c.path }];
+const post = (c: Call, body?: string): Step => ({ method: 'POST', token: c.token, path: c.path, body });
+
+export function scenarios(f: Fixtures): Scenario[] {
+  return [
+    { key: 'baseline', name: 'baseline: auth + 1 indexed query', kind: 'baseline', sequences: f.baseline.map(get) },
+    { key: 'project', name: 'GET /v2/projects/:id (via a grant)', kind: 'read', sequences: f.projectRead.map(get) },
+    { key: 'teams', name: 'GET /v2/teams', kind: 'read', sequences: f.teamList.map(get) },
+    { key: 'members', name: 'GET /v2/teams/:id/members (big team)', kind: 'read', sequences: f.memberList.map(get) },
+    { key: 'frame', name: 'GET …/frames/:id', kind: 'read', sequences: f.frameRead.map(get) },
+    // Each stop and each start counts as one request; cloud frames never wait for an agent.
+    { key: 'stopstart', name: 'POST …/stop, then …/start', kind: 'write', sequences: f.stopStart.map(([stop, start]) => [post(stop), post(start)]) },
+    { key: 'sync', name: 'POST /v2/agent/sync (500 frames)', kind: 'write', sequences: [[post(f.sync, '{}')]] },
+  ];
+}
