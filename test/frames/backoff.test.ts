@@ -4,8 +4,8 @@
 // rollout never count toward the streak.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
-import { ADMIN, cloudAgent, defaultSpace, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
+import { type TestUser } from '../helpers/factories.ts';
+import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
 
 let t: TestApp;
 let ann: TestUser;
@@ -15,10 +15,7 @@ let agent: { id: string; token: string };
 
 beforeAll(async () => {
   t = await testApp();
-  ann = await newUser(t, 'ann');
-  project = await newProject(t, ann);
-  space = await defaultSpace(t, ann, project.id);
-  agent = await cloudAgent(t); // the only cloud agent of this file's database: every frame is placed on it
+  ({ ann, project, space, agent } = await cloudWorld(t));
 });
 afterAll(async () => { await t.close(); });
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
-import { ADMIN, cloudAgent, defaultSpace, framePath, newFrame, sync } from '../helpers/frames.ts';
+import { ADMIN, cloudWorld, defaultSpace, framePath, newFrame, sync } from '../helpers/frames.ts';
 
 let t: TestApp;
 let ann: TestUser;
@@ -14,10 +14,7 @@ let agent: { id: string; token: string };
 
 beforeAll(async () => {
   t = await testApp();
-  ann = await newUser(t, 'ann');
-  project = await newProject(t, ann);
-  space = await defaultSpace(t, ann, project.id);
-  agent = await cloudAgent(t);
+  ({ ann, project, space, agent } = await cloudWorld(t));
 });
 afterAll(async () => { await t.close(); });
 

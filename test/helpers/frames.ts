@@ -38,3 +38,13 @@ export function replicaEvents(frameId: string, count: number, type: string, extr
 
 export const framePath = (f: { project_id: string; space_id: string; id: string }) =>
   `/v2/projects/${f.project_id}/spaces/${f.space_id}/frames/${f.id}`;
+
+/** A user with a project, its default space and the database's only cloud agent (every cloud frame lands on it). */
+export async function cloudWorld(t: TestApp) {
+  const { newProject, newUser } = await import('./factories.ts');
+  const ann = await newUser(t, 'ann');
+  const project = await newProject(t, ann);
+  const space = await defaultSpace(t, ann, project.id);
+  const agent = await cloudAgent(t);
+  return { ann, project, space, agent };
+}
