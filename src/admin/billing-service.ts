@@ -12,8 +12,13 @@ export function createBillingService({ db, clock }: { db: Database; clock: Clock
     async set(userId: string, status: 'active' | 'past_due') {
       const now = clock.now();
       return transaction(db, async (trx) => {
-        const user = await trx.selectFrom('users').select(['id', 'billing_status']).where('id', '=', userId).forUpdate().executeTakeFirst();
+        // FOR NO KEY UPDATE: rows that merely reference the user (audit, tokens) stay insertable.
+        const user = await trx.selectFrom('users').select(['id', 'billing_status']).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
         if (!user) throw notFound('user');
+        // Frames in id order, as the agent sync locks them.
+        await trx.selectFrom('frames').select('id')
+          .where('project_id', 'in', (eb) => eb.selectFrom('projects').select('id').where('owner_id', '=', userId))
+          .orderBy('id').forUpdate().execute();
         const frames = user.billing_status === status ? [] : await trx.updateTable('frames')
           .set({ generation: sql`generation + 1`, updated_at: now })
           .where('project_id', 'in', (eb) => eb.selectFrom('projects').select('id').where('owner_id', '=', userId))

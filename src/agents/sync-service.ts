@@ -117,6 +117,10 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       const before = reporting ? await currentFingerprint(agent.id) : undefined;
       if (body.events?.length || body.logs?.length) {
         await transaction(db, async (trx) => {
+          // Lock every frame this report touches up front, in id order, as billing does: writers
+          // that lock several frames in one order cannot deadlock each other.
+          const ids = [...new Set([...(body.events ?? []), ...(body.logs ?? [])].map((e) => e.frame_id))].sort();
+          if (ids.length) await trx.selectFrom('frames').select('id').where('id', 'in', ids).where('agent_id', '=', agent.id).orderBy('id').forUpdate().execute();
           const touched = new Set<string>();
           for (const e of body.events ?? []) {
             const id = await applyEvent(trx, agent, e, now);
@@ -130,21 +134,24 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       // Holding stays under the offline threshold, so a waiting agent never looks offline.
       const holdMs = Math.min(waitSeconds, 30, Math.max(1, offlineAfterSeconds / 2)) * 1000;
       const deadline = Date.now() + holdMs;
-      let frames = await desiredState(agent.id);
-      const first = fingerprint(frames);
-      // What the agent reported may itself have changed its instructions (a back-off trip):
-      // then it must hear at once.
-      while (notifier && holdMs > 0 && (before === undefined || first === before) && !signal?.aborted) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        const woke = await notifier.wait('frameplane_agent', agent.id, left, signal);
-        if (!woke) break;
-        if ((await currentFingerprint(agent.id)) === first) continue;
-        frames = await desiredState(agent.id);
-        break;
+      const listening = notifier && holdMs > 0 ? notifier.listen('frameplane_agent', agent.id) : undefined;
+      try {
+        let frames = await desiredState(agent.id);
+        const first = fingerprint(frames);
+        // What the agent reported may itself have changed its instructions (a back-off trip):
+        // then it must hear at once.
+        while (listening && (before === undefined || first === before) && !signal?.aborted) {
+          const left = deadline - Date.now();
+          if (left <= 0 || !(await listening.next(left, signal))) break;
+          if ((await currentFingerprint(agent.id)) === first) continue;
+          frames = await desiredState(agent.id);
+          break;
+        }
+        if (holdMs > 0) await touch(agent.id);
+        return { frames, sync_after_ms: SYNC_AFTER_MS };
+      } finally {
+        listening?.close();
       }
-      if (holdMs > 0) await touch(agent.id);
-      return { frames, sync_after_ms: SYNC_AFTER_MS };
     },
   };
 }

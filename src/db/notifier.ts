@@ -7,11 +7,22 @@ export const CHANNELS = ['frameplane_agent', 'frameplane_frame_events', 'framepl
 export type Channel = (typeof CHANNELS)[number];
 type Listener = (payload: string) => void;
 
+export interface Listening {
+  /** True at once if notified since the last call; else waits up to `ms` for a notification. */
+  next(ms: number, signal?: AbortSignal): Promise<boolean>;
+  close(): void;
+}
+
 export interface Notifier {
   /** Calls `fn` for every notification on `channel` whose payload is `key` (or any, with '*'). */
   subscribe(channel: Channel, key: string, fn: Listener): () => void;
   /** Resolves true when `key` is notified on `channel`, false after `ms` or when aborted. */
   wait(channel: Channel, key: string, ms: number, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Starts listening now and remembers what arrives: take one before reading the state you
+   * wait on, so a change landing between the read and the wait is not missed.
+   */
+  listen(channel: Channel, key: string): Listening;
   close(): Promise<void>;
 }
 
@@ -70,6 +81,28 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
         signal?.addEventListener('abort', abort, { once: true });
         if (signal?.aborted) done(false);
       });
+    },
+    listen(channel, key) {
+      let pending = false;
+      let wake: (() => void) | undefined;
+      const off = this.subscribe(channel, key, () => { pending = true; wake?.(); });
+      return {
+        async next(ms, signal) {
+          await ready;
+          if (!pending && ms > 0 && !signal?.aborted) {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(done, ms);
+              signal?.addEventListener('abort', done, { once: true });
+              wake = done;
+              function done() { clearTimeout(timer); signal?.removeEventListener('abort', done); wake = undefined; resolve(); }
+            });
+          }
+          const got = pending;
+          pending = false;
+          return got;
+        },
+        close: off,
+      };
     },
     async close() {
       closed = true;

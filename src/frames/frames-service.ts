@@ -78,19 +78,24 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
 
     async get(actor: Actor, projectId: string, spaceId: string, frameId: string, wait?: { for: FrameStatus; timeoutSeconds: number }) {
       const deadline = Date.now() + (wait?.timeoutSeconds ?? 0) * 1000;
-      for (;;) {
-        const row = await frameForCaller(db, projectId, spaceId, frameId, actor.userId);
-        if (!row) {
-          // Only now tell a missing project (or one out of reach) from a missing frame.
-          await access.requireProject(actor.userId, projectId, 'project.read');
-          throw notFound('frame');
+      // Listening starts before the first read, so a change in between still wakes us.
+      const listening = wait && notifier ? notifier.listen('frameplane_frame_events', frameId) : undefined;
+      try {
+        for (;;) {
+          const row = await frameForCaller(db, projectId, spaceId, frameId, actor.userId);
+          if (!row) {
+            // Only now tell a missing project (or one out of reach) from a missing frame.
+            await access.requireProject(actor.userId, projectId, 'project.read');
+            throw notFound('frame');
+          }
+          decideProject(row.caller_role, 'project.read');
+          const f = view(row);
+          const left = deadline - Date.now();
+          if (!listening || f.status === wait!.for || left <= 0) return f;
+          await listening.next(left);
         }
-        decideProject(row.caller_role, 'project.read');
-        const f = view(row);
-        const left = deadline - Date.now();
-        if (!wait || f.status === wait.for || left <= 0 || !notifier) return f;
-        // Status changes are notified on commit; re-read on each, until the status or the timeout.
-        await notifier.wait('frameplane_frame_events', frameId, Math.min(left, 5000));
+      } finally {
+        listening?.close();
       }
     },
 
