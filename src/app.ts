@@ -41,6 +41,16 @@ export interface AppOptions { logger?: Logger; isReady?: () => boolean }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+// Answers the router gives before any hook runs (a URL it cannot decode) miss helmet's headers:
+// they get this baseline, and the request id, by hand.
+const BASELINE_HEADERS = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'SAMEORIGIN',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+};
+
 export async function buildApp(core: Core, services: Services, opts: AppOptions = {}) {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
@@ -54,7 +64,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     routerOptions: { maxParamLength: 512 },
     // Errors the router raises before any route runs are problems too: a path that cannot be
     // decoded is 400, a path parameter longer than any id is simply not found.
-    frameworkErrors: (err, _req, reply) => sendProblem(reply, err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    frameworkErrors: (err, req, reply) => sendProblem(reply.headers(BASELINE_HEADERS).header('x-request-id', req.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError(404, 'not_found', 'Not found', 'No such resource.')
       : new AppError(400, 'bad_url', 'Bad request', 'The URL is not valid (bad percent-encoding).')),
     return503OnClosing: true,
@@ -91,13 +101,17 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
       return { schema: { ...schema, security } as typeof schema, url };
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
   installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS);
 
   app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // The API reference is public, like the document it shows (a browser sends no token). It is
+  // registered after the error handler, so that its errors are problems too.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => { route.config = { ...route.config, auth: 'none' }; });
+    await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  });
 
   const { db } = core;
   await app.register(healthRoutes({ db, isReady: opts.isReady ?? (() => true) }));

@@ -14,6 +14,10 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
   // An idle client that loses its server (restart, failover) must not crash the process.
   pool.on('error', () => {});
+  // A client checked out of the pool (inside a transaction, between two statements) that loses
+  // its server emits 'error' with nobody listening, which would end the process. pg raises the
+  // same error on that client's next query, where it is handled, so listening is enough.
+  pool.on('connect', (client) => { client.on('error', () => {}); });
   return pool;
 }
 

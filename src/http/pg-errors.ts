@@ -32,7 +32,7 @@ export function fromPgError(err: unknown): AppError | undefined {
   if (e.code === 'P0001' && e.hint === 'owner_immutable') return ownerImmutable(e.message ?? 'The team owner is fixed.');
   if (e.code?.startsWith('22')) return unprocessable('invalid_value', 'A value in the request is not acceptable.');
   if (e.code && CONNECTION_CODES.has(e.code)) return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
-  if (e.message && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) {
+  if (e.message && /Connection terminated|timeout exceeded when trying to connect|is not queryable/i.test(e.message)) {
     return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
   }
   return undefined;

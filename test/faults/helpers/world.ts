@@ -1,0 +1,119 @@
+// An in-process world for the fuzz and security tests: an owner with a team, a project, a
+// frame with a domain and a volume, a self-hosted agent, a pending invitation and a grant; an
+// outsider who is signed in but reaches none of it; and the tokens that must be refused
+// (revoked, expired, an agent's, the operator's).
+import { expect } from 'vitest';
+import { monotonicFactory } from 'ulidx';
+import type { TestApp } from '../../helpers/app.ts';
+import { newProject, newTeam, newUser, share, type TestUser } from '../../helpers/factories.ts';
+import { newId, ID_PREFIXES } from '../../../src/ids.ts';
+import { hashSecret, newSecret } from '../../../src/secrets.ts';
+
+export const ADMIN = 'admin-token-for-tests';
+
+export interface World {
+  owner: TestUser;
+  outsider: TestUser;
+  /** Real ids, by path parameter name. */
+  ids: Record<string, string>;
+  paths: { project: string; frame: string };
+  tokens: { revoked: string; expired: string; agent: string; admin: string };
+}
+
+async function ok(p: Promise<{ status: number; json: any; text: string }>, status: number) {
+  const r = await p;
+  expect(r.status, r.text).toBe(status);
+  return r.json;
+}
+
+/** A token row of `user` written directly: `expired` ones expired yesterday. */
+async function rawToken(t: TestApp, user: TestUser, o: { expired?: boolean; revoked?: boolean }) {
+  const now = t.clock.now();
+  const token = newSecret('fp');
+  await t.db.insertInto('access_tokens').values({
+    id: newId('token', now), user_id: user.id, name: 'raw', kind: 'personal', token_hash: hashSecret(token), created_at: now,
+    expires_at: o.expired ? new Date(now.getTime() - 86400_000) : null, revoked_at: o.revoked ? now : null,
+  }).execute();
+  return token;
+}
+
+export async function buildWorld(t: TestApp): Promise<World> {
+  const owner = await newUser(t, 'owner');
+  const outsider = await newUser(t, 'outsider');
+  const viewer = await newUser(t, 'viewer');
+  await newTeam(t, outsider, 'Elsewhere'); // in a team of their own, not in the world's
+  const team = await newTeam(t, owner, 'World');
+  const project = await newProject(t, owner, 'World project');
+  const space = (await ok(t.get(`/v2/projects/${project.id}/spaces`, { token: owner.token }), 200)).data[0];
+  const grant = await share(t, team.id, project.id, 'viewer');
+  const inv = await ok(t.post(`/v2/teams/${team.id}/invitations`, { token: owner.token, body: { email: `invitee.${Date.now()}@example.test`, role: 'member' } }), 201);
+  const tok = await ok(t.post('/v2/user/tokens', { token: owner.token, body: { name: 'listed' } }), 201);
+  const agent = await ok(t.post(`/v2/projects/${project.id}/agents`, { token: owner.token, body: { name: 'edge' } }), 201);
+  const projectPath = `/v2/projects/${project.id}`;
+  const frame = await ok(t.post(`${projectPath}/spaces/${space.id}/frames`, {
+    token: owner.token,
+    body: { name: 'web', owner_id: owner.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080 },
+  }), 201);
+  const framePath = `${projectPath}/spaces/${space.id}/frames/${frame.id}`;
+  const domain = await ok(t.post(`${framePath}/domains`, { token: owner.token, body: { hostname: `w${Date.now()}.example.com` } }), 201);
+  const volume = await ok(t.post(`${framePath}/volumes`, { token: owner.token, body: { name: 'data', mount_path: '/data', size_gb: 1 } }), 201);
+  // The outsider's own team id is not needed: they are refused by the world's ids.
+  void viewer;
+  return {
+    owner, outsider,
+    ids: {
+      team_id: team.id, user_id: viewer.id, invitation_id: inv.id, grant_id: grant, project_id: project.id, space_id: space.id,
+      token_id: tok.id, agent_id: agent.id, frame_id: frame.id, domain_id: domain.id, volume_id: volume.id,
+    },
+    paths: { project: projectPath, frame: framePath },
+    tokens: { revoked: await rawToken(t, owner, { revoked: true }), expired: await rawToken(t, owner, { expired: true }), agent: agent.token, admin: ADMIN },
+  };
+}
+
+/** The id prefix of a path parameter (`project_id` → `prj`), if it names an id. */
+export const PARAM_PREFIX: Record<string, string> = {
+  team_id: ID_PREFIXES.team, user_id: ID_PREFIXES.user, invitation_id: ID_PREFIXES.invitation, grant_id: ID_PREFIXES.grant,
+  project_id: ID_PREFIXES.project, space_id: ID_PREFIXES.space, token_id: ID_PREFIXES.token, agent_id: ID_PREFIXES.agent,
+  frame_id: ID_PREFIXES.frame, domain_id: ID_PREFIXES.domain, volume_id: ID_PREFIXES.volume,
+};
+
+const ulid = monotonicFactory();
+/** A well-formed id of that kind that names nothing. */
+export const missingId = (param: string) => `${PARAM_PREFIX[param] ?? 'x'}_${ulid()}`;
+
+// ---------------------------------------------------------------------------------------------
+// The routes, from the OpenAPI document.
+
+export type Schema = Record<string, any>;
+export interface Route {
+  method: string;
+  path: string;
+  params: string[];
+  query: Record<string, Schema>;
+  body?: Schema;
+  scheme: 'bearer' | 'optional' | 'operator' | 'agent' | 'none';
+}
+
+function schemeOf(security: Array<Record<string, unknown>> | undefined): Route['scheme'] {
+  const s = security ?? [];
+  if (s.some((x) => 'operator' in x)) return 'operator';
+  if (s.some((x) => 'agent' in x)) return 'agent';
+  if (s.some((x) => 'bearer' in x)) return s.some((x) => Object.keys(x).length === 0) ? 'optional' : 'bearer';
+  return 'none';
+}
+
+export function routesOf(doc: any): Route[] {
+  return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([m]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+      .map(([m, op]) => ({
+        method: m.toUpperCase(),
+        path,
+        params: (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name as string),
+        query: Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema ?? {}])),
+        body: op.requestBody?.content?.['application/json']?.schema as Schema | undefined,
+        scheme: schemeOf(op.security),
+      })));
+}
+
+export const fill = (r: Route, values: Record<string, string>) => r.path.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name] ?? `missing-${name}`);
