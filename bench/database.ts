@@ -44,7 +44,7 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
       created.push(name);
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
-      const pool = createPool(url.toString(), 2);
+      const pool = createPool(url.toString(), { max: 2, timeoutMs: 3_600_000 });
       try { await migrate(pool); } finally { await pool.end(); }
       return url.toString();
     },

@@ -35,7 +35,7 @@ async function prepare(server: BenchServer, name: string, scale: number): Promis
   const { sizes } = data;
   log(`\n${name} dataset (scale ${scale}): ${Object.entries(sizes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
   const url = await server.freshDatabase(name);
-  const pool = createPool(url, 2);
+  const pool = createPool(url, { max: 2, timeoutMs: 3_600_000 });
   const db = createDatabase(pool);
   let seconds: number;
   try { seconds = await seed(db, data, benchSealer(), log); } finally { await db.destroy(); }

@@ -25,7 +25,7 @@ export async function startService(databaseUrl: string): Promise<RunningService>
     DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent',
     SECRET_KEY: BENCH_SECRET_KEY, DATA_DIR: '/tmp/frameplane-bench-unused',
   });
-  const pool = createPool(databaseUrl, 20); // as src/main.ts
+  const pool = createPool(databaseUrl, { max: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs }); // as src/main.ts
   let queries = 0;
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;

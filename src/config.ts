@@ -25,6 +25,9 @@ export interface Config {
   testClock: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  databasePoolSize: number;
+  /** Longest a statement may run; a database that does not answer at all fails a little later. */
+  databaseTimeoutMs: number;
   rateLimits: RateLimits;
 }
 
@@ -64,6 +67,8 @@ export function loadConfig(env: Env = process.env): Config {
     testClock: env.TEST_CLOCK === '1',
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1),
+    databaseTimeoutMs: int(env, 'DATABASE_TIMEOUT_MS', 15_000, 100),
     rateLimits: {
       failedLoginsPerAddress: int(env, 'RATE_FAILED_LOGINS_PER_ADDRESS', 20, 1),
       failedLoginsPerIp: int(env, 'RATE_FAILED_LOGINS_PER_IP', 100, 1),

@@ -39,7 +39,7 @@ async function main() {
     url = embedded.url;
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
-  const pool = createPool(url, 20);
+  const pool = createPool(url, { max: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs });
   const db = createDatabase(pool);
   const clock = systemClock(db);
   const notifier = createNotifier(url, (err) => log.warn({ err: err.message }, 'notification listener reconnecting'));

@@ -32,7 +32,7 @@ export default async function setup(project: TestProject) {
   await admin.query(`create database ${template}`);
   const url = new URL(adminUrl);
   url.pathname = `/${template}`;
-  const pool = createPool(url.toString(), 2);
+  const pool = createPool(url.toString(), { max: 2 });
   await migrate(pool);
   await pool.end();
   project.provide('pgAdminUrl', adminUrl);

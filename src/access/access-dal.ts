@@ -5,31 +5,39 @@ import type { Queryable } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 
 /**
- * SQL for the caller's effective role on the project `projectRef` (a column reference). Given the
- * project id as a value too, the grants subquery is planned for that project (a widely shared
- * project then costs an index lookup, not a hash over all its grants).
+ * SQL for the caller's effective role on the project `projectRef` (a column reference).
+ *
+ * The join is driven from the caller's memberships, one probe of the (team_id, project_id) key
+ * per team they are in, whatever the project: statements are prepared (src/db/prepared.ts) and
+ * run with a generic plan, so the shape must be right for every project. Driven from the
+ * project's grants instead, a project shared with 1,800 teams cost 1,800 probes. The LIMIT
+ * keeps PostgreSQL from flattening the lateral subquery and choosing that order itself.
  */
-export function projectRoleSql(projectRef: string, userId: string, projectId?: string) {
-  const id = projectId ?? sql.ref(`${projectRef}.id`);
+export function projectRoleSql(projectRef: string, userId: string) {
   const owner = sql.ref(`${projectRef}.owner_id`);
   return sql<Role | null>`case when ${owner} = ${userId} then 'owner'::team_role else (
-    select max(least(m.role, g.role)) from grants g
-    join team_members m on m.team_id = g.team_id and m.user_id = ${userId}
-    where g.project_id = ${id}) end`;
+    select max(least(m.role, g.role)) from team_members m
+    cross join lateral (select role from grants where team_id = m.team_id and project_id = ${sql.ref(`${projectRef}.id`)} limit 1) g
+    where m.user_id = ${userId}) end`;
 }
 
 /** True when the user reaches the project at all (owns it, or a team of theirs holds a grant). */
 export function reachesProjectSql(projectRef: string, userId: string): Expression<SqlBool> {
   return sql<SqlBool>`(${sql.ref(`${projectRef}.owner_id`)} = ${userId} or exists (
-    select 1 from grants g join team_members m on m.team_id = g.team_id and m.user_id = ${userId}
-    where g.project_id = ${sql.ref(`${projectRef}.id`)}))`;
+    select 1 from team_members m join grants g on g.team_id = m.team_id and g.project_id = ${sql.ref(`${projectRef}.id`)}
+    where m.user_id = ${userId}))`;
 }
 
 export function projectWithRole(q: Queryable, projectId: string, userId: string, lock = false) {
-  let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId, projectId).as('role'))
+  let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role'))
     .where('p.id', '=', projectId);
   if (lock) query = query.forUpdate('p' as never);
   return query.executeTakeFirst();
+}
+
+/** SQL for the caller's role in a team (null when not a member): one index lookup. */
+export function teamRoleSql(teamId: string, userId: string) {
+  return sql<Role | null>`(select role from team_members where team_id = ${teamId} and user_id = ${userId})`;
 }
 
 export function teamWithRole(q: Queryable, teamId: string, userId: string) {

@@ -13,6 +13,13 @@ export function decideProject(role: Role | null, action: ProjectAction): Role {
   return role;
 }
 
+/** The same for a team: a caller who is not a member is told the team does not exist. */
+export function decideTeam(role: Role | null | undefined, action: TeamAction): Role {
+  if (!role) throw notFound('team');
+  if (!canOnTeam(role, action)) throw roleTooLow(TEAM_ACTIONS[action]);
+  return role;
+}
+
 export function createAccessService(db: Queryable) {
   return {
     async requireProject(userId: string, projectId: string, action: ProjectAction, q: Queryable = db) {
@@ -22,9 +29,8 @@ export function createAccessService(db: Queryable) {
 
     async requireTeam(userId: string, teamId: string, action: TeamAction, q: Queryable = db) {
       const team = await teamWithRole(q, teamId, userId);
-      if (!team) throw notFound('team');
-      if (!canOnTeam(team.role, action)) throw roleTooLow(TEAM_ACTIONS[action]);
-      return team;
+      decideTeam(team?.role, action);
+      return team!;
     },
   };
 }

@@ -7,10 +7,11 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { decodeCursor, iso, isoOrNull, toPage } from '../http/schemas.ts';
+import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
 import { notifyAgents, refreshStatus } from '../frames/frame-events.ts';
+import { pageById } from '../db/paging.ts';
 
 export interface AgentRow { id: string; kind: 'cloud' | 'self_hosted'; project_id: string | null; name: string; created_at: Date; last_seen_at: Date | null }
 export interface AgentIdentity { id: string; kind: 'cloud' | 'self_hosted'; project_id: string | null }
@@ -53,10 +54,7 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
 
     async list(actor: Actor, projectId: string, limit: number, cursor?: string) {
       await access.requireProject(actor.userId, projectId, 'project.read');
-      let q = db.selectFrom('agents').selectAll().where('project_id', '=', projectId);
-      const after = decodeCursor(cursor, 1)?.[0];
-      if (after) q = q.where('id', '>', after);
-      return toPage(await q.orderBy('id').limit(limit + 1).execute(), limit, (a) => [a.id], present);
+      return pageById(db.selectFrom('agents').selectAll().where('project_id', '=', projectId), limit, cursor, present);
     },
 
     async remove(actor: Actor, projectId: string, agentId: string) {

@@ -3,22 +3,57 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { isStalePlan, prepareStatements } from './prepared.ts';
+import { installTimestampParser } from './timestamps.ts';
 
 export type Database = Kysely<DB>;
 export type Queryable = Kysely<DB> | Transaction<DB>;
 
 // bigint (count(*)) arrives as a string by default; our counts fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+installTimestampParser();
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+export interface PoolOptions {
+  max?: number;
+  /** Server-side statement_timeout; the client gives up on a silent server 2 s after it. */
+  timeoutMs?: number;
+}
+
+export function createPool(connectionString: string, { max = 10, timeoutMs = 15_000 }: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString, max, connectionTimeoutMillis: 5000,
+    // A slow statement is cancelled by the server (57014); a server that does not answer at all
+    // (frozen, or a network partition) is given up on by the client. A transaction left open
+    // by a crashed request cannot hold its locks for long either.
+    statement_timeout: timeoutMs, query_timeout: timeoutMs + 2000, idle_in_transaction_session_timeout: 60_000,
+  });
   // An idle client that loses its server (restart, failover) must not crash the process.
   pool.on('error', () => {});
-  // A client checked out of the pool (inside a transaction, between two statements) that loses
-  // its server emits 'error' with nobody listening, which would end the process. pg raises the
-  // same error on that client's next query, where it is handled, so listening is enough.
-  pool.on('connect', (client) => { client.on('error', () => {}); });
+  pool.on('connect', (client) => {
+    // A client checked out of the pool (inside a transaction, between two statements) that
+    // loses its server emits 'error' with nobody listening, which would end the process. pg
+    // raises the same error on that client's next query, where it is handled.
+    client.on('error', () => {});
+    dropOnClientTimeout(client);
+  });
+  prepareStatements(pool);
   return pool;
+}
+
+// After its query_timeout, pg fails the query but leaves the client waiting for the server's
+// answer; the next request given that client would wait too. Closing the socket makes the
+// client unusable, and the pool replaces it when it is released.
+function dropOnClientTimeout(client: pg.PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: typeof query }).query = (...args) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((err: Error) => {
+        if (err?.message === 'Query read timeout') (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      });
+    }
+    return result;
+  };
 }
 
 export function createDatabase(pool: pg.Pool): Database {
@@ -30,14 +65,16 @@ const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serializati
 /**
  * A transaction that is retried when PostgreSQL aborts it for a deadlock or a serialization
  * failure: concurrent writers that lock rows in different orders (an agent's report and a
- * billing change, say) then both succeed instead of one failing with a 500.
+ * billing change, say) then both succeed instead of one failing with a 500. A statement whose
+ * prepared plan a migration made stale (prepared.ts) is retried the same way.
  */
 export async function transaction<T>(db: Database, fn: (trx: Transaction<DB>) => Promise<T>, attempts = 4): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(fn);
     } catch (err) {
-      if (attempt >= attempts || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+      const retryable = RETRYABLE.has((err as { code?: string }).code ?? '') || isStalePlan(err);
+      if (attempt >= attempts || !retryable) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
     }
   }

@@ -9,12 +9,16 @@ import { runMigrations } from 'graphile-worker';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../migrations');
 const LOCK_KEY = 7_346_001; // any constant shared by every instance
+const UNLIMITED = 2 ** 31 - 1; // the longest timer Node.js keeps: 24 days
 
 export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
-    await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
+    // A migration may rewrite a big table: no statement timeout here (see createPool).
+    await client.query('set statement_timeout = 0');
+    // Another instance may be migrating: wait for it as long as it takes.
+    await client.query({ text: 'select pg_advisory_lock($1)', values: [LOCK_KEY], query_timeout: UNLIMITED } as pg.QueryConfig);
     await client.query(`create table if not exists schema_migrations (
       name text primary key, applied_at timestamptz not null default now())`);
     const done = new Set((await client.query('select name from schema_migrations')).rows.map((r) => r.name));
@@ -23,7 +27,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
       if (done.has(file)) continue;
       await client.query('begin');
       try {
-        await client.query(readFileSync(join(MIGRATIONS_DIR, file), 'utf8'));
+        await client.query({ text: readFileSync(join(MIGRATIONS_DIR, file), 'utf8'), query_timeout: UNLIMITED } as pg.QueryConfig);
         await client.query('insert into schema_migrations (name) values ($1)', [file]);
         await client.query('commit');
         applied.push(file);
@@ -35,6 +39,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     await runMigrations({ pgPool: pool, logger: quietLogger });
   } finally {
     await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
+    await client.query('reset statement_timeout').catch(() => {});
     client.release();
   }
   return applied;

@@ -10,11 +10,12 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../http/errors.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { recordFrameEvent } from './frame-events.ts';
 import { lockFrame } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
+import { pageById } from '../db/paging.ts';
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -54,10 +55,7 @@ export function createDomainsService({ db, clock, access, frames }: Deps) {
     async list(actor: Actor, projectId: string, spaceId: string, frameId: string, limit: number, cursor?: string) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      let q = db.selectFrom('domains').selectAll().where('frame_id', '=', frameId);
-      const after = decodeCursor(cursor, 1)?.[0];
-      if (after) q = q.where('id', '>', after);
-      return toPage(await q.orderBy('id').limit(limit + 1).execute(), limit, (d) => [d.id], present);
+      return pageById(db.selectFrom('domains').selectAll().where('frame_id', '=', frameId), limit, cursor, present);
     },
 
     async add(actor: Actor, projectId: string, spaceId: string, frameId: string, input: { hostname: string }) {

@@ -4,9 +4,9 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { newIdAfter } from '../ids.ts';
-import { frameStatus } from './frame-status.ts';
+import { frameStatus, type FrameStatus, type StatusReason } from './frame-status.ts';
 import { factsOf } from './frame-view.ts';
-import { framesWithFacts } from './frames-dal.ts';
+import { framesWithFacts, type FrameWithFacts } from './frames-dal.ts';
 
 export async function recordFrameEvent(q: Queryable, frameId: string, at: Date, e: {
   type: string; actorId?: string | null; detail?: unknown; status?: string | null; reason?: string | null;
@@ -14,14 +14,25 @@ export async function recordFrameEvent(q: Queryable, frameId: string, at: Date, 
   // Event ids are the positions of event streams (Last-Event-ID), so for one frame they must grow
   // in commit order, also when several instances write. The frame's row lock orders the writers
   // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
-  await sql`select 1 from frames where id = ${frameId} for no key update`.execute(q);
-  const newest = await q.selectFrom('frame_events').select('id').where('frame_id', '=', frameId)
-    .orderBy('id', 'desc').limit(1).executeTakeFirst();
-  await q.insertInto('frame_events').values({
-    id: newIdAfter('event', at, newest?.id), frame_id: frameId, type: e.type, status: e.status ?? null,
+  const { rows } = await sql<{ newest: string | null }>`select (select id from frame_events where frame_id = f.id order by id desc limit 1) as newest
+    from frames f where f.id = ${frameId} for no key update`.execute(q);
+  // The event and its notification (delivered on commit) in one statement.
+  await q.with('e', (w) => w.insertInto('frame_events').values({
+    id: newIdAfter('event', at, rows[0]?.newest ?? undefined), frame_id: frameId, type: e.type, status: e.status ?? null,
     status_reason: e.reason ?? null, detail: e.detail === undefined ? null : JSON.stringify(e.detail), actor_id: e.actorId ?? null, at,
-  }).execute();
-  await sql`select pg_notify('frameplane_frame_events', ${frameId})`.execute(q);
+  }).returning('frame_id'))
+    .selectFrom('e').select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified')).execute();
+}
+
+/** The frame's derived status when it differs from the one recorded (`last_status`). */
+export function statusChange(f: FrameWithFacts): { status: FrameStatus; reason: StatusReason; from: string | null } | undefined {
+  const { status, reason } = frameStatus(factsOf(f));
+  return status === f.last_status && reason === f.last_status_reason ? undefined : { status, reason, from: f.last_status };
+}
+
+/** Records a status change as a `status` event (the caller has written `last_status`). */
+export function recordStatusEvent(q: Queryable, frameId: string, at: Date, change: NonNullable<ReturnType<typeof statusChange>>) {
+  return recordFrameEvent(q, frameId, at, { type: 'status', status: change.status, reason: change.reason, detail: { from: change.from } });
 }
 
 /** Re-derives the status of these frames and records each change as a `status` event. */
@@ -29,10 +40,10 @@ export async function refreshStatus(q: Queryable, frameIds: string[], at: Date) 
   if (frameIds.length === 0) return;
   const rows = await framesWithFacts(q).where('f.id', 'in', frameIds).execute();
   for (const f of rows) {
-    const { status, reason } = frameStatus(factsOf(f));
-    if (status === f.last_status && reason === f.last_status_reason) continue;
-    await q.updateTable('frames').set({ last_status: status, last_status_reason: reason }).where('id', '=', f.id).execute();
-    await recordFrameEvent(q, f.id, at, { type: 'status', status, reason, detail: { from: f.last_status } });
+    const change = statusChange(f);
+    if (!change) continue;
+    await q.updateTable('frames').set({ last_status: change.status, last_status_reason: change.reason }).where('id', '=', f.id).execute();
+    await recordStatusEvent(q, f.id, at, change);
   }
 }
 

@@ -5,14 +5,14 @@ import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
-import type { AccessService } from '../access/access-service.ts';
+import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { AppError, serviceUnavailable } from '../http/errors.ts';
+import { AppError, notFound, serviceUnavailable } from '../http/errors.ts';
 import { decodeCursor, toPage } from '../http/schemas.ts';
 import { presentDeployment, startDeployment } from './deployments.ts';
-import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
-import { lockFrame } from './frames-dal.ts';
+import { notifyAgents, recordFrameEvent, recordStatusEvent, refreshStatus, statusChange } from './frame-events.ts';
+import { frameForCaller, lockFrameIn, type FrameWithFacts } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
 
 interface Deps {
@@ -25,46 +25,57 @@ export const billingPastDue = () =>
 
 export function createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }: Deps) {
   /** Self-hosted frames need their agent online to be stopped or started; cloud frames never wait. */
-  async function requireAgentOnline(q: Queryable, agentId: string | null, kind: 'cloud' | 'agent') {
-    if (kind !== 'agent' || !agentId) return;
-    const agent = await q.selectFrom('agents').select(['id', 'last_seen_at']).where('id', '=', agentId).executeTakeFirst();
-    const now = clock.now();
-    const seen = agent?.last_seen_at ?? null;
-    if (seen && now.getTime() - seen.getTime() <= offlineAfterSeconds * 1000) return;
+  function requireAgentOnline(f: FrameWithFacts) {
+    if (f.runtime_kind !== 'agent' || !f.agent_id) return;
+    const seen = f.agent_last_seen_at;
+    if (seen && clock.now().getTime() - seen.getTime() <= offlineAfterSeconds * 1000) return;
     throw serviceUnavailable('agent_offline',
       `The frame's self-hosted agent is offline (last seen ${seen ? seen.toISOString() : 'never'}); try again when it is back.`,
       Math.max(5, Math.min(60, offlineAfterSeconds)));
   }
 
-  async function pastDue(q: Queryable, projectId: string) {
-    const row = await q.selectFrom('projects as p').innerJoin('users as u', 'u.id', 'p.owner_id').select('u.billing_status')
-      .where('p.id', '=', projectId).executeTakeFirstOrThrow();
-    return row.billing_status === 'past_due';
+  /**
+   * Locks the frame, then reads it with every fact and the caller's role. Read after the lock,
+   * the facts are current: no other change to this frame can commit until this one does.
+   */
+  async function lockForOperation(trx: Queryable, actor: Actor, projectId: string, spaceId: string, frameId: string) {
+    const f = (await lockFrameIn(trx, projectId, spaceId, frameId)) && (await frameForCaller(trx, projectId, spaceId, frameId, actor.userId));
+    if (!f) {
+      // Only now tell a project out of reach (404 for it, or 403) from a missing frame.
+      await access.requireProject(actor.userId, projectId, 'frame.operate', trx);
+      throw notFound('frame');
+    }
+    decideProject(f.caller_role, 'frame.operate');
+    return f;
   }
 
   async function setDesired(actor: Actor, projectId: string, spaceId: string, frameId: string, desired: 'running' | 'stopped') {
-    await access.requireProject(actor.userId, projectId, 'frame.operate');
     const now = clock.now();
     // The answer is read inside the transaction: it shows this request's outcome, not a later one.
     return transaction(db, async (trx) => {
-      await frames.load(projectId, spaceId, frameId, trx);
-      const f = (await lockFrame(trx, frameId))!;
-      await requireAgentOnline(trx, f.agent_id, f.runtime_kind);
-      if (desired === 'running' && (await pastDue(trx, projectId))) throw billingPastDue();
+      const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
+      requireAgentOnline(f);
+      if (desired === 'running' && f.billing_status === 'past_due') throw billingPastDue();
       const noop = f.desired_state === desired;
-      if (!noop) {
-        await trx.updateTable('frames').set({
-          desired_state: desired, generation: sql`generation + 1`, version: sql`version + 1`, updated_at: now,
-          // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
-          ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}),
-        }).where('id', '=', frameId).execute();
-      }
       const type = desired === 'running' ? 'start' : 'stop';
+      // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
+      const set = noop ? {} : { desired_state: desired, updated_at: now, ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}) };
+      // The status is derived here, from the facts read under the lock, and written with the change.
+      const change = statusChange({ ...f, ...set });
+      let after = f;
+      if (!noop || change) {
+        const row = await trx.updateTable('frames').set({
+          ...set,
+          ...(noop ? {} : { generation: sql`generation + 1`, version: sql`version + 1` }),
+          ...(change ? { last_status: change.status, last_status_reason: change.reason } : {}),
+        }).where('id', '=', frameId).returningAll().executeTakeFirstOrThrow();
+        after = { ...f, ...row };
+      }
       await recordFrameEvent(trx, frameId, now, { type, actorId: actor.userId, detail: { noop } });
       if (!noop) await recordAudit(trx, actor, now, { projectId, action: `frame.${type}`, targetType: 'frame', targetId: frameId, before: { desired_state: f.desired_state }, after: { desired_state: desired } });
-      await refreshStatus(trx, [frameId], now);
+      if (change) await recordStatusEvent(trx, frameId, now, change);
       if (!noop) await notifyAgents(trx, [f.agent_id]);
-      return frames.view(await frames.load(projectId, spaceId, frameId, trx));
+      return frames.view(after);
     });
   }
 
@@ -73,12 +84,10 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
     start: (actor: Actor, p: string, s: string, f: string) => setDesired(actor, p, s, f, 'running'),
 
     async deploy(actor: Actor, projectId: string, spaceId: string, frameId: string) {
-      await access.requireProject(actor.userId, projectId, 'frame.operate');
       const now = clock.now();
       return transaction(db, async (trx) => {
-        await frames.load(projectId, spaceId, frameId, trx);
-        const f = (await lockFrame(trx, frameId))!;
-        if (await pastDue(trx, projectId)) throw billingPastDue();
+        const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
+        if (f.billing_status === 'past_due') throw billingPastDue();
         const d = await startDeployment(trx, sealer, f, { trigger: 'manual', at: now, actorId: actor.userId });
         await recordFrameEvent(trx, frameId, now, { type: 'deploy', actorId: actor.userId, detail: { deployment_id: d.id, trigger: 'manual' } });
         await recordAudit(trx, actor, now, { projectId, action: 'frame.deployed', targetType: 'frame', targetId: frameId, after: { deployment_id: d.id } });

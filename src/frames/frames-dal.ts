@@ -37,7 +37,7 @@ export function frameInProject(q: Queryable, projectId: string, spaceId: string 
 
 /** The frame and the caller's role on its project, in one round trip (the read path). */
 export function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) {
-  return framesWithFacts(q).select(projectRoleSql('p', userId, projectId).as('caller_role'))
+  return framesWithFacts(q).select(projectRoleSql('p', userId).as('caller_role'))
     .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId)
     .executeTakeFirst();
 }
@@ -45,4 +45,11 @@ export function frameForCaller(q: Queryable, projectId: string, spaceId: string,
 /** Locks the frame row for a change; the change and its event commit together. */
 export function lockFrame(q: Queryable, frameId: string) {
   return q.selectFrom('frames').selectAll().where('id', '=', frameId).forUpdate().executeTakeFirst();
+}
+
+/** Locks the frame for an operation if it is in that project and space (see frame-ops-service). */
+export function lockFrameIn(q: Queryable, projectId: string, spaceId: string, frameId: string) {
+  return q.selectFrom('frames').select('id')
+    .where('id', '=', frameId).where('project_id', '=', projectId).where('space_id', '=', spaceId)
+    .forUpdate().executeTakeFirst();
 }

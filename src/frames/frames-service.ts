@@ -11,13 +11,13 @@ import { projectWithRole } from '../access/access-dal.ts';
 import { leastLoadedCloudAgent } from '../agents/agents-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, fieldError, notFound } from '../http/errors.ts';
-import { decodeCursor, toPage } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { completeIfHealthy, startDeployment } from './deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import { etagOf, presentFrame } from './frame-view.ts';
 import { frameForCaller, frameInProject, framesWithFacts, lockFrame } from './frames-dal.ts';
 import type { FrameStatus } from './frame-status.ts';
+import { pageById } from '../db/paging.ts';
 
 export interface FrameInput {
   name: string; owner_id: string; git_repository: string; git_repository_owner: string; git_repository_branch: string;
@@ -104,10 +104,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
       if (spaceId) await requireSpace(projectId, spaceId);
       let q = framesWithFacts(db).where('f.project_id', '=', projectId);
       if (spaceId) q = q.where('f.space_id', '=', spaceId);
-      const after = decodeCursor(cursor, 1)?.[0];
-      if (after) q = q.where('f.id', '>', after);
-      const rows = await q.orderBy('f.id').limit(limit + 1).execute();
-      return toPage(rows, limit, (f) => [f.id], view);
+      return pageById(q, limit, cursor, view, 'f.id');
     },
 
     async update(actor: Actor, projectId: string, spaceId: string, frameId: string, input: FrameUpdate, ifMatch?: string) {

@@ -9,11 +9,12 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../http/errors.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import { lockFrame } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
+import { pageById } from '../db/paging.ts';
 
 /** System directories a volume must not hide or write into. */
 export const RESERVED_MOUNTS = ['/proc', '/sys', '/dev', '/etc', '/bin', '/usr', '/lib', '/sbin', '/boot', '/run', '/var/run'];
@@ -54,10 +55,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
     async list(actor: Actor, projectId: string, spaceId: string, frameId: string, limit: number, cursor?: string) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      let q = db.selectFrom('volumes').selectAll().where('frame_id', '=', frameId);
-      const after = decodeCursor(cursor, 1)?.[0];
-      if (after) q = q.where('id', '>', after);
-      return toPage(await q.orderBy('id').limit(limit + 1).execute(), limit, (v) => [v.id], present);
+      return pageById(db.selectFrom('volumes').selectAll().where('frame_id', '=', frameId), limit, cursor, present);
     },
 
     async add(actor: Actor, projectId: string, spaceId: string, frameId: string, input: VolumeInput) {

@@ -5,6 +5,8 @@ import type { Database } from '../db/database.ts';
 import { serviceUnavailable } from './errors.ts';
 import { problemResponses } from './schemas.ts';
 
+const READY_TIMEOUT_MS = 2000;
+
 export function healthRoutes({ db, isReady }: { db: Database; isReady: () => boolean }): FastifyPluginAsyncTypebox {
   return async (app) => {
     const Status = Type.Object({ status: Type.String() });
@@ -17,10 +19,18 @@ export function healthRoutes({ db, isReady }: { db: Database; isReady: () => boo
       schema: { tags: ['health'], summary: 'The database is reachable and migrated', response: { 200: Status, ...problemResponses } },
     }, async () => {
       if (!isReady()) throw serviceUnavailable('not_ready', 'Starting up: migrations are not applied yet.');
+      // A load balancer's probe gives up after a few seconds: answer before it does, even when
+      // the database has stopped answering (the query itself waits for the pool's timeout).
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await sql`select 1`.execute(db);
+        await Promise.race([
+          sql`select 1`.execute(db),
+          new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('readyz timeout')), READY_TIMEOUT_MS); }),
+        ]);
       } catch {
         throw serviceUnavailable('database_unavailable', 'The database is not reachable.');
+      } finally {
+        clearTimeout(timer);
       }
       return { status: 'ready' };
     });

@@ -1,5 +1,5 @@
 // PostgreSQL errors that carry meaning for a client: constraint names map to domain errors,
-// data exceptions to 422, lost connections to 503. Anything else stays a 500.
+// data exceptions to 422, lost connections and timeouts to 503. Anything else stays a 500.
 import { AppError, conflict, ownerImmutable, serviceUnavailable, unprocessable } from './errors.ts';
 
 interface PgError { code?: string; constraint?: string; hint?: string; message?: string }
@@ -32,7 +32,9 @@ export function fromPgError(err: unknown): AppError | undefined {
   if (e.code === 'P0001' && e.hint === 'owner_immutable') return ownerImmutable(e.message ?? 'The team owner is fixed.');
   if (e.code?.startsWith('22')) return unprocessable('invalid_value', 'A value in the request is not acceptable.');
   if (e.code && CONNECTION_CODES.has(e.code)) return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
-  if (e.message && /Connection terminated|timeout exceeded when trying to connect|is not queryable/i.test(e.message)) {
+  // statement_timeout: the database is overloaded or a lock is held too long.
+  if (e.code === '57014') return serviceUnavailable('database_timeout', 'The database took too long to answer; try again shortly.');
+  if (e.message && /Connection terminated|timeout exceeded when trying to connect|is not queryable|Query read timeout/i.test(e.message)) {
     return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
   }
   return undefined;

@@ -1,6 +1,7 @@
 // Schemas shared by every route: the problem body, list envelopes, pagination, timestamps.
 import { Type, type TSchema } from 'typebox';
 import { AppError } from './errors.ts';
+import { isoString } from '../db/timestamps.ts';
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -62,5 +63,5 @@ export function toPage<R, T>(rows: R[], limit: number, keyOf: (r: R) => string[]
   return { data: shown.map(present), next_cursor: more ? encodeCursor(keyOf(shown[shown.length - 1])) : null };
 }
 
-export const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
+export const iso = (d: Date | string) => isoString(d instanceof Date ? d : new Date(d));
 export const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));

@@ -8,9 +8,10 @@ import type { AccessService } from '../access/access-service.ts';
 import { rank, type Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound } from '../http/errors.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { refuseOwnerRole } from './members-service.ts';
+import { pageById } from '../db/paging.ts';
 
 interface GrantRow { id: string; team_id: string; project_id: string; role: Role; created_at: Date }
 export const presentGrant = (g: GrantRow) => ({ id: g.id, team_id: g.team_id, project_id: g.project_id, role: g.role, created_at: iso(g.created_at) });
@@ -27,10 +28,7 @@ export function createGrantsService({ db, clock, access }: Deps) {
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'grants.read');
-      let q = db.selectFrom('grants').selectAll().where('team_id', '=', teamId);
-      const after = decodeCursor(cursor, 1)?.[0];
-      if (after) q = q.where('id', '>', after);
-      return toPage(await q.orderBy('id').limit(limit + 1).execute(), limit, (g) => [g.id], presentGrant);
+      return pageById(db.selectFrom('grants').selectAll().where('team_id', '=', teamId), limit, cursor, presentGrant);
     },
 
     async create(actor: Actor, teamId: string, input: { project_id: string; role: Role }) {

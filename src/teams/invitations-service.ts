@@ -14,12 +14,13 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { enqueueEmail } from '../mail/outbox.ts';
 import { invitationEmail } from '../mail/templates.ts';
 import { conflict, forbidden, gone, notFound } from '../http/errors.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { normalizeEmail } from '../identity/identity-service.ts';
 import { presentMember, refuseOwnerRole } from './members-service.ts';
 import { INVITATION_DAYS, invitationStatus } from './invitation-status.ts';
 import * as teams from './teams-dal.ts';
+import { pageById } from '../db/paging.ts';
 
 type InvitationRow = Awaited<ReturnType<typeof byId>> & {};
 
@@ -69,11 +70,7 @@ export function createInvitationsService({ db, clock, access, sealer, limiter, p
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'invitations.manage');
-      let q = db.selectFrom('invitations').selectAll().where('team_id', '=', teamId);
-      const after = decodeCursor(cursor, 1)?.[0];
-      if (after) q = q.where('id', '>', after);
-      const rows = await q.orderBy('id').limit(limit + 1).execute();
-      return toPage(rows, limit, (i) => [i.id], present);
+      return pageById(db.selectFrom('invitations').selectAll().where('team_id', '=', teamId), limit, cursor, present);
     },
 
     async create(actor: Actor, teamId: string, input: { email: string; role: Role }) {

@@ -3,7 +3,7 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
-import type { AccessService } from '../access/access-service.ts';
+import { decideTeam, type AccessService } from '../access/access-service.ts';
 import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound, ownerImmutable } from '../http/errors.ts';
@@ -29,10 +29,12 @@ export function createMembersService({ db, clock, access }: Deps) {
 
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
-      await access.requireTeam(actor.userId, teamId, 'members.read');
       // The first part is a time: a cursor whose time is not one is not a cursor we issued.
       const after = decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at))) as [string, string] | undefined;
-      const rows = await dal.listMembers(db, teamId, limit, after);
+      const rows = await dal.listMembers(db, teamId, actor.userId, limit, after);
+      // No rows: not a member, or a page past the end; only then ask separately.
+      if (rows.length === 0) await access.requireTeam(actor.userId, teamId, 'members.read');
+      else decideTeam(rows[0].caller_role, 'members.read');
       return toPage(rows, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
     },
 

@@ -7,13 +7,12 @@
 //     the test clock moves 120 s so that it runs at once instead of a minute later.
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../helpers/database.ts';
-import { freePort } from '../helpers/smtp.ts';
 import { ADMIN_TOKEN, http, killAll, report, sleep, startInstance, until, type Instance } from './helpers/service.ts';
 import { openDatabase, seedUser, unique } from './helpers/seed.ts';
-import { startSlowSmtp, type SlowSmtp } from './helpers/slow-smtp.ts';
+import { freePort, startSmtp, type CaughtMail, type SmtpCatcher } from '../helpers/smtp.ts';
 import type { Database } from '../../src/db/database.ts';
 
-const servers: SlowSmtp[] = [];
+const servers: SmtpCatcher[] = [];
 const dbs: Database[] = [];
 afterAll(async () => {
   killAll();
@@ -21,6 +20,7 @@ afterAll(async () => {
   for (const d of dbs) await d.destroy();
 });
 
+const recipient = (m: CaughtMail, email: string) => m.rcptTo.some((r) => r.toLowerCase() === email);
 const LINK = /\/invitations\/[A-Za-z0-9_\-.~%]+/;
 
 async function invite(base: string, token: string, teamId: string, count: number) {
@@ -57,14 +57,14 @@ describe('SMTP down while invitations are created (process level)', () => {
     await until('every e-mail to have failed once', () => outbox(db, addresses),
       (rows) => rows.length === addresses.length && rows.every((r) => r.attempts >= 1 && r.status === 'pending'), 20_000);
 
-    const smtp = await startSlowSmtp(0, port);
+    const smtp = await startSmtp(port);
     servers.push(smtp);
     const back = Date.now();
     const rows = await until('every e-mail to be sent', () => outbox(db, addresses), (r) => r.every((x) => x.status === 'sent'), 60_000, 200);
     const tookMs = Date.now() - back;
     await sleep(1500); // room for a duplicate to show up, if there were one
-    for (const email of addresses) expect(smtp.accepted.filter((m) => m.to.includes(email)), email).toHaveLength(1);
-    for (const m of smtp.accepted) expect(m.text).toMatch(LINK);
+    for (const email of addresses) expect(smtp.messages.filter((m) => recipient(m, email)), email).toHaveLength(1);
+    for (const m of smtp.messages) expect(m.text).toMatch(LINK);
     report('smtp down', { invitations: addresses.length, delivered_after_smtp_back_ms: tookMs, attempts: rows.map((r) => r.attempts) });
     expect(await a.kill('SIGTERM')).toBe(0);
   }, 120_000);
@@ -76,7 +76,7 @@ describe('service killed with SIGKILL during delivery', () => {
     const db = openDatabase(url);
     dbs.push(db);
     const DELAY_MS = 3000;
-    const smtp = await startSlowSmtp(DELAY_MS);
+    const smtp = await startSmtp(0, { delayMs: DELAY_MS });
     servers.push(smtp);
     const first = await startInstance('first', { DATABASE_URL: url, SMTP_URL: smtp.url });
     const ann = await seedUser(db, 'ann');
@@ -87,10 +87,10 @@ describe('service killed with SIGKILL during delivery', () => {
     // Kill in the middle of a DATA hold: the first messages were accepted, the next ones wait
     // for their 250.
     await until('messages to be accepted while others are in flight',
-      async () => ({ accepted: smtp.accepted.length, inFlight: smtp.inFlight() }),
+      async () => ({ accepted: smtp.messages.length, inFlight: smtp.inFlight() }),
       (s) => s.accepted >= 4 && s.inFlight >= 1, 30_000, 20);
     await sleep(DELAY_MS / 2);
-    const atKill = { accepted_before_kill: smtp.accepted.length, in_flight_at_kill: smtp.inFlight() };
+    const atKill = { accepted_before_kill: smtp.messages.length, in_flight_at_kill: smtp.inFlight() };
     const killedAt = Date.now();
     expect(await first.kill('SIGKILL')).toBe('SIGKILL');
 
@@ -106,14 +106,14 @@ describe('service killed with SIGKILL during delivery', () => {
     await until('held messages to complete', async () => smtp.inFlight(), (n) => n === 0, DELAY_MS + 2000, 50);
     // E-mails whose hand-over the kill interrupted: the server took them, the outbox row says
     // pending. These, and only these, may arrive twice.
-    const interrupted = addresses.filter((e) => pendingAfterKill.has(e) && smtp.accepted.some((m) => m.to.includes(e)));
+    const interrupted = addresses.filter((e) => pendingAfterKill.has(e) && smtp.messages.some((m) => recipient(m, e)));
 
     const second: Instance = await startInstance('second', { DATABASE_URL: url, SMTP_URL: smtp.url, TEST_CLOCK: '1', ADMIN_TOKEN });
     const restartedAt = Date.now();
     const clock = await http(second.base, 'POST', '/v2/admin/clock', { token: ADMIN_TOKEN, body: { advance_seconds: 120 } });
     expect(clock.status, clock.text).toBe(200);
 
-    const delivered = (email: string) => smtp.accepted.some((m) => m.to.includes(email) && !m.clientGone);
+    const delivered = (email: string) => smtp.messages.some((m) => recipient(m, email) && !m.clientGone);
     await until('every e-mail to be sent and seen by a connected client',
       async () => ({ rows: await outbox(db, addresses), missing: addresses.filter((e) => !delivered(e)) }),
       (s) => s.rows.every((r) => r.status === 'sent') && s.missing.length === 0, 60_000, 200);
@@ -121,18 +121,18 @@ describe('service killed with SIGKILL during delivery', () => {
     const killToDeliveredMs = Date.now() - killedAt;
     await sleep(DELAY_MS + 1000); // a late duplicate would land here
 
-    const perAddress = addresses.map((e) => smtp.accepted.filter((m) => m.to.includes(e)).length);
+    const perAddress = addresses.map((e) => smtp.messages.filter((m) => recipient(m, e)).length);
     for (const [i, n] of perAddress.entries()) expect(n, addresses[i]).toBeGreaterThanOrEqual(1);
     const duplicated = addresses.filter((_, i) => perAddress[i] > 1);
     const duplicates = perAddress.reduce((sum, n) => sum + n - 1, 0);
     expect(duplicated.filter((e) => !interrupted.includes(e)), 'a duplicate of an e-mail the kill did not interrupt').toEqual([]);
     expect(Math.max(...perAddress)).toBeLessThanOrEqual(2);
-    for (const m of smtp.accepted) expect(m.text).toMatch(LINK);
+    for (const m of smtp.messages) expect(m.text).toMatch(LINK);
 
     report('sigkill during delivery', {
       invitations: N, smtp_delay_ms: DELAY_MS, ...atKill, pending_after_kill: pendingAfterKill.size,
-      interrupted_hand_overs: interrupted.length, accepted_after_sender_died: smtp.accepted.filter((m) => m.clientGone).length,
-      restart_to_all_delivered_ms: allDeliveredMs, kill_to_all_delivered_ms: killToDeliveredMs, total_messages: smtp.accepted.length, duplicates,
+      interrupted_hand_overs: interrupted.length, accepted_after_sender_died: smtp.messages.filter((m) => m.clientGone).length,
+      restart_to_all_delivered_ms: allDeliveredMs, kill_to_all_delivered_ms: killToDeliveredMs, total_messages: smtp.messages.length, duplicates,
     });
     expect(await second.kill('SIGTERM')).toBe(0);
   }, 180_000);

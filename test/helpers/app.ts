@@ -32,7 +32,7 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
     PORT: '8080', HOST: '127.0.0.1', PUBLIC_URL: 'http://frameplane.test', ADMIN_TOKEN: 'admin-token-for-tests',
     TEST_CLOCK: '1', DATA_DIR: '/tmp/frameplane-unused', DATABASE_URL: url, ...opts.env,
   });
-  const pool = createPool(url, 10);
+  const pool = createPool(url, { max: 10 });
   const db = createDatabase(pool);
   const clock = systemClock(db);
   await clock.refresh();

@@ -1,6 +1,12 @@
 // A real SMTP server for tests (smtp-server): it listens on a local port, speaks plain SMTP
 // (no STARTTLS, no AUTH required, as a local relay would) and keeps every message it receives,
 // with its text and HTML parts decoded, so tests can follow the links in them.
+//
+// With `delayMs` it answers the end of DATA only after that long, so a sender can be killed
+// while a message is in flight. A message counts as received when the server answers 250
+// (when a real relay takes responsibility for it); `clientGone` tells that the sender had hung
+// up by then and never saw the 250: the classic duplicate case (RFC 1047), where the sender
+// must assume the message was not taken.
 import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
@@ -16,6 +22,9 @@ export interface CaughtMail {
   html: string;
   /** Content types of the leaf parts, in order. */
   parts: string[];
+  /** The sender had closed the connection before the 250 (only with `delayMs`). */
+  clientGone: boolean;
+  at: number;
 }
 
 export interface SmtpCatcher {
@@ -25,6 +34,8 @@ export interface SmtpCatcher {
   to(address: string): CaughtMail[];
   /** Resolves once `predicate` holds for the received messages; rejects after `timeoutMs`. */
   waitFor(predicate: (messages: CaughtMail[]) => boolean, timeoutMs?: number): Promise<CaughtMail[]>;
+  /** Messages whose DATA has fully arrived and whose 250 is still held back. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -38,31 +49,42 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the catcher on `port` (0: any free port). */
-export async function startSmtp(port = 0): Promise<SmtpCatcher> {
+export async function startSmtp(port = 0, { delayMs = 0 } = {}): Promise<SmtpCatcher> {
   const messages: CaughtMail[] = [];
+  const closed = new Set<string>();
+  let holding = 0;
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
-    closeTimeout: 1000,
+    closeTimeout: delayMs ? 500 : 1000,
+    onClose(session) { closed.add(session.id); },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('error', callback);
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const env = session.envelope;
-        messages.push({
-          ...parseMessage(raw),
-          raw,
-          mailFrom: env.mailFrom ? env.mailFrom.address : '',
-          rcptTo: env.rcptTo.map((r) => r.address),
-        });
-        callback();
+        holding++;
+        setTimeout(() => {
+          holding--;
+          const raw = Buffer.concat(chunks).toString('utf8');
+          const env = session.envelope;
+          messages.push({
+            ...parseMessage(raw),
+            raw,
+            mailFrom: env.mailFrom ? env.mailFrom.address : '',
+            rcptTo: env.rcptTo.map((r) => r.address),
+            clientGone: closed.has(session.id),
+            at: Date.now(),
+          });
+          callback();
+        }, delayMs);
       });
     },
   });
+  // A sender killed mid-conversation resets the socket; that is expected.
+  server.on('error', () => {});
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
@@ -82,6 +104,7 @@ export async function startSmtp(port = 0): Promise<SmtpCatcher> {
       }
       return messages;
     },
+    inFlight: () => holding,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -145,7 +168,7 @@ function leaves(entity: string): { headers: Record<string, string>; leaves: Leaf
   return { headers, leaves: [{ type: type.split(';')[0].trim(), content: decodeBody(body, headers['content-transfer-encoding']) }] };
 }
 
-export function parseMessage(raw: string): Omit<CaughtMail, 'mailFrom' | 'rcptTo' | 'raw'> {
+export function parseMessage(raw: string): Omit<CaughtMail, 'mailFrom' | 'rcptTo' | 'raw' | 'clientGone' | 'at'> {
   const { headers, leaves: parts } = leaves(raw);
   return {
     headers,

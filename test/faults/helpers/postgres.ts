@@ -18,6 +18,12 @@ export interface OwnPostgres {
    */
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   start(): Promise<void>;
+  /**
+   * SIGSTOP to the server and every backend: connections stay open and nothing answers, as
+   * when the database host hangs or the network drops packets. `thaw` resumes them.
+   */
+  freeze(): void;
+  thaw(): void;
   /** Stops the server and removes its files. */
   destroy(): Promise<void>;
 }
@@ -75,9 +81,20 @@ export async function ownPostgres(): Promise<OwnPostgres> {
     proc = undefined;
   }
 
+  // The server and its children (one backend per connection, and the background workers).
+  function signalAll(signal: 'SIGSTOP' | 'SIGCONT') {
+    if (!proc?.pid) return;
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(proc.pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    for (const pid of [proc.pid, ...children]) {
+      try { process.kill(pid, signal); } catch { /* gone meanwhile */ }
+    }
+  }
+
   await start();
   return {
     url, port, start, stop,
+    freeze: () => signalAll('SIGSTOP'),
+    thaw: () => signalAll('SIGCONT'),
     async destroy() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

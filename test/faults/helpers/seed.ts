@@ -10,7 +10,7 @@ import { SECRET_KEY } from './service.ts';
 export interface SeedUser { id: string; email: string; token: string; tokenId: string }
 
 export function openDatabase(url: string): Database {
-  return createDatabase(createPool(url, 4));
+  return createDatabase(createPool(url, { max: 4 }));
 }
 
 export const unique = () => randomBytes(5).toString('hex');
