@@ -11,114 +11,28 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { testApp, type Reply } from './helpers/app.ts';
-import { newProject, newTeam, newUser, addMember, share, invitationToken, type TestUser } from './helpers/factories.ts';
-import { freshToken, unique } from './helpers/endpoints.ts';
+import { ADMIN, buildWorld, fill, routesOf, type Route, type Schema, type World } from './helpers/world.ts';
+import { newUser } from './helpers/factories.ts';
+import { unique } from './helpers/endpoints.ts';
 
 const t = await testApp();
 afterAll(async () => { await t.close(); });
 
-const ADMIN_TOKEN = 'admin-token-for-tests';
 const LIMIT = t.config.bodyLimitBytes;
 
-// ---------------------------------------------------------------------------------------------
-// The routes, from the OpenAPI document.
-
-type Schema = Record<string, any>;
-interface Route {
-  method: string;
-  path: string;
-  params: string[];
-  query: Record<string, Schema>;
-  body?: Schema;
-  /** The security scheme: `bearer` (a user), `operator` (ADMIN_TOKEN), `agent` (an agent token), or none. */
-  scheme: 'bearer' | 'operator' | 'agent' | 'none';
-}
-
-function schemeOf(security: Array<Record<string, unknown>>): Route['scheme'] {
-  for (const name of ['operator', 'agent', 'bearer'] as const) if (security.some((s) => name in s)) return name;
-  return 'none';
-}
-
-const doc = (await t.get('/v2/openapi.json')).json;
-const ROUTES: Route[] = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
-  Object.entries(ops)
-    .filter(([m]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
-    .map(([m, op]) => ({
-      method: m.toUpperCase(),
-      path,
-      params: (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name as string),
-      query: Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema ?? {}])),
-      body: op.requestBody?.content?.['application/json']?.schema as Schema | undefined,
-      scheme: schemeOf(op.security ?? []),
-    })));
+const ROUTES = routesOf((await t.get('/v2/openapi.json')).json);
 const label = (r: Route) => `${r.method} ${r.path}`;
 const takesBody = (r: Route) => r.method !== 'GET';
 
-// ---------------------------------------------------------------------------------------------
-// A world of real ids, rebuilt whenever a request changed something (a success, or a bug).
-
-interface World { owner: TestUser; agentToken?: string; ids: Record<string, string> }
-const hasRoute = (method: string, path: string) => ROUTES.some((r) => r.method === method && r.path === path);
+// A world of real ids (helpers/world.ts), rebuilt whenever a request changed something (a
+// success, or a bug).
 let world: World | undefined;
-
-async function buildWorld(): Promise<World> {
-  const owner = await newUser(t, 'owner');
-  const viewer = await newUser(t, 'viewer');
-  const host = await newUser(t, 'host');
-  const team = await newTeam(t, owner);
-  await addMember(t, team.id, viewer, 'viewer');
-  const inv = await t.post(`/v2/teams/${team.id}/invitations`, { token: owner.token, body: { email: `inv-${unique()}@example.test`, role: 'member' } });
-  expect(inv.status, inv.text).toBe(201);
-  const project = await newProject(t, owner);
-  const spaces = await t.get(`/v2/projects/${project.id}/spaces`, { token: owner.token });
-  const grant = await share(t, team.id, project.id, 'viewer');
-  const tok = await freshToken(t, owner);
-  // An invitation addressed to the owner, so that accept and decline would succeed.
-  const hostTeam = await newTeam(t, host);
-  const toOwner = await t.post(`/v2/teams/${hostTeam.id}/invitations`, { token: host.token, body: { email: owner.email, role: 'viewer' } });
-  expect(toOwner.status, toOwner.text).toBe(201);
-  const ids: Record<string, string> = {
-    team_id: team.id, user_id: viewer.id, invitation_id: inv.json.id, grant_id: grant, project_id: project.id,
-    space_id: spaces.json.data[0].id, token_id: tok.id, token: await invitationToken(t, owner.email),
-  };
-  // The frame runtime's resources, where the app has them.
-  let agentToken: string | undefined;
-  if (hasRoute('POST', '/v2/projects/{project_id}/agents')) {
-    const agent = await t.post(`/v2/projects/${project.id}/agents`, { token: owner.token, body: { name: `agent-${unique()}` } });
-    expect(agent.status, agent.text).toBe(201);
-    ids.agent_id = agent.json.id;
-    agentToken = agent.json.token;
-  }
-  if (hasRoute('POST', '/v2/projects/{project_id}/spaces/{space_id}/frames')) {
-    const frame = await t.post(`/v2/projects/${project.id}/spaces/${ids.space_id}/frames`, {
-      token: owner.token,
-      body: { name: 'web', owner_id: owner.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080 },
-    });
-    expect(frame.status, frame.text).toBe(201);
-    ids.frame_id = frame.json.id;
-    const framePath = `/v2/projects/${project.id}/spaces/${ids.space_id}/frames/${frame.json.id}`;
-    if (hasRoute('POST', '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/domains')) {
-      const d = await t.post(`${framePath}/domains`, { token: owner.token, body: { hostname: `w${unique()}.example.com` } });
-      expect(d.status, d.text).toBe(201);
-      ids.domain_id = d.json.id;
-    }
-    if (hasRoute('POST', '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/volumes')) {
-      const v = await t.post(`${framePath}/volumes`, { token: owner.token, body: { name: 'data', mount_path: '/data', size_gb: 1 } });
-      expect(v.status, v.text).toBe(201);
-      ids.volume_id = v.json.id;
-    }
-  }
-  return { owner, agentToken, ids };
-}
-
-async function getWorld() { return (world ??= await buildWorld()); }
+async function getWorld() { return (world ??= await buildWorld(t)); }
 
 /** Path params this file knows a real value for. A new kind of id needs a line in buildWorld(). */
 const KNOWN_PARAMS = ['team_id', 'user_id', 'invitation_id', 'grant_id', 'project_id', 'space_id', 'token_id', 'token', 'agent_id', 'frame_id', 'domain_id', 'volume_id'];
 
-function fillPath(r: Route, w: World, override: Record<string, string> = {}) {
-  return r.path.replace(/\{([^}]+)\}/g, (_m, name: string) => override[name] ?? w.ids[name] ?? `missing-${name}`);
-}
+const fillPath = (r: Route, w: World, override: Record<string, string> = {}) => fill(r, { ...w.ids, ...override });
 
 // ---------------------------------------------------------------------------------------------
 // Every table the API writes (users, teams, team_members, invitations, grants, projects, spaces,
@@ -240,7 +154,7 @@ function expectErrorAt(res: Reply, path: string) {
 async function send(r: Route, a: Attack): Promise<void> {
   const w = await getWorld();
   const path = fillPath(r, w, a.params) + (a.query ? `?${a.query}` : '');
-  const bearer = r.scheme === 'operator' ? ADMIN_TOKEN : r.scheme === 'agent' ? w.agentToken ?? 'no-agent-token' : w.owner.token;
+  const bearer = r.scheme === 'operator' ? ADMIN : r.scheme === 'agent' ? w.tokens.agent : w.owner.token;
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   let payload: string | undefined;
   if (a.raw !== undefined) payload = a.raw;

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { testApp } from '../helpers/app.ts';
-import { buildWorld, fill, missingId, PARAM_PREFIX, routesOf, type Route } from './helpers/world.ts';
+import { buildWorld, fill, missingId, PARAM_PREFIX, routesOf, type Route } from '../helpers/world.ts';
 import { contentType, extraHeaders, fromSchema, hostilePathValue, hostileValue, mutated, queryString, refusedBody } from './helpers/generators.ts';
 import { report } from './helpers/service.ts';
 

@@ -5,7 +5,7 @@
 // replacement connection) as a clean 503 problem+json; readyz says 503 within its own 2 s; and
 // once the database answers again, so does the same service process.
 import { afterAll, describe, expect, it } from 'vitest';
-import { http, killAll, report, sleep, startInstance, stats, type HttpReply } from './helpers/service.ts';
+import { http, killAll, report, sleep, startInstance, stats, startLoad, type HttpReply, type Sample } from './helpers/service.ts';
 import { unique } from './helpers/seed.ts';
 import { ownPostgres, type OwnPostgres } from './helpers/postgres.ts';
 
@@ -14,8 +14,6 @@ afterAll(async () => {
   killAll();
   for (const c of cleanup) await c().catch(() => {});
 });
-
-interface Sample extends HttpReply { what: string; startedAt: number; endedAt: number }
 
 describe('PostgreSQL frozen under load', () => {
   it('requests fail within the timeout as 503, readyz reports it, and the service recovers', async () => {
@@ -35,26 +33,8 @@ describe('PostgreSQL frozen under load', () => {
       ['PATCH /v2/projects/{id}', () => call('PATCH', `/v2/projects/${project.id}`, { token, body: { name: `r-${unique()}` } })],
       ['POST /v2/projects', () => call('POST', '/v2/projects', { token, body: { name: `p-${unique()}` } })],
     ];
-    const samples: Sample[] = [];
-    const ready: Sample[] = [];
-    let running = true;
-    const loop = async (k: number) => {
-      for (let i = k; running; i++) {
-        const [what, run] = requests[i % requests.length];
-        const startedAt = Date.now();
-        const r = await run();
-        samples.push({ ...r, what, startedAt, endedAt: Date.now() });
-      }
-    };
-    const probe = async () => {
-      while (running) {
-        const startedAt = Date.now();
-        const r = await http(svc.base, 'GET', '/readyz', { timeoutMs: 30_000 });
-        ready.push({ ...r, what: 'readyz', startedAt, endedAt: Date.now() });
-        await sleep(200);
-      }
-    };
-    const load = [0, 1, 2, 3, 4, 5].map(loop).concat(probe());
+    const load = startLoad(svc.base, requests, 6, 200);
+    const { samples, ready } = load;
 
     await sleep(1500);
     const frozenAt = Date.now();
@@ -63,8 +43,7 @@ describe('PostgreSQL frozen under load', () => {
     pg.thaw();
     const thawedAt = Date.now();
     await sleep(10_000);
-    running = false;
-    await Promise.all(load);
+    await load.stop();
 
     const all = [...samples, ...ready];
     expect(svc.child.exitCode, 'the service process is still running').toBeNull();

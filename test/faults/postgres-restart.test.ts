@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_TOKEN, http, killAll, report, sleep, startInstance, stats, until, type HttpReply } from './helpers/service.ts';
+import { ADMIN_TOKEN, http, killAll, report, sleep, startInstance, stats, startLoad, until, type HttpReply, type Sample } from './helpers/service.ts';
 import { openDatabase, unique } from './helpers/seed.ts';
 import { ownPostgres, type OwnPostgres } from './helpers/postgres.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -21,8 +21,6 @@ afterAll(async () => {
   killAll();
   for (const c of cleanup) await c().catch(() => {});
 });
-
-interface Sample extends HttpReply { what: string; startedAt: number; endedAt: number }
 
 async function restartUnderLoad(mode: 'fast' | 'immediate') {
   const pg: OwnPostgres = await ownPostgres();
@@ -57,26 +55,8 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
     ['GET /v2/teams', () => call('GET', '/v2/teams', { token })],
     ['POST /v2/teams', () => call('POST', '/v2/teams', { token, body: { name: 'Load', slug: `load-${unique()}` } })],
   ];
-  const samples: Sample[] = [];
-  const ready: Sample[] = [];
-  let running = true;
-  const loop = async (k: number) => {
-    for (let i = k; running; i++) {
-      const [what, run] = requests[i % requests.length];
-      const startedAt = Date.now();
-      const r = await run();
-      samples.push({ ...r, what, startedAt, endedAt: Date.now() });
-    }
-  };
-  const probe = async () => {
-    while (running) {
-      const startedAt = Date.now();
-      const r = await http(svc.base, 'GET', '/readyz', { timeoutMs: 20_000 });
-      ready.push({ ...r, what: 'readyz', startedAt, endedAt: Date.now() });
-      await sleep(100);
-    }
-  };
-  const load = [0, 1, 2, 3, 4, 5, 6, 7].map(loop).concat(probe());
+  const load = startLoad(svc.base, requests, 8, 100);
+  const { samples, ready } = load;
 
   await sleep(2000);
   const stopAt = Date.now();
@@ -90,8 +70,7 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   await pg.start();
   const upAt = Date.now();
   await sleep(8000);
-  running = false;
-  await Promise.all(load);
+  await load.stop();
 
   // Never a 500, never a hang, never an unexpected status; every failure is the clean 503.
   const all = [...samples, ...ready, ...unseen.map((r) => ({ ...r, what: 'unseen token', startedAt: downAt, endedAt: downAt }))];

@@ -11,7 +11,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { testApp, type Reply } from '../helpers/app.ts';
 import { expectProblem, FACTORY_PASSWORD } from '../helpers/factories.ts';
-import { ADMIN, buildWorld, fill, missingId, PARAM_PREFIX, routesOf, type Route, type Schema } from './helpers/world.ts';
+import { ADMIN, buildWorld, fill, missingId, PARAM_PREFIX, routesOf, type Route, type Schema } from '../helpers/world.ts';
 import { report } from './helpers/service.ts';
 
 const t = await testApp();

@@ -2,7 +2,7 @@
 // that they get past the first checks and reach deeper code), hostile values of every type,
 // and the hostile parts of a request (path values, query strings, headers, raw bodies).
 import fc from 'fast-check';
-import type { Schema } from './world.ts';
+import type { Schema } from '../../helpers/world.ts';
 
 const HOSTILE_STRINGS = [
   '', ' ', '\t', '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\u202e\u202d', 'İı', 'ǅ', '😀'.repeat(40), 'x'.repeat(300), 'x'.repeat(5000),

@@ -110,6 +110,34 @@ export async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T)
   }
 }
 
+export interface Sample extends HttpReply { what: string; startedAt: number; endedAt: number }
+
+/**
+ * Load while a fault happens: `loops` loops walking `requests` in turn, and a readyz probe every
+ * `probeEveryMs`; every answer is kept with its start and end times. stop() ends the loops.
+ */
+export function startLoad(base: string, requests: Array<[string, () => Promise<HttpReply>]>, loops: number, probeEveryMs: number) {
+  const samples: Sample[] = [];
+  const ready: Sample[] = [];
+  let running = true;
+  const timed = async (what: string, run: () => Promise<HttpReply>, into: Sample[]) => {
+    const startedAt = Date.now();
+    const r = await run();
+    into.push({ ...r, what, startedAt, endedAt: Date.now() });
+  };
+  const loop = async (k: number) => {
+    for (let i = k; running; i++) await timed(requests[i % requests.length][0], requests[i % requests.length][1], samples);
+  };
+  const probe = async () => {
+    while (running) {
+      await timed('readyz', () => http(base, 'GET', '/readyz', { timeoutMs: 30_000 }), ready);
+      await sleep(probeEveryMs);
+    }
+  };
+  const all = Array.from({ length: loops }, (_, k) => loop(k)).concat(probe());
+  return { samples, ready, async stop() { running = false; await Promise.all(all); } };
+}
+
 /** Percentiles of a list of numbers, rounded, for the report lines. */
 export function stats(xs: number[]) {
   if (xs.length === 0) return { n: 0, p50: 0, p95: 0, max: 0 };

@@ -1,20 +1,23 @@
-// An in-process world for the fuzz and security tests: an owner with a team, a project, a
-// frame with a domain and a volume, a self-hosted agent, a pending invitation and a grant; an
-// outsider who is signed in but reaches none of it; and the tokens that must be refused
-// (revoked, expired, an agent's, the operator's).
+// A world of real ids for the tests that walk every route of the OpenAPI document (hostile
+// input, fuzz, security): an owner with a team (and a viewer in it), a project, a frame with a
+// domain and a volume, a self-hosted agent, a pending invitation, an invitation addressed to the
+// owner (so accept and decline would succeed), and a grant; an outsider who is signed in but
+// reaches none of it; and the tokens that must be refused (revoked, expired, an agent's, the
+// operator's). Also the routes themselves, read from the document.
 import { expect } from 'vitest';
 import { monotonicFactory } from 'ulidx';
-import type { TestApp } from '../../helpers/app.ts';
-import { newProject, newTeam, newUser, share, type TestUser } from '../../helpers/factories.ts';
-import { newId, ID_PREFIXES } from '../../../src/ids.ts';
-import { hashSecret, newSecret } from '../../../src/secrets.ts';
+import type { TestApp } from './app.ts';
+import { addMember, invitationToken, newProject, newTeam, newUser, share, type TestUser } from './factories.ts';
+import { unique } from './endpoints.ts';
+import { newId, ID_PREFIXES } from '../../src/ids.ts';
+import { hashSecret, newSecret } from '../../src/secrets.ts';
 
 export const ADMIN = 'admin-token-for-tests';
 
 export interface World {
   owner: TestUser;
   outsider: TestUser;
-  /** Real ids, by path parameter name. */
+  /** Real values, by path parameter name (ids, and `token`: the owner's invitation token). */
   ids: Record<string, string>;
   paths: { project: string; frame: string };
   tokens: { revoked: string; expired: string; agent: string; admin: string };
@@ -41,13 +44,17 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const owner = await newUser(t, 'owner');
   const outsider = await newUser(t, 'outsider');
   const viewer = await newUser(t, 'viewer');
+  const host = await newUser(t, 'host');
   await newTeam(t, outsider, 'Elsewhere'); // in a team of their own, not in the world's
   const team = await newTeam(t, owner, 'World');
+  await addMember(t, team.id, viewer, 'viewer');
   const project = await newProject(t, owner, 'World project');
   const space = (await ok(t.get(`/v2/projects/${project.id}/spaces`, { token: owner.token }), 200)).data[0];
   const grant = await share(t, team.id, project.id, 'viewer');
-  const inv = await ok(t.post(`/v2/teams/${team.id}/invitations`, { token: owner.token, body: { email: `invitee.${Date.now()}@example.test`, role: 'member' } }), 201);
+  const inv = await ok(t.post(`/v2/teams/${team.id}/invitations`, { token: owner.token, body: { email: `invitee.${unique()}@example.test`, role: 'member' } }), 201);
   const tok = await ok(t.post('/v2/user/tokens', { token: owner.token, body: { name: 'listed' } }), 201);
+  const hostTeam = await newTeam(t, host, 'Host');
+  await ok(t.post(`/v2/teams/${hostTeam.id}/invitations`, { token: host.token, body: { email: owner.email, role: 'viewer' } }), 201);
   const agent = await ok(t.post(`/v2/projects/${project.id}/agents`, { token: owner.token, body: { name: 'edge' } }), 201);
   const projectPath = `/v2/projects/${project.id}`;
   const frame = await ok(t.post(`${projectPath}/spaces/${space.id}/frames`, {
@@ -55,15 +62,14 @@ export async function buildWorld(t: TestApp): Promise<World> {
     body: { name: 'web', owner_id: owner.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080 },
   }), 201);
   const framePath = `${projectPath}/spaces/${space.id}/frames/${frame.id}`;
-  const domain = await ok(t.post(`${framePath}/domains`, { token: owner.token, body: { hostname: `w${Date.now()}.example.com` } }), 201);
+  const domain = await ok(t.post(`${framePath}/domains`, { token: owner.token, body: { hostname: `w${unique()}.example.com` } }), 201);
   const volume = await ok(t.post(`${framePath}/volumes`, { token: owner.token, body: { name: 'data', mount_path: '/data', size_gb: 1 } }), 201);
-  // The outsider's own team id is not needed: they are refused by the world's ids.
-  void viewer;
   return {
     owner, outsider,
     ids: {
       team_id: team.id, user_id: viewer.id, invitation_id: inv.id, grant_id: grant, project_id: project.id, space_id: space.id,
       token_id: tok.id, agent_id: agent.id, frame_id: frame.id, domain_id: domain.id, volume_id: volume.id,
+      token: await invitationToken(t, owner.email),
     },
     paths: { project: projectPath, frame: framePath },
     tokens: { revoked: await rawToken(t, owner, { revoked: true }), expired: await rawToken(t, owner, { expired: true }), agent: agent.token, admin: ADMIN },
