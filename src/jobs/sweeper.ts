@@ -1,6 +1,6 @@
 // The time rules that need a job: e-mails whose delivery job was lost are queued again; a replica stuck pulling its image for more than three
 // minutes trips the back-off; cloud frames wait for a cloud agent; idempotency keys and logs
-// expire. Runs every minute (cron), when a pull deadline falls due, and at once when the
+// expire. Runs every minute (see jobs/worker.ts), when a pull deadline falls due, and at once when the
 // operator advances the test clock. Other time rules (expiry, agent liveness) are derived on read.
 import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';

@@ -1,7 +1,14 @@
 // Background work runs from graphile-worker, a PostgreSQL-backed queue: jobs are rows, added
 // in the same transaction as the change that needs them, and any number of service instances
 // can share the queue (SKIP LOCKED). Tasks are thin: they call services.
-import { run, Logger, parseCronItems, type Runner, type TaskList } from 'graphile-worker';
+//
+// Two things here outlive a database outage that graphile-worker alone does not:
+// - The minute sweep is asked for by our own timer, not graphile-worker's cron: when the
+//   database was away at a minute boundary, its cron stopped the runner and left a rejected
+//   promise nobody handled, which ended the process (seen in the PostgreSQL fault tests).
+// - A runner that stops on an error is started again, after a pause, for as long as the
+//   service runs.
+import { run, Logger, type Runner, type TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger as Pino } from 'pino';
 
@@ -12,7 +19,16 @@ export interface JobTasks {
   sweep(): Promise<void>;
 }
 
-export async function startWorker(pool: pg.Pool, tasks: JobTasks, log: Pino, concurrency = 4): Promise<Runner> {
+export interface Worker {
+  stop(): Promise<void>;
+  /** Settles once the worker has stopped and released its connections. */
+  promise: Promise<void>;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+const RESTART_AFTER_MS = 5_000;
+
+export async function startWorker(pool: pg.Pool, tasks: JobTasks, log: Pino, concurrency = 4): Promise<Worker> {
   const taskList: TaskList = {
     send_email: async (payload) => tasks.send_email((payload as { email_id: string }).email_id),
     sweep: async () => tasks.sweep(),
@@ -23,9 +39,50 @@ export async function startWorker(pool: pg.Pool, tasks: JobTasks, log: Pino, con
     else if (level === 'warning') child.warn(meta ?? {}, message);
     else child.debug(meta ?? {}, message);
   });
-  return run({
-    pgPool: pool, taskList, concurrency, logger, pollInterval: 1000, noHandleSignals: true,
-    // Every minute, on exactly one instance (graphile-worker's cron takes a lock per run).
-    parsedCronItems: parseCronItems([{ task: 'sweep', match: '* * * * *', options: { backfillPeriod: 0 } }]),
-  });
+  const start = () => run({ pgPool: pool, taskList, concurrency, logger, pollInterval: 1000, noHandleSignals: true });
+
+  let stopping = false;
+  let runner: Runner = await start();
+  let restartTimer: NodeJS.Timeout | undefined;
+  let settled!: () => void;
+  const promise = new Promise<void>((resolve) => { settled = resolve; });
+
+  const supervise = (r: Runner) => {
+    r.promise.then(() => { if (stopping) settled(); }, (err: unknown) => {
+      if (stopping) return settled();
+      log.error({ err }, `job worker stopped on an error; starting it again in ${RESTART_AFTER_MS / 1000} s`);
+      restartTimer = setTimeout(function restart() {
+        if (stopping) return settled();
+        start().then((next) => { runner = next; supervise(next); }, (e: unknown) => {
+          log.warn({ err: e }, 'job worker not started yet; trying again');
+          restartTimer = setTimeout(restart, RESTART_AFTER_MS);
+        });
+      }, RESTART_AFTER_MS);
+    });
+  };
+  supervise(runner);
+
+  // One sweep per minute across every instance: each asks for it at the next minute boundary
+  // under one job key, so the asks of several instances are one job.
+  const askForSweep = () => {
+    const next = new Date(Math.ceil((Date.now() + 1) / SWEEP_EVERY_MS) * SWEEP_EVERY_MS);
+    pool.query(`select graphile_worker.add_job('sweep', '{}'::json, run_at := $1::timestamptz, job_key := 'sweep-every-minute', job_key_mode := 'preserve_run_at')`, [next])
+      .catch((err: Error) => log.warn({ err: err.message }, 'could not schedule the minute sweep; trying again in a minute'));
+  };
+  askForSweep();
+  const sweepTimer = setInterval(askForSweep, SWEEP_EVERY_MS);
+  sweepTimer.unref();
+
+  return {
+    promise,
+    async stop() {
+      if (stopping) return promise;
+      stopping = true;
+      clearInterval(sweepTimer);
+      clearTimeout(restartTimer);
+      await runner.stop().catch(() => {}); // already stopped on an error
+      settled();
+      return promise;
+    },
+  };
 }

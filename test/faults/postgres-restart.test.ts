@@ -59,6 +59,10 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   const { samples, ready } = load;
 
   await sleep(2000);
+  // The crash lands 1 s before a minute boundary, so the outage spans one: the queued minute
+  // sweep comes due while the database is away (graphile-worker's own cron once ended the
+  // process there).
+  if (mode === 'immediate') await sleep(60_000 - ((Date.now() + 1000) % 60_000));
   const stopAt = Date.now();
   await pg.stop(mode);
   const downAt = Date.now();
@@ -166,5 +170,5 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
 
 describe('PostgreSQL restarted under load', () => {
   it('fast shutdown: readyz reports it, requests fail cleanly with 503, and the service recovers without a restart', () => restartUnderLoad('fast'), 180_000);
-  it('immediate shutdown (crash): the same', () => restartUnderLoad('immediate'), 180_000);
+  it('immediate shutdown (crash) across a minute boundary: the same', () => restartUnderLoad('immediate'), 240_000);
 });
