@@ -4,6 +4,7 @@ import type { Role } from '../src/db/schema.ts';
 import { rank } from '../src/access/roles.ts';
 import { FRAMES_PER_AGENT, type Dataset } from './dataset.ts';
 import { randomInt, seededRandom, shuffle } from './shape.ts';
+import { encodeCursor } from '../src/http/schemas.ts';
 
 export const CALLERS = 1_000;
 
@@ -15,6 +16,8 @@ export interface Fixtures {
   projectRead: Call[];
   teamList: Call[];
   memberList: Call[];
+  /** Pages all through the big team, a different one per caller: past the page memo. */
+  memberPages: Call[];
   frameRead: Call[];
   /** Each pair stops, then starts, one frame; pairs never share a frame. */
   stopStart: Array<[Call, Call]>;
@@ -59,6 +62,13 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
 
   const big = teams.reduce((a, b) => (b.members.length > a.members.length ? b : a));
   const memberList = Array.from({ length: CALLERS }, () => ({ token: token(pick(big.members).user), path: `/v2/teams/${big.id}/members` }));
+  // The list's order is (joined_at, user id); a cursor names the row a page starts after.
+  const byJoin = [...big.members].sort((x, y) => x.joinedAt.getTime() - y.joinedAt.getTime() || (users[x.user].id < users[y.user].id ? -1 : 1));
+  const memberPages = Array.from({ length: CALLERS }, () => {
+    const after = pick(byJoin);
+    const cursor = encodeCursor([after.joinedAt.toISOString(), users[after.user].id]);
+    return { token: token(pick(big.members).user), path: `/v2/teams/${big.id}/members?cursor=${cursor}` };
+  });
 
   // Frames of shared projects, read and operated by members of a team holding the grant. The
   // sync agent's frames are left alone, when there are others, so that its answer does not
@@ -88,6 +98,6 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     `agent sync: agent ${data.agents[0].id} with ${FRAMES_PER_AGENT} cloud frames`,
     `callers: ${CALLERS} per endpoint (stop/start: ${stopStart.length} frames, frame read: ${frameRead.length} callers)`,
   ];
-  return { baseline, projectRead, teamList, memberList, frameRead, stopStart, sync, notes };
+  return { baseline, projectRead, teamList, memberList, memberPages, frameRead, stopStart, sync, notes };
 }
 

@@ -5,8 +5,8 @@ import type { Step } from './load.ts';
 export interface Scenario {
   key: string;
   name: string;
-  /** Reads are held to the targets; writes are reported. */
-  kind: 'baseline' | 'read' | 'write';
+  /** Reads are held to the targets; writes, and reads that bypass a memo on purpose, are reported. */
+  kind: 'baseline' | 'read' | 'write' | 'reported';
   sequences: Step[][];
 }
 
@@ -19,6 +19,9 @@ export function scenarios(f: Fixtures): Scenario[] {
     { key: 'project', name: 'GET /v2/projects/:id (via a grant)', kind: 'read', sequences: f.projectRead.map(get) },
     { key: 'teams', name: 'GET /v2/teams', kind: 'read', sequences: f.teamList.map(get) },
     { key: 'members', name: 'GET /v2/teams/:id/members (big team)', kind: 'read', sequences: f.memberList.map(get) },
+    // Member pages are memoized per team version (src/teams/member-pages.ts); a page per caller
+    // all through the team measures the path behind the memo.
+    { key: 'memberpages', name: 'GET /v2/teams/:id/members?cursor= (1000 pages, unmemoized)', kind: 'reported', sequences: f.memberPages.map(get) },
     { key: 'frame', name: 'GET …/frames/:id', kind: 'read', sequences: f.frameRead.map(get) },
     // Each stop and each start counts as one request; cloud frames never wait for an agent.
     { key: 'stopstart', name: 'POST …/stop, then …/start', kind: 'write', sequences: f.stopStart.map(([stop, start]) => [post(stop), post(start)]) },

@@ -35,11 +35,6 @@ export function projectWithRole(q: Queryable, projectId: string, userId: string,
   return query.executeTakeFirst();
 }
 
-/** SQL for the caller's role in a team (null when not a member): one index lookup. */
-export function teamRoleSql(teamId: string, userId: string) {
-  return sql<Role | null>`(select role from team_members where team_id = ${teamId} and user_id = ${userId})`;
-}
-
 export function teamWithRole(q: Queryable, teamId: string, userId: string) {
   return q.selectFrom('teams as t')
     .innerJoin('team_members as m', (j) => j.onRef('m.team_id', '=', 't.id').on('m.user_id', '=', userId))

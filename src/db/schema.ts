@@ -17,7 +17,7 @@ export interface DB {
   };
   projects: { id: string; owner_id: string; name: string; created_at: Timestamp };
   spaces: { id: string; project_id: string; name: string; created_at: Timestamp };
-  teams: { id: string; name: string; slug: string; owner_id: string; member_count: Generated<number>; created_at: Timestamp };
+  teams: { id: string; name: string; slug: string; owner_id: string; member_count: Generated<number>; members_version: Generated<number>; created_at: Timestamp };
   team_members: { team_id: string; user_id: string; role: Role; joined_at: Timestamp };
   invitations: {
     id: string; team_id: string; email: string; role: Role; token_hash: Buffer; invited_by: string | null;

@@ -3,12 +3,13 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
-import { decideTeam, type AccessService } from '../access/access-service.ts';
+import type { AccessService } from '../access/access-service.ts';
 import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound, ownerImmutable } from '../http/errors.ts';
 import { decodeCursor, iso, toPage } from '../http/schemas.ts';
 import * as dal from './teams-dal.ts';
+import { createMemberPages } from './member-pages.ts';
 
 interface MemberRow { user_id: string; email: string; name: string; role: Role; joined_at: Date }
 export const presentMember = (m: MemberRow) => ({ user_id: m.user_id, email: m.email, name: m.name, role: m.role, joined_at: iso(m.joined_at) });
@@ -20,6 +21,7 @@ export const refuseOwnerRole = (role: Role, path = 'role') => {
 interface Deps { db: Database; clock: Clock; access: AccessService }
 
 export function createMembersService({ db, clock, access }: Deps) {
+  const pages = createMemberPages<ReturnType<typeof presentMember>>();
   async function target(teamId: string, userId: string) {
     const m = await dal.member(db, teamId, userId);
     if (!m) throw notFound('member');
@@ -31,11 +33,15 @@ export function createMembersService({ db, clock, access }: Deps) {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       // The first part is a time: a cursor whose time is not one is not a cursor we issued.
       const after = decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at))) as [string, string] | undefined;
-      const rows = await dal.listMembers(db, teamId, actor.userId, limit, after);
-      // No rows: not a member, or a page past the end; only then ask separately.
-      if (rows.length === 0) await access.requireTeam(actor.userId, teamId, 'members.read');
-      else decideTeam(rows[0].caller_role, 'members.read');
-      return toPage(rows, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
+      // The access check reads the team's members_version too: a page read at that version is
+      // still exact (member-pages.ts).
+      const team = await access.requireTeam(actor.userId, teamId, 'members.read');
+      const known = pages.get(teamId, team.members_version, limit, cursor);
+      if (known) return known;
+      const rows = await dal.listMembers(db, teamId, limit, after);
+      const page = toPage(rows, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
+      pages.set(teamId, team.members_version, limit, cursor, page);
+      return page;
     },
 
     async changeRole(actor: Actor, teamId: string, userId: string, input: { role: Role }) {

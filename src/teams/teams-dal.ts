@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
-import { teamRoleSql } from '../access/access-dal.ts';
 
 /** Every team the user is in, with their role and the member count, in one query. */
 export function listTeamsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
@@ -11,14 +10,9 @@ export function listTeamsFor(q: Queryable, userId: string, limit: number, afterI
   return query.orderBy('t.id').limit(limit + 1).execute();
 }
 
-/**
- * A page of members with the caller's own role on every row (the access check in the same
- * round trip). A caller who is not a member gets no rows.
- */
-export function listMembers(q: Queryable, teamId: string, callerId: string, limit: number, after?: [string, string]) {
+export function listMembers(q: Queryable, teamId: string, limit: number, after?: [string, string]) {
   let query = q.selectFrom('team_members as m').innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at']).select(teamRoleSql(teamId, callerId).as('caller_role'))
-    .where('m.team_id', '=', teamId).where(teamRoleSql(teamId, callerId), 'is not', null);
+    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at']).where('m.team_id', '=', teamId);
   if (after) {
     const [at, id] = after;
     // A row comparison: the index (team_id, joined_at, user_id) serves it as one range scan.
