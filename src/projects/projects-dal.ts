@@ -1,11 +1,11 @@
 import type { Queryable } from '../db/database.ts';
-import { projectRoleSql, reachesProjectSql } from '../access/access-dal.ts';
+import { projectRoleSql, reachableProjectIdsSql } from '../access/access-dal.ts';
 import { sql } from 'kysely';
 
 /** Owned and shared projects with the caller's effective role, in one query. */
 export function listProjectsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
   let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role'))
-    .where(reachesProjectSql('p', userId));
+    .where('p.id', 'in', reachableProjectIdsSql(userId));
   if (afterId) query = query.where('p.id', '>', afterId);
   return query.orderBy('p.id').limit(limit + 1).execute();
 }
