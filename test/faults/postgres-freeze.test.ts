@@ -37,9 +37,11 @@ describe('PostgreSQL frozen under load', () => {
     const { samples, ready } = load;
 
     await sleep(1500);
-    const frozenAt = Date.now();
+    // The window is taken inside the signals: a request may still finish while they are sent.
     pg.freeze();
+    const frozenAt = Date.now();
     await sleep(6000);
+    const thawingAt = Date.now();
     pg.thaw();
     const thawedAt = Date.now();
     await sleep(10_000);
@@ -55,9 +57,9 @@ describe('PostgreSQL frozen under load', () => {
     // Nobody waited for the whole freeze.
     const slowest = Math.max(...samples.map((r) => r.ms));
     expect(slowest).toBeLessThan(5500);
-    const during = (s: Sample) => s.startedAt >= frozenAt && s.endedAt <= thawedAt;
+    const during = (s: Sample) => s.startedAt >= frozenAt && s.endedAt <= thawingAt;
     expect(samples.filter(during).length).toBeGreaterThan(0);
-    expect(samples.filter(during).every((s) => s.status === 503)).toBe(true);
+    expect(samples.filter(during).filter((s) => s.status !== 503).map((s) => `${s.what}: ${s.status} at +${s.startedAt - frozenAt}..+${s.endedAt - frozenAt} ms`)).toEqual([]);
     expect(ready.filter(during).length).toBeGreaterThan(0);
     expect(ready.filter(during).every((s) => s.status === 503 && s.ms < 2500)).toBe(true);
     // Recovered: the last 5 s of load all succeeded.

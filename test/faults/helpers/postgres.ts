@@ -81,11 +81,13 @@ export async function ownPostgres(): Promise<OwnPostgres> {
     proc = undefined;
   }
 
-  // The server and its children (one backend per connection, and the background workers).
+  // The server first (so that it forks no new backend meanwhile), then its children: one backend
+  // per connection, and the background workers.
   function signalAll(signal: 'SIGSTOP' | 'SIGCONT') {
     if (!proc?.pid) return;
+    process.kill(proc.pid, signal);
     const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(proc.pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
-    for (const pid of [proc.pid, ...children]) {
+    for (const pid of children) {
       try { process.kill(pid, signal); } catch { /* gone meanwhile */ }
     }
   }
