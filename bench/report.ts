@@ -95,7 +95,7 @@ export function machine(postgres: string): Machine {
 }
 
 export interface Report {
-  mode: 'full' | 'quick'; seconds: number; machine: Machine; datasets: string[]; notes: string[];
+  mode: 'full' | 'quick' | 'partial'; seconds: number; machine: Machine; datasets: string[]; notes: string[];
   measurements: Measurement[]; access: AccessCheck; targets: Target[];
 }
 
@@ -103,7 +103,7 @@ export function writeResults(file: string, r: Report) {
   const lines = [
     '# Frameplane benchmark',
     '',
-    `Written by \`npm run ${r.mode === 'quick' ? 'bench:quick' : 'bench'}\` (${r.mode}: ${r.seconds} s per measurement). Do not edit by hand; run it again.`,
+    `Written by \`npm run ${r.mode === 'full' ? 'bench' : 'bench:quick'}\` (${r.mode}: ${r.seconds} s per measurement). Do not edit by hand; run it again.`,
     '',
     `- date: ${r.machine.date}`,
     `- commit: ${r.machine.commit}`,

@@ -13,18 +13,23 @@ import { runLoad, type LoadResult } from './load.ts';
 import {
   evaluate, machine, p50Of, P99_AT_CONNECTIONS, TABLE_HEAD, tableRow, targetLine, writeResults, type Measurement,
 } from './report.ts';
+import { profiled } from './profile.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { benchSealer, startService, type RunningService } from './service.ts';
 import { histogram } from './shape.ts';
 
 const quick = process.argv.includes('--quick');
-const SCALE = quick ? 0.1 : 1;
+/** `--only=frame,project`, `--connections=64`, `--scale=0.1`: a partial run while working on one path. */
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const ONLY = flag('only')?.split(',');
+const SCALE = Number(flag('scale') ?? (quick ? 0.1 : 1));
 const SECONDS = quick ? 3 : 10;
 const WARMUP_SECONDS = quick ? 1 : 2;
-const CONNECTIONS = quick ? [16] : [1, 16, 64];
+const CONNECTIONS = flag('connections')?.split(',').map(Number) ?? (quick ? [16] : [1, 16, 64]);
+const PARTIAL = ONLY !== undefined || flag('connections') !== undefined || flag('scale') !== undefined;
 const ACCESS_ROUNDS = quick ? 1 : 2;
-const RESULTS = fileURLToPath(new URL(quick ? './RESULTS.quick.md' : './RESULTS.md', import.meta.url));
+const RESULTS = fileURLToPath(new URL(quick || PARTIAL ? './RESULTS.quick.md' : './RESULTS.md', import.meta.url));
 
 const log = (line = '') => console.log(line);
 
@@ -59,7 +64,8 @@ async function prepare(server: BenchServer, name: string, scale: number): Promis
 
 async function measure(service: RunningService, scenario: Scenario, connections: number) {
   const before = service.queries();
-  const result = await runLoad({ url: service.url, connections, seconds: SECONDS, sequences: scenario.sequences });
+  const result = await profiled(`${scenario.key}-${connections}`, () =>
+    runLoad({ url: service.url, connections, seconds: SECONDS, sequences: scenario.sequences }));
   return { result, queriesPerRequest: (service.queries() - before) / Math.max(1, result.requests), load: os.loadavg()[0] };
 }
 
@@ -109,7 +115,8 @@ async function main(): Promise<number> {
     let runs: { small: LoadResult[]; large: LoadResult[] };
     const largeService = await startService(large.url);
     try {
-      measurements = await measureAll(largeService, scenarios(large.fixtures));
+      const all = scenarios(large.fixtures).filter((s) => s.kind === 'baseline' || !ONLY || ONLY.includes(s.key));
+      measurements = await measureAll(largeService, all);
       const smallService = await startService(small.url);
       try {
         runs = await accessCheck(largeService, smallService, large.fixtures, small.fixtures);
@@ -127,7 +134,7 @@ async function main(): Promise<number> {
     log('\ntargets:');
     for (const t of targets) log(targetLine(t));
     writeResults(RESULTS, {
-      mode: quick ? 'quick' : 'full', seconds: SECONDS, machine: machine(await server.version()),
+      mode: quick ? 'quick' : PARTIAL ? 'partial' : 'full', seconds: SECONDS, machine: machine(await server.version()),
       datasets: [large.description, small.description], notes: large.fixtures.notes, measurements, access, targets,
     });
     log(`\nwrote ${RESULTS}`);

@@ -2,6 +2,7 @@
 // round trip. Role order is the order of the team_role enum, so least()/max() do the work.
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { compiledOnce } from '../db/compiled.ts';
 import type { Role } from '../db/schema.ts';
 
 /**
@@ -33,17 +34,22 @@ export function reachableProjectIdsSql(userId: string) {
     union select g.project_id from team_members m join grants g on g.team_id = m.team_id where m.user_id = ${userId})`;
 }
 
-export function projectWithRole(q: Queryable, projectId: string, userId: string, lock = false) {
-  let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role'))
-    .where('p.id', '=', projectId);
-  if (lock) query = query.forUpdate('p' as never);
-  return query.executeTakeFirst();
+const projectRead = compiledOnce((q, projectId: string, userId: string) =>
+  q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role')).where('p.id', '=', projectId));
+const projectLocked = compiledOnce((q, projectId: string, userId: string) =>
+  q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role')).where('p.id', '=', projectId)
+    .forUpdate('p' as never));
+
+export async function projectWithRole(q: Queryable, projectId: string, userId: string, lock = false) {
+  return (await (lock ? projectLocked : projectRead)(q, projectId, userId))[0];
 }
 
-export function teamWithRole(q: Queryable, teamId: string, userId: string) {
-  return q.selectFrom('teams as t')
+const teamRead = compiledOnce((q, teamId: string, userId: string) =>
+  q.selectFrom('teams as t')
     .innerJoin('team_members as m', (j) => j.onRef('m.team_id', '=', 't.id').on('m.user_id', '=', userId))
     .selectAll('t').select('m.role')
-    .where('t.id', '=', teamId)
-    .executeTakeFirst();
+    .where('t.id', '=', teamId));
+
+export async function teamWithRole(q: Queryable, teamId: string, userId: string) {
+  return (await teamRead(q, teamId, userId))[0];
 }

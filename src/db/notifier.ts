@@ -23,11 +23,20 @@ export interface Notifier {
    * wait on, so a change landing between the read and the wait is not missed.
    */
   listen(channel: Channel, key: string): Listening;
+  /** True while the LISTEN connection is up: only then does every notification arrive. */
+  connected(): boolean;
+  /**
+   * Calls `fn` when the LISTEN connection is lost and again when it is back: notifications sent
+   * in between were missed, so what was learnt from them (a cache) must be dropped.
+   */
+  onGap(fn: () => void): () => void;
   close(): Promise<void>;
 }
 
 export function createNotifier(connectionString: string, onError: (err: Error) => void = () => {}): Notifier {
   const listeners = new Map<string, Set<Listener>>();
+  const gapListeners = new Set<() => void>();
+  const gap = () => { for (const fn of gapListeners) fn(); };
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -46,6 +55,7 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
       await c.connect();
       for (const ch of CHANNELS) await c.query(`listen ${ch}`);
       client = c;
+      gap();
       // Anything may have changed while we were away: wake every waiter once.
       for (const key of listeners.keys()) { const [ch, k] = key.split(/:(.*)/s); if (k !== '*') emit(ch, k); }
     } catch (err) {
@@ -56,7 +66,7 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
 
   function reconnect(c: pg.Client) {
     if (closed || retry) return;
-    if (client === c) client = undefined;
+    if (client === c) { client = undefined; gap(); }
     c.end().catch(() => {});
     retry = setTimeout(() => { retry = undefined; void connect(); }, 1000);
   }
@@ -103,6 +113,11 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
         },
         close: off,
       };
+    },
+    connected: () => client !== undefined,
+    onGap(fn) {
+      gapListeners.add(fn);
+      return () => gapListeners.delete(fn);
     },
     async close() {
       closed = true;

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { projectRoleSql } from '../access/access-dal.ts';
+import { compiledOnce } from '../db/compiled.ts';
 
 export interface ReplicaRow { replica: number; generation: number; state: string; pull_failed: boolean; since: string }
 export interface DeploymentSnapshot {
@@ -35,11 +36,13 @@ export function frameInProject(q: Queryable, projectId: string, spaceId: string 
   return query.executeTakeFirst();
 }
 
+const frameWithRole = compiledOnce((q, projectId: string, spaceId: string, frameId: string, userId: string) =>
+  framesWithFacts(q).select(projectRoleSql('p', userId).as('caller_role'))
+    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId));
+
 /** The frame and the caller's role on its project, in one round trip (the read path). */
-export function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) {
-  return framesWithFacts(q).select(projectRoleSql('p', userId).as('caller_role'))
-    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId)
-    .executeTakeFirst();
+export async function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) {
+  return (await frameWithRole(q, projectId, spaceId, frameId, userId))[0];
 }
 
 /** Locks the frame row for a change; the change and its event commit together. */

@@ -1,13 +1,14 @@
 // Valid bearer tokens, remembered so that an authenticated request costs no extra database
 // round trip. A revocation clears the entry on every instance at once: it is NOTIFYed in the
-// revoking transaction. A lookup that overlapped any revocation is not cached, and entries
-// live at most TTL_MS, so a missed notification (listener reconnecting) is bounded too.
+// revoking transaction. A lookup that overlapped any revocation is not cached. While the
+// LISTEN connection is down nothing is cached, and losing or regaining it drops everything
+// (a revocation may have been missed in between). Entries live at most TTL_MS all the same.
 import type { Notifier } from '../db/notifier.ts';
 
 export interface CachedToken { userId: string; email: string; tokenId: string; expiresAt: Date | null }
 
 const MAX_ENTRIES = 20_000;
-const TTL_MS = 30_000;
+const TTL_MS = 10 * 60_000;
 
 export function createTokenCache(notifier: Notifier | undefined) {
   const entries = new Map<string, CachedToken & { cachedAt: number }>();
@@ -18,6 +19,7 @@ export function createTokenCache(notifier: Notifier | undefined) {
     for (const [key, e] of entries) if (e.tokenId === tokenId) entries.delete(key);
   };
   notifier?.subscribe('frameplane_tokens', '*', forget);
+  notifier?.onGap(() => { revocations++; entries.clear(); });
 
   return {
     /** Drops a revoked token here at once; other instances hear of it by NOTIFY. */
@@ -33,7 +35,7 @@ export function createTokenCache(notifier: Notifier | undefined) {
     /** Call before the database lookup; pass the mark to set(). */
     mark: () => revocations,
     set(key: string, value: CachedToken, mark: number) {
-      if (!notifier || mark !== revocations) return;
+      if (!notifier?.connected() || mark !== revocations) return;
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
       entries.set(key, { ...value, cachedAt: Date.now() });
     },

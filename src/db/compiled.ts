@@ -1,0 +1,41 @@
+// Hot reads of a fixed shape are built and compiled by Kysely once, not on every request.
+// Building and compiling the frame read (joins, subqueries, the role) cost more of the
+// service's CPU than sending it; what changes between calls is only the values bound to it.
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { Queryable } from './database.ts';
+import type { DB } from './schema.ts';
+
+type Value = string | number;
+type Slot = { arg: number } | { value: unknown };
+
+const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;
+
+/**
+ * Wraps `build`, whose query must have the same shape whatever its arguments are: each
+ * argument may only be bound as a value (never change the SQL text, never pick a branch).
+ * The first call builds it with markers for the arguments and remembers where each is bound;
+ * later calls bind the new values to the same compiled text.
+ */
+export function compiledOnce<A extends Value[], R>(build: (q: Kysely<DB>, ...args: A) => Compilable<R>) {
+  let compiled: { sql: string; slots: Slot[] } | undefined;
+
+  function compile(q: Queryable, count: number) {
+    const markers = Array.from({ length: count }, (_, i) => marker(i)) as unknown as A;
+    const { sql, parameters } = build(q as Kysely<DB>, ...markers).compile();
+    if (sql.includes('\u0000fp-arg-')) throw new Error('compiledOnce: an argument was written into the SQL text instead of bound');
+    const slots = parameters.map((p): Slot => {
+      const i = markers.indexOf(p as Value);
+      if (i >= 0) return { arg: i };
+      if (JSON.stringify(p)?.includes('\\u0000fp-arg-')) throw new Error('compiledOnce: an argument was bound inside another value');
+      return { value: p };
+    });
+    return { sql, slots };
+  }
+
+  return async (q: Queryable, ...args: A): Promise<R[]> => {
+    compiled ??= compile(q, args.length);
+    const parameters = compiled.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    const result = await q.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+    return result.rows;
+  };
+}
