@@ -3,14 +3,20 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { clean, type LoadResult } from './load.ts';
+import { median } from './rounds.ts';
 import type { Scenario } from './scenarios.ts';
 
 export interface Measurement {
   scenario: Scenario; connections: number; result: LoadResult; queriesPerRequest: number;
-  /** The baseline measured just before this run, at the same connection count (itself, for the baseline). */
+  /** The baseline's median req/s over the rounds, at the same connection count (itself, for the baseline). */
   baselineRps: number;
+  /** req/s over the baseline's, round by round (bench/rounds.ts). */
+  ratios: number[];
   /** 1-minute load average when the run ended: above ~3, something else was using the machine. */
   load: number;
+  /** µs of CPU per request on the service's thread, and in the database server's processes (bench/cpu.ts). */
+  serviceUsPerRequest: number;
+  databaseUsPerRequest: number;
 }
 
 export const AIM_RATIO = 0.8;
@@ -20,8 +26,12 @@ export const P99_AT_CONNECTIONS = 16;
 export const MAX_P50_GROWTH = 1.3;
 
 const ms = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(2));
+const us = (x: number) => (Number.isNaN(x) ? '–' : String(Math.round(x)));
 
-export const ratio = (m: Measurement) => m.result.rps / m.baselineRps;
+export const ratio = (m: Measurement) => median(m.ratios);
+
+const ratioText = (m: Measurement) => m.ratios.length < 2 ? ratio(m).toFixed(2)
+  : `${ratio(m).toFixed(2)} (${Math.min(...m.ratios).toFixed(2)}–${Math.max(...m.ratios).toFixed(2)})`;
 
 const problems = (r: LoadResult) => {
   const bad = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${n}×${s}`);
@@ -31,13 +41,14 @@ const problems = (r: LoadResult) => {
 };
 
 export const TABLE_HEAD = [
-  '| endpoint | conns | req/s | p50 ms | p99 ms | baseline req/s | × baseline | queries/req | failed | load |',
-  '|---|--:|--:|--:|--:|--:|--:|--:|---|--:|',
+  '| endpoint | conns | req/s | p50 ms | p99 ms | baseline req/s | × baseline | queries/req | service µs/req | db µs/req | failed | load |',
+  '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|',
 ];
 
 export function tableRow(m: Measurement): string {
   return `| ${m.scenario.name} | ${m.connections} | ${Math.round(m.result.rps)} | ${ms(m.result.p50)} | ${ms(m.result.p99)} | ` +
-    `${Math.round(m.baselineRps)} | ${ratio(m).toFixed(2)} | ${m.queriesPerRequest.toFixed(2)} | ${problems(m.result)} | ${m.load.toFixed(1)} |`;
+    `${Math.round(m.baselineRps)} | ${ratioText(m)} | ${m.queriesPerRequest.toFixed(2)} | ${us(m.serviceUsPerRequest)} | ${us(m.databaseUsPerRequest)} | ` +
+    `${problems(m.result)} | ${m.load.toFixed(1)} |`;
 }
 
 /** Project reads at P99_AT_CONNECTIONS, alternating between the two datasets. */
@@ -58,7 +69,7 @@ export function evaluate(all: Measurement[], access: AccessCheck): Target[] {
     const r = ratio(m);
     targets.push({
       what: `${m.scenario.name} @${m.connections}: req/s ≥ ${MIN_RATIO} × baseline`, pass: r >= MIN_RATIO,
-      detail: `${r.toFixed(2)} (aim ${AIM_RATIO}: ${r >= AIM_RATIO ? 'reached' : 'not reached'})`,
+      detail: `${ratioText(m)} (aim ${AIM_RATIO}: ${r >= AIM_RATIO ? 'reached' : 'not reached'})`,
     });
   }
   for (const m of all.filter((x) => x.scenario.kind === 'read' && x.connections === P99_AT_CONNECTIONS)) {
@@ -95,7 +106,7 @@ export function machine(postgres: string): Machine {
 }
 
 export interface Report {
-  mode: 'full' | 'quick' | 'partial'; seconds: number; machine: Machine; datasets: string[]; notes: string[];
+  mode: 'full' | 'quick' | 'partial'; seconds: number; rounds: number; machine: Machine; datasets: string[]; notes: string[];
   measurements: Measurement[]; access: AccessCheck; targets: Target[];
 }
 
@@ -103,7 +114,7 @@ export function writeResults(file: string, r: Report) {
   const lines = [
     '# Frameplane benchmark',
     '',
-    `Written by \`npm run ${r.mode === 'full' ? 'bench' : 'bench:quick'}\` (${r.mode}: ${r.seconds} s per measurement). Do not edit by hand; run it again.`,
+    `Written by \`npm run ${r.mode === 'full' ? 'bench' : 'bench:quick'}\` (${r.mode}: ${r.rounds} × ${r.seconds} s per measurement). Do not edit by hand; run it again.`,
     '',
     `- date: ${r.machine.date}`,
     `- commit: ${r.machine.commit}`,
@@ -118,8 +129,9 @@ export function writeResults(file: string, r: Report) {
     '',
     '## Figures',
     '',
-    'Each row\'s `baseline req/s` was measured just before it, at the same connection count, so that both saw the same machine; ' +
-      '`× baseline` is the ratio of the two. `queries/req` counts statements sent to PostgreSQL per request (round trips, BEGIN/COMMIT included). ' +
+    'The machine is shared and its speed drifts, so each endpoint was measured in rounds, each right after a baseline run at the same connection count; ' +
+      '`× baseline` is the median of the per-round ratios (their range in brackets), and the targets hold it. `req/s`, `p50` and `p99` are medians over the rounds. `queries/req` counts statements sent to PostgreSQL per request (round trips, BEGIN/COMMIT included). ' +
+      '`service µs/req` is the CPU the service\'s thread spent per request (the load generator\'s thread apart), `db µs/req` that of the PostgreSQL server\'s processes (– when the server is on another machine): on two shared cores they tell a heavier query from a heavier response. ' +
       '`load` is the 1-minute load average at the end of the run: the bench itself keeps about 2 to 3 busy (service thread, load thread, PostgreSQL); more means other work shared the two cores.',
     '',
     ...TABLE_HEAD,

@@ -14,6 +14,8 @@ import {
   evaluate, machine, p50Of, P99_AT_CONNECTIONS, TABLE_HEAD, tableRow, targetLine, writeResults, type Measurement,
 } from './report.ts';
 import { profiled } from './profile.ts';
+import { cpuBetween, serviceThreadCpu } from './cpu.ts';
+import { fold, median, type Run } from './rounds.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { benchSealer, startService, type RunningService } from './service.ts';
@@ -24,7 +26,9 @@ const quick = process.argv.includes('--quick');
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ONLY = flag('only')?.split(',');
 const SCALE = Number(flag('scale') ?? (quick ? 0.1 : 1));
-const SECONDS = quick ? 3 : 10;
+/** Seconds of each run, and rounds of baseline and endpoint runs in turn (bench/rounds.ts). */
+const SECONDS = quick ? 3 : 4;
+const ROUNDS = quick ? 1 : 3;
 const WARMUP_SECONDS = quick ? 1 : 2;
 const CONNECTIONS = flag('connections')?.split(',').map(Number) ?? (quick ? [16] : [1, 16, 64]);
 const PARTIAL = ONLY !== undefined || flag('connections') !== undefined || flag('scale') !== undefined;
@@ -62,17 +66,35 @@ async function prepare(server: BenchServer, name: string, scale: number): Promis
   return { url, fixtures: pickFixtures(data), users: sizes.users, description };
 }
 
-async function measure(service: RunningService, scenario: Scenario, connections: number) {
-  const before = service.queries();
-  const result = await profiled(`${scenario.key}-${connections}`, () =>
+async function measure(service: RunningService, scenario: Scenario, connections: number, round = 0): Promise<Run> {
+  const before = { queries: service.queries(), service: serviceThreadCpu(), database: await service.database.snapshot() };
+  const result = await profiled(`${scenario.key}-${connections}${round ? `-${round + 1}` : ''}`, () =>
     runLoad({ url: service.url, connections, seconds: SECONDS, sequences: scenario.sequences }));
-  return { result, queriesPerRequest: (service.queries() - before) / Math.max(1, result.requests), load: os.loadavg()[0] };
+  const databaseUs = cpuBetween(before.database, await service.database.snapshot());
+  const per = (x: number) => x / Math.max(1, result.requests);
+  return {
+    result, queriesPerRequest: per(service.queries() - before.queries), load: os.loadavg()[0],
+    serviceUsPerRequest: per(serviceThreadCpu() - before.service), databaseUsPerRequest: per(databaseUs),
+  };
 }
 
 const warmUp = (service: RunningService, scenario: Scenario) =>
   runLoad({ url: service.url, connections: 16, seconds: WARMUP_SECONDS, sequences: scenario.sequences });
 
-/** Every endpoint at every connection count, each run right after a baseline run at that count. */
+/** One endpoint at one connection count: rounds of a baseline run, then an endpoint run. */
+async function measureRounds(service: RunningService, scenario: Scenario, baseline: Scenario, connections: number): Promise<Measurement> {
+  const runs: Run[] = [];
+  const baselines: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (scenario !== baseline) baselines.push(await measure(service, baseline, connections, round));
+    runs.push(await measure(service, scenario, connections, round));
+  }
+  const ratios = baselines.length ? runs.map((r, i) => r.result.rps / baselines[i].result.rps) : [1];
+  const folded = fold(runs);
+  return { scenario, connections, ...folded, ratios, baselineRps: baselines.length ? median(baselines.map((b) => b.result.rps)) : folded.result.rps };
+}
+
+/** Every endpoint at every connection count, each against the baseline at that count. */
 async function measureAll(service: RunningService, all: Scenario[]): Promise<Measurement[]> {
   const baseline = all.find((s) => s.kind === 'baseline')!;
   const measurements: Measurement[] = [];
@@ -81,10 +103,7 @@ async function measureAll(service: RunningService, all: Scenario[]): Promise<Mea
   for (const scenario of all) {
     await warmUp(service, scenario);
     for (const connections of CONNECTIONS) {
-      // The machine is shared: a baseline measured minutes earlier may have seen another load.
-      const paired = scenario === baseline ? undefined : (await measure(service, baseline, connections)).result.rps;
-      const m = await measure(service, scenario, connections);
-      measurements.push({ scenario, connections, ...m, baselineRps: paired ?? m.result.rps });
+      measurements.push(await measureRounds(service, scenario, baseline, connections));
       log(tableRow(measurements[measurements.length - 1]));
     }
   }
@@ -104,7 +123,7 @@ async function accessCheck(large: RunningService, small: RunningService, largeFi
 }
 
 async function main(): Promise<number> {
-  log(`Frameplane bench (${quick ? 'quick' : 'full'}): ${SECONDS} s per measurement at ${CONNECTIONS.join(', ')} connections`);
+  log(`Frameplane bench (${quick ? 'quick' : 'full'}): ${ROUNDS} × ${SECONDS} s per measurement, in turn with the baseline, at ${CONNECTIONS.join(', ')} connections`);
   const server = await startServer(log);
   try {
     const large = await prepare(server, 'large', SCALE);
@@ -134,7 +153,7 @@ async function main(): Promise<number> {
     log('\ntargets:');
     for (const t of targets) log(targetLine(t));
     writeResults(RESULTS, {
-      mode: quick ? 'quick' : PARTIAL ? 'partial' : 'full', seconds: SECONDS, machine: machine(await server.version()),
+      mode: quick ? 'quick' : PARTIAL ? 'partial' : 'full', seconds: SECONDS, rounds: ROUNDS, machine: machine(await server.version()),
       datasets: [large.description, small.description], notes: large.fixtures.notes, measurements, access, targets,
     });
     log(`\nwrote ${RESULTS}`);

@@ -9,6 +9,7 @@ import { sealer } from '../src/secrets.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { actorOf } from '../src/http/auth.ts';
+import { databaseCpu, type DatabaseCpu } from './cpu.ts';
 
 export const BENCH_SECRET_KEY = 'frameplane-bench-secret-key';
 export const benchSealer = () => sealer(BENCH_SECRET_KEY);
@@ -17,6 +18,8 @@ export interface RunningService {
   url: string;
   /** Statements sent to PostgreSQL so far (BEGIN and COMMIT included): round trips. */
   queries(): number;
+  /** CPU of the database server's processes (bench/cpu.ts). */
+  database: DatabaseCpu;
   close(): Promise<void>;
 }
 
@@ -44,11 +47,14 @@ export async function startService(databaseUrl: string): Promise<RunningService>
     db.selectFrom('users').select(['id', 'email', 'name', 'created_at']).where('id', '=', actorOf(req).userId).executeTakeFirstOrThrow());
 
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const database = await databaseCpu(databaseUrl);
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     queries: () => queries,
+    database,
     async close() {
+      await database.close();
       await app.close();
       await notifier.close();
       await db.destroy();

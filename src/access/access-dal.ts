@@ -4,6 +4,10 @@ import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
 import type { Role } from '../db/schema.ts';
+import type { RoleSeen } from './role-memo.ts';
+
+/** The two versions a remembered role holds at: the project `p`'s and the caller `cu`'s. */
+export const ACCESS_VERSIONS = ['cu.access_version as caller_access_version', 'p.access_version as project_access_version'] as const;
 
 /**
  * SQL for the caller's effective role on the project `projectRef` (a column reference).
@@ -35,13 +39,22 @@ export function reachableProjectIdsSql(userId: string) {
 }
 
 const projectRead = compiledOnce((q, projectId: string, userId: string) =>
-  q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role')).where('p.id', '=', projectId));
-const projectLocked = compiledOnce((q, projectId: string, userId: string) =>
-  q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role')).where('p.id', '=', projectId)
-    .forUpdate('p' as never));
+  q.selectFrom('projects as p').innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
+    .selectAll('p')
+    .select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS])
+    .where('p.id', '=', projectId));
 
-export async function projectWithRole(q: Queryable, projectId: string, userId: string, lock = false) {
-  return (await (lock ? projectLocked : projectRead)(q, projectId, userId))[0];
+const projectVersions = compiledOnce((q, projectId: string, userId: string) =>
+  q.selectFrom('projects as p').innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
+    .selectAll('p').select(ACCESS_VERSIONS).where('p.id', '=', projectId));
+
+/**
+ * The project and the caller's role with the versions it holds at (role-memo.ts); with
+ * `remembered`, the role is left out and only the versions are read, for withRole to compare.
+ */
+export async function projectWithRole(q: Queryable, projectId: string, userId: string, remembered?: boolean) {
+  const rows = await (remembered ? projectVersions : projectRead)(q, projectId, userId);
+  return rows[0] as (Awaited<ReturnType<typeof projectRead>>[number] & RoleSeen) | undefined;
 }
 
 const teamRead = compiledOnce((q, teamId: string, userId: string) =>

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import { notFound, roleTooLow } from '../http/errors.ts';
 import { projectWithRole, teamWithRole } from './access-dal.ts';
+import { createRoleMemo, type RoleSeen } from './role-memo.ts';
 import { canOnProject, canOnTeam, PROJECT_ACTIONS, TEAM_ACTIONS, type ProjectAction, type Role, type TeamAction } from './roles.ts';
 
 /** The decision alone, for a role a caller's query already computed (see projectRoleSql). */
@@ -20,11 +21,47 @@ export function decideTeam(role: Role | null | undefined, action: TeamAction): R
   return role;
 }
 
-export function createAccessService(db: Queryable) {
+export function createAccessService(db: Queryable, memo = createRoleMemo()) {
+  /**
+   * Runs a read of a row with the caller's role and its versions (projectRoleSql, ACCESS_VERSIONS).
+   * For a remembered pair, the read leaves the role out (`remembered`): if both versions still
+   * hold, in the snapshot that read the row, the remembered role is exact; if either moved, the
+   * full read runs. Only on the pool: inside a transaction a read may see versions of its own
+   * that a rollback would later hand to another change.
+   */
+  async function withRole<R extends RoleSeen>(q: Queryable, userId: string, projectId: string, read: (remembered: boolean) => Promise<R | undefined>) {
+    if (q !== db) return read(false);
+    const hint = memo.hint(userId, projectId);
+    if (hint) {
+      const row = await read(true);
+      if (!row) return undefined;
+      if (row.caller_access_version === hint.userVersion && row.project_access_version === hint.projectVersion) {
+        row.role = hint.role;
+        return row;
+      }
+    }
+    const row = await read(false);
+    if (row) memo.remember(userId, projectId, row);
+    return row;
+  }
+
+  async function roleOn(userId: string, projectId: string, q: Queryable = db) {
+    return withRole(q, userId, projectId, (remembered) => projectWithRole(q, projectId, userId, remembered));
+  }
+
   return {
+    withRole,
+    /** How many (user, project) roles are remembered: for tests and diagnostics. */
+    rememberedRoles: () => memo.size,
+
     async requireProject(userId: string, projectId: string, action: ProjectAction, q: Queryable = db) {
-      const project = await projectWithRole(q, projectId, userId);
+      const project = await roleOn(userId, projectId, q);
       return { ...project!, role: decideProject(project?.role ?? null, action) };
+    },
+
+    /** Another user's role on a project (a frame's owner must reach it), or null. */
+    async roleOf(userId: string, projectId: string, q: Queryable = db) {
+      return (await roleOn(userId, projectId, q))?.role ?? null;
     },
 
     async requireTeam(userId: string, teamId: string, action: TeamAction, q: Queryable = db) {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../http/errors.ts';
-import { IdParam, problemResponses, Timestamp } from '../http/schemas.ts';
+import { IdParam, problemResponses, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { AgentsService } from '../agents/agents-service.ts';
 import { AgentBody, NewAgent } from '../agents/agents-schemas.ts';
 import type { BillingService } from './billing-service.ts';
@@ -26,7 +26,7 @@ export function adminRoutes({ clock, testClock, timeRules, agents, billing }: De
       schema: {
         tags, summary: "Set a user's billing: past_due suspends the frames of their projects, active restores them",
         params: Type.Object({ user_id: IdParam('usr') }),
-        body: Type.Object({ status: Type.Union([Type.Literal('active'), Type.Literal('past_due')]) }, { additionalProperties: false }),
+        body: Type.Object({ status: StringEnum(['active', 'past_due']) }, { additionalProperties: false }),
         response: { 200: Type.Object({ user_id: Type.String(), status: Type.String(), frames_affected: Type.Integer() }), ...problemResponses },
       },
     }, async (req) => billing.set(req.params.user_id, req.body.status));

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
 import { REPLICA_STATES } from '../frames/frame-status.ts';
 
 const agentFields = {
-  id: Type.String(), name: Type.String(), kind: Type.Union([Type.Literal('cloud'), Type.Literal('self_hosted')]),
-  project_id: Type.Union([Type.String(), Type.Null()]), online: Type.Boolean(), last_seen_at: NullableTimestamp, created_at: Timestamp,
+  id: Type.String(), name: Type.String(), kind: StringEnum(['cloud', 'self_hosted']),
+  project_id: Nullable(Type.String()), online: Type.Boolean(), last_seen_at: NullableTimestamp, created_at: Timestamp,
 };
 export const Agent = Type.Object(agentFields, { $id: 'Agent' });
 export const NewAgent = Type.Object({ ...agentFields, token: Type.String({ description: 'Shown once' }) });
@@ -17,7 +17,7 @@ export const SyncBody = Type.Object({
   events: Type.Optional(Type.Array(Type.Object({
     frame_id: FrameId,
     replica: Type.Integer({ minimum: 0, maximum: 999 }),
-    type: Type.Union(REPLICA_STATES.map((s) => Type.Literal(s))),
+    type: StringEnum(REPLICA_STATES),
     at: Type.Optional(Type.String({ format: 'date-time' })),
     generation: Type.Optional(Type.Integer({ minimum: 0 })),
     detail: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown())),
@@ -32,9 +32,9 @@ export const SyncBody = Type.Object({
 export const SyncQuery = Type.Object({ wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 })) });
 export const SyncAnswer = Type.Object({
   frames: Type.Array(Type.Object({
-    frame_id: Type.String(), generation: Type.Integer(), desired_state: Type.Union([Type.Literal('running'), Type.Literal('stopped')]),
+    frame_id: Type.String(), generation: Type.Integer(), desired_state: StringEnum(['running', 'stopped']),
     replica_count: Type.Integer(), port: Type.Integer(), git_repository_owner: Type.String(), git_repository: Type.String(),
-    git_repository_branch: Type.String(), deployment_id: Type.String(), commit_sha: Type.Union([Type.String(), Type.Null()]),
+    git_repository_branch: Type.String(), deployment_id: Type.String(), commit_sha: Nullable(Type.String()),
     env: Type.Record(Type.String(), Type.String()),
     volumes: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), mount_path: Type.String(), size_gb: Type.Integer() })),
   })),

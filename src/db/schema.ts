@@ -2,6 +2,14 @@
 import type { ColumnType, Generated } from 'kysely';
 
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
+
+/** frames.replicas: each replica as the agent last reported it (timestamps as RFC 3339 text, UTC). */
+export interface ReplicaSummary { replica: number; generation: number; state: string; pull_failed: boolean; since: string }
+/** frames.latest_deployment: the newest deployment, as far as a frame's status and view need it. */
+export interface DeploymentSummary {
+  id: string; status: string; generation: number; trigger: string; git_repository: string; git_repository_owner: string;
+  git_repository_branch: string; env_digest: string; commit_sha: string | null; created_at: string;
+}
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json = ColumnType<unknown, string | null, string | null>;
 
@@ -9,13 +17,13 @@ export interface DB {
   service_clock: { id: Generated<boolean>; offset_ms: ColumnType<string, never, unknown> };
   users: {
     id: string; email: string; name: string; password_hash: string;
-    billing_status: Generated<'active' | 'past_due'>; created_at: Timestamp;
+    billing_status: Generated<'active' | 'past_due'>; access_version: Generated<number>; created_at: Timestamp;
   };
   access_tokens: {
     id: string; user_id: string; name: string; kind: 'session' | 'personal'; token_hash: Buffer;
     created_at: Timestamp; expires_at: Timestamp | null; last_used_at: Timestamp | null; revoked_at: Timestamp | null;
   };
-  projects: { id: string; owner_id: string; name: string; created_at: Timestamp };
+  projects: { id: string; owner_id: string; name: string; access_version: Generated<number>; created_at: Timestamp };
   spaces: { id: string; project_id: string; name: string; created_at: Timestamp };
   teams: { id: string; name: string; slug: string; owner_id: string; member_count: Generated<number>; members_version: Generated<number>; created_at: Timestamp };
   team_members: { team_id: string; user_id: string; role: Role; joined_at: Timestamp };
@@ -46,6 +54,8 @@ export interface DB {
     generation: Generated<number>; version: Generated<number>; env_digest: Generated<string>; crash_streak: Generated<number>;
     backoff_tripped_at: Timestamp | null; last_status: string | null; last_status_reason: string | null;
     created_at: Timestamp; updated_at: Timestamp;
+    // Kept by triggers (migrations/0005), never written by the service.
+    replicas: ColumnType<ReplicaSummary[], never, never>; latest_deployment: ColumnType<DeploymentSummary | null, never, never>;
   };
   frame_replicas: { frame_id: string; replica: number; generation: number; state: string; pull_failed: Generated<boolean>; since: Timestamp };
   deployments: {

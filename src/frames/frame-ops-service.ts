@@ -39,13 +39,13 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
    * the facts are current: no other change to this frame can commit until this one does.
    */
   async function lockForOperation(trx: Queryable, actor: Actor, projectId: string, spaceId: string, frameId: string) {
-    const f = (await lockFrameIn(trx, projectId, spaceId, frameId)) && (await frameForCaller(trx, projectId, spaceId, frameId, actor.userId));
+    const f = (await lockFrameIn(trx, projectId, spaceId, frameId)) && (await access.withRole(trx, actor.userId, projectId, (remembered) => frameForCaller(trx, projectId, spaceId, frameId, actor.userId, remembered)));
     if (!f) {
       // Only now tell a project out of reach (404 for it, or 403) from a missing frame.
       await access.requireProject(actor.userId, projectId, 'frame.operate', trx);
       throw notFound('frame');
     }
-    decideProject(f.caller_role, 'frame.operate');
+    decideProject(f.role, 'frame.operate');
     return f;
   }
 

@@ -7,7 +7,7 @@ import type { FrameWithFacts } from './frames-dal.ts';
 
 /** Replicas that count for the current deployment: reports older than it are history. */
 export function currentReplicas(f: FrameWithFacts) {
-  const from = f.deployment?.generation ?? 0;
+  const from = f.latest_deployment?.generation ?? 0;
   return f.replicas.filter((r) => r.generation >= from);
 }
 
@@ -23,14 +23,14 @@ export function factsOf(f: FrameWithFacts): FrameFacts {
     billingPastDue: f.billing_status === 'past_due',
     desiredState: f.desired_state,
     backoffTripped: f.backoff_tripped_at !== null,
-    deployInProgress: f.desired_state === 'running' && f.deployment?.status === 'in_progress',
+    deployInProgress: f.desired_state === 'running' && f.latest_deployment?.status === 'in_progress',
     replicaCount: f.replica_count,
     replicas: byIndex,
   };
 }
 
 export function pendingChanges(f: FrameWithFacts): string[] {
-  const d = f.deployment;
+  const d = f.latest_deployment;
   if (!d) return [];
   const out: string[] = [];
   if (d.git_repository !== f.git_repository) out.push('git_repository_name');
@@ -73,8 +73,8 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
       clears_on: [...CLEARS_ON],
     },
     replicas: f.replicas.map((r) => ({ replica: r.replica, state: r.state, generation: r.generation, since: iso(r.since) })),
-    latest_deployment: f.deployment
-      ? { id: f.deployment.id, status: f.deployment.status, trigger: f.deployment.trigger, created_at: iso(f.deployment.created_at) }
+    latest_deployment: f.latest_deployment
+      ? { id: f.latest_deployment.id, status: f.latest_deployment.status, trigger: f.latest_deployment.trigger, created_at: iso(f.latest_deployment.created_at) }
       : null,
     pending_changes: pendingChanges(f),
     generation: f.generation,

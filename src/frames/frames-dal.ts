@@ -1,31 +1,17 @@
 // Frame reads: the frame with every fact its status is derived from, in one query.
-import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
-import { projectRoleSql } from '../access/access-dal.ts';
+import { ACCESS_VERSIONS, projectRoleSql } from '../access/access-dal.ts';
+import type { RoleSeen } from '../access/role-memo.ts';
 import { compiledOnce } from '../db/compiled.ts';
 
-export interface ReplicaRow { replica: number; generation: number; state: string; pull_failed: boolean; since: string }
-export interface DeploymentSnapshot {
-  id: string; status: string; generation: number; trigger: string; git_repository: string; git_repository_owner: string;
-  git_repository_branch: string; env_digest: string; commit_sha: string | null; created_at: string;
-}
-
+/** Frames with every fact their status is derived from; replicas and the latest deployment are columns of the row (migrations/0005). */
 export function framesWithFacts(q: Queryable) {
   return q.selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
     .innerJoin('users as o', 'o.id', 'p.owner_id')
     .leftJoin('agents as a', 'a.id', 'f.agent_id')
     .selectAll('f')
-    .select([
-      'o.billing_status',
-      'a.last_seen_at as agent_last_seen_at',
-      sql<ReplicaRow[]>`coalesce((select json_agg(json_build_object('replica', r.replica, 'generation', r.generation,
-        'state', r.state, 'pull_failed', r.pull_failed, 'since', r.since) order by r.replica)
-        from frame_replicas r where r.frame_id = f.id), '[]')`.as('replicas'),
-      sql<DeploymentSnapshot | null>`(select row_to_json(d) from (select id, status, generation, trigger, git_repository,
-        git_repository_owner, git_repository_branch, env_digest, commit_sha, created_at from deployments
-        where frame_id = f.id order by id desc limit 1) d)`.as('deployment'),
-    ]);
+    .select(['o.billing_status', 'a.last_seen_at as agent_last_seen_at']);
 }
 
 export type FrameWithFacts = Awaited<ReturnType<ReturnType<typeof framesWithFacts>['execute']>>[number];
@@ -37,12 +23,21 @@ export function frameInProject(q: Queryable, projectId: string, spaceId: string 
 }
 
 const frameWithRole = compiledOnce((q, projectId: string, spaceId: string, frameId: string, userId: string) =>
-  framesWithFacts(q).select(projectRoleSql('p', userId).as('caller_role'))
+  framesWithFacts(q).innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
+    .select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS])
     .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId));
 
-/** The frame and the caller's role on its project, in one round trip (the read path). */
-export async function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) {
-  return (await frameWithRole(q, projectId, spaceId, frameId, userId))[0];
+const frameWithVersions = compiledOnce((q, projectId: string, spaceId: string, frameId: string, userId: string) =>
+  framesWithFacts(q).innerJoin('users as cu', (j) => j.on('cu.id', '=', userId)).select(ACCESS_VERSIONS)
+    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId));
+
+/**
+ * The frame and the caller's role on its project, in one round trip (the read path); with
+ * `remembered`, only the versions of the role (access-service withRole).
+ */
+export async function frameForCaller(q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string, remembered?: boolean) {
+  const rows = await (remembered ? frameWithVersions : frameWithRole)(q, projectId, spaceId, frameId, userId);
+  return rows[0] as (Awaited<ReturnType<typeof frameWithRole>>[number] & RoleSeen) | undefined;
 }
 
 /** Locks the frame row for a change; the change and its event commit together. */

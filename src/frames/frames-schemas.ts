@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
 import { FRAME_STATUSES } from './frame-status.ts';
 
 // Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).
@@ -32,19 +32,17 @@ export const UpdateFrameBody = Type.Object({
   replica_count: Type.Optional(ReplicaCount),
 }, { additionalProperties: false, minProperties: 1 });
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-
 export const Frame = Type.Object({
   id: Type.String(), project_id: Type.String(), space_id: Type.String(), name: Type.String(), owner_id: Type.String(),
   git_repository: Type.String(), git_repository_name: Type.String(), git_repository_owner: Type.String(), git_repository_branch: Type.String(),
   port: Type.Integer(), replica_count: Type.Integer(),
-  status: Type.Union(FRAME_STATUSES.map((s) => Type.Literal(s))),
+  status: StringEnum(FRAME_STATUSES),
   status_reason: Nullable(Type.String()),
-  desired_state: Type.Union([Type.Literal('running'), Type.Literal('stopped')]),
-  runtime: Type.Union([
-    Type.Object({ kind: Type.Literal('cloud') }),
-    Type.Object({ kind: Type.Literal('agent'), agent_id: Type.String() }),
-  ]),
+  desired_state: StringEnum(['running', 'stopped']),
+  // One object schema rather than a union of two (see StringEnum); its type stays the union.
+  runtime: Type.Unsafe<{ kind: 'cloud' } | { kind: 'agent'; agent_id: string }>(Type.Object({
+    kind: StringEnum(['cloud', 'agent']), agent_id: Type.Optional(Type.String({ description: 'The self-hosted agent, when kind is agent' })),
+  })),
   agent_id: Nullable(Type.String()),
   agent_online: Type.Boolean(),
   agent_last_seen_at: NullableTimestamp,
@@ -63,8 +61,8 @@ export const FrameList = ListOf(Type.Ref('Frame'));
 
 export const Deployment = Type.Object({
   id: Type.String(), frame_id: Type.String(),
-  trigger: Type.Union(['create', 'manual', 'push', 'reroll'].map((s) => Type.Literal(s))),
-  status: Type.Union(['in_progress', 'succeeded', 'failed', 'superseded', 'canceled'].map((s) => Type.Literal(s))),
+  trigger: StringEnum(['create', 'manual', 'push', 'reroll']),
+  status: StringEnum(['in_progress', 'succeeded', 'failed', 'superseded', 'canceled']),
   git_repository: Type.String(), git_repository_owner: Type.String(), git_repository_branch: Type.String(),
   commit_sha: Nullable(Type.String()), created_by: Nullable(Type.String()), created_at: Timestamp, finished_at: NullableTimestamp,
 }, { $id: 'Deployment' });
@@ -81,6 +79,6 @@ export const DeletedFrame = Type.Object({
 export const SpaceFramesParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc') });
 export const FrameParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc'), frame_id: IdParam('frm') });
 export const FrameReadQuery = Type.Object({
-  wait_for: Type.Optional(Type.Union(FRAME_STATUSES.map((s) => Type.Literal(s)))),
+  wait_for: Type.Optional(StringEnum(FRAME_STATUSES)),
   timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 30 })),
 });

@@ -7,7 +7,6 @@ import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
-import { projectWithRole } from '../access/access-dal.ts';
 import { leastLoadedCloudAgent } from '../agents/agents-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, fieldError, notFound } from '../http/errors.ts';
@@ -50,8 +49,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
     async create(actor: Actor, projectId: string, spaceId: string, input: FrameInput) {
       await access.requireProject(actor.userId, projectId, 'frame.manage');
       await requireSpace(projectId, spaceId);
-      const owner = await projectWithRole(db, projectId, input.owner_id);
-      if (!owner?.role) throw fieldError('owner_id', 'owner_not_allowed', 'owner_id must be a user who can reach this project.');
+      if (!(await access.roleOf(input.owner_id, projectId))) throw fieldError('owner_id', 'owner_not_allowed', 'owner_id must be a user who can reach this project.');
       if (input.agent_id) {
         const agent = await db.selectFrom('agents').select('id').where('id', '=', input.agent_id).where('project_id', '=', projectId).executeTakeFirst();
         if (!agent) throw fieldError('agent_id', 'agent_not_found', 'agent_id must be a self-hosted agent of this project.');
@@ -82,13 +80,13 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
       const listening = wait && notifier ? notifier.listen('frameplane_frame_events', frameId) : undefined;
       try {
         for (;;) {
-          const row = await frameForCaller(db, projectId, spaceId, frameId, actor.userId);
+          const row = await access.withRole(db, actor.userId, projectId, (remembered) => frameForCaller(db, projectId, spaceId, frameId, actor.userId, remembered));
           if (!row) {
             // Only now tell a missing project (or one out of reach) from a missing frame.
             await access.requireProject(actor.userId, projectId, 'project.read');
             throw notFound('frame');
           }
-          decideProject(row.caller_role, 'project.read');
+          decideProject(row.role, 'project.read');
           const f = view(row);
           const left = deadline - Date.now();
           if (!listening || f.status === wait!.for || left <= 0) return f;

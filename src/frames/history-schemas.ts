@@ -1,7 +1,7 @@
 // Schemas of a frame's history: log lines and events, as pages (CONTRACT 1 and 5). The same
 // routes stream with `Accept: text/event-stream`; each streamed `data:` is one item below.
 import { Type } from 'typebox';
-import { ListOf, ListQuery, Timestamp } from '../http/schemas.ts';
+import { ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
 
 export const LogsQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339: only lines at or after this time' })),
@@ -25,10 +25,10 @@ export const LogPage = ListOf(LogLine);
 export const FrameEvent = Type.Object({
   id: Type.String(),
   type: Type.String({ description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …' }),
-  status: Type.Union([Type.String(), Type.Null()]),
-  status_reason: Type.Union([Type.String(), Type.Null()]),
+  status: Nullable(Type.String()),
+  status_reason: Nullable(Type.String()),
   detail: Type.Unknown(),
-  actor_id: Type.Union([Type.String(), Type.Null()]),
+  actor_id: Nullable(Type.String()),
   at: Timestamp,
 });
 export const FrameEventPage = ListOf(FrameEvent);

@@ -1,6 +1,6 @@
 // Schemas of a frame's settings: env vars, domains, volumes (CONTRACT 5).
 import { Type } from 'typebox';
-import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, Timestamp } from '../http/schemas.ts';
 import { FrameParams } from './frames-schemas.ts';
 
 // Names a shell can export; a record's keys are checked through propertyNames, so a bad name is
@@ -22,7 +22,7 @@ export const PatchEnvBody = Type.Object({
 }, { additionalProperties: false });
 
 export const EnvAnswer = Type.Object({
-  vars: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])),
+  vars: Type.Record(Type.String(), Nullable(Type.String())),
   values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
 });
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
-import { problemResponses } from '../http/schemas.ts';
+import { Nullable, problemResponses } from '../http/schemas.ts';
 import { ProjectParams } from '../projects/projects-schemas.ts';
 import type { WebhookService } from './webhook-service.ts';
 
@@ -35,7 +35,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Fasti
         querystring: Type.Object({ project: Type.Optional(Type.String({ maxLength: 64 })) }),
         body: PushBody,
         response: {
-          202: Type.Object({ event: Type.String(), deployments: Type.Array(Type.Object({ frame_id: Type.String(), deployment_id: Type.Union([Type.String(), Type.Null()]), skipped: Type.Optional(Type.String()) })) }),
+          202: Type.Object({ event: Type.String(), deployments: Type.Array(Type.Object({ frame_id: Type.String(), deployment_id: Nullable(Type.String()), skipped: Type.Optional(Type.String()) })) }),
           ...problemResponses,
         },
       },

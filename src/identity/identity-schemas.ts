@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 export const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
@@ -24,7 +24,7 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 const tokenFields = {
-  id: Type.String(), name: Type.String(), kind: Type.Union([Type.Literal('session'), Type.Literal('personal')]),
+  id: Type.String(), name: Type.String(), kind: StringEnum(['session', 'personal']),
   created_at: Timestamp, expires_at: NullableTimestamp, last_used_at: NullableTimestamp,
 };
 export const Token = Type.Object(tokenFields);

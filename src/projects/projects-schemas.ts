@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 
-export const RoleName = Type.Union([Type.Literal('viewer'), Type.Literal('member'), Type.Literal('admin'), Type.Literal('owner')]);
+export const RoleName = StringEnum(['viewer', 'member', 'admin', 'owner']);
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 
 export const Project = Type.Object({ id: Type.String(), name: Type.String(), owner_id: Type.String(), role: RoleName, created_at: Timestamp }, { $id: 'Project' });
@@ -14,10 +14,10 @@ export const ProjectParams = Type.Object({ project_id: IdParam('prj') });
 export const SpaceParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc') });
 
 const Via = Type.Object({
-  source: Type.Union([Type.Literal('owner'), Type.Literal('team')]),
-  team_id: Type.Union([Type.String(), Type.Null()]),
-  team_role: Type.Union([RoleName, Type.Null()]),
-  grant_role: Type.Union([RoleName, Type.Null()]),
+  source: StringEnum(['owner', 'team']),
+  team_id: Nullable(Type.String()),
+  team_role: Nullable(RoleName),
+  grant_role: Nullable(RoleName),
   role: RoleName,
 });
 export const ProjectAccess = Type.Object({

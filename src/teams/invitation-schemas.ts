@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 import { RoleName } from '../projects/projects-schemas.ts';
 
-export const InvitationStatus = Type.Union(['pending', 'accepted', 'expired', 'revoked'].map((s) => Type.Literal(s)));
+export const InvitationStatus = StringEnum(['pending', 'accepted', 'expired', 'revoked']);
 const invitationFields = {
   id: Type.String(), team_id: Type.String(), email: Type.String(), role: RoleName, status: InvitationStatus,
-  invited_by: Type.Union([Type.String(), Type.Null()]), created_at: Timestamp, expires_at: Timestamp,
+  invited_by: Nullable(Type.String()), created_at: Timestamp, expires_at: Timestamp,
 };
 export const Invitation = Type.Object(invitationFields, { $id: 'Invitation' });
 export const InvitationList = ListOf(Type.Ref('Invitation'));

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, Timestamp } from '../http/schemas.ts';
 import { RoleName } from '../projects/projects-schemas.ts';
 
 export { RoleName };
@@ -22,9 +22,9 @@ export const GrantList = ListOf(Type.Ref('Grant'));
 export const CreateGrantBody = Type.Object({ project_id: Type.String({ minLength: 1, maxLength: 64 }), role: RoleName }, { additionalProperties: false });
 
 export const AuditEvent = Type.Object({
-  id: Type.String(), action: Type.String(), actor_id: Type.Union([Type.String(), Type.Null()]),
+  id: Type.String(), action: Type.String(), actor_id: Nullable(Type.String()),
   target_type: Type.String(), target_id: Type.String(), before: Type.Unknown(), after: Type.Unknown(),
-  request_id: Type.Union([Type.String(), Type.Null()]), at: Timestamp,
+  request_id: Nullable(Type.String()), at: Timestamp,
 });
 export const AuditList = ListOf(AuditEvent);
 

@@ -211,7 +211,7 @@ class RealFrame {
       billing_status: this.pastDue ? 'past_due' : 'active', desired_state: this.desired, backoff_tripped_at: this.trippedAt,
       replica_count: this.replicaCount, crash_streak: this.streak, generation: this.generation,
       replicas: [...this.rows.values()].sort((a, b) => a.replica - b.replica),
-      deployment: { ...this.deployment, id: 'dep_x', trigger: 'manual' },
+      latest_deployment: { ...this.deployment, id: 'dep_x', trigger: 'manual' },
     } as unknown as FrameWithFacts;
     return frameStatus(factsOf(row));
   }
@@ -310,7 +310,7 @@ describe('frame status over any sequence of events', () => {
     // replica_count 1; replica 1 (a leftover) is healthy on the current rollout, replica 0 has not reported.
     const row = {
       billing_status: 'active', desired_state: 'running', backoff_tripped_at: null, replica_count: 1, generation: 2,
-      deployment: { id: 'dep_x', status: 'failed', generation: 2, trigger: 'manual' },
+      latest_deployment: { id: 'dep_x', status: 'failed', generation: 2, trigger: 'manual' },
       replicas: [{ replica: 1, generation: 2, state: 'healthy', pull_failed: false, since: '2026-01-01T00:00:00Z' }],
     } as unknown as FrameWithFacts;
     expect(frameStatus(factsOf(row)).status).not.toBe('Online');

@@ -1,0 +1,38 @@
+// Roles already computed, per (user, project), each with the versions it was read at
+// (migrations/0004): a user's memberships move `users.access_version`, a project's grants and
+// owner move `projects.access_version`, and nothing else decides a role. A read of a remembered
+// pair reads the two versions with its row, in one snapshot, instead of the role subquery; the
+// role is reused only if both still hold (access-service withRole). So an entry can be old but
+// never wrong, on any instance: it saves the role subquery, never the check.
+import type { Role } from '../db/schema.ts';
+
+const MAX_ENTRIES = 50_000;
+
+export interface RoleHint { role: Role | null; userVersion: number; projectVersion: number }
+
+/** What a read answers: the role and the versions, all of one snapshot. */
+export interface RoleSeen { role: Role | null; caller_access_version: number; project_access_version: number }
+
+export function createRoleMemo(maxEntries = MAX_ENTRIES) {
+  // A Map keeps insertion order: re-inserting on a hit makes the first key the least recent.
+  const entries = new Map<string, RoleHint>();
+  const keyOf = (userId: string, projectId: string) => `${userId}\n${projectId}`;
+
+  return {
+    hint(userId: string, projectId: string): RoleHint | undefined {
+      const key = keyOf(userId, projectId);
+      const hint = entries.get(key);
+      if (hint) { entries.delete(key); entries.set(key, hint); }
+      return hint;
+    },
+    /** Only what a read outside any transaction answered (see withRole). */
+    remember(userId: string, projectId: string, seen: RoleSeen) {
+      const key = keyOf(userId, projectId);
+      if (!entries.has(key) && entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { role: seen.role, userVersion: seen.caller_access_version, projectVersion: seen.project_access_version });
+    },
+    get size() { return entries.size; },
+  };
+}
+
+export type RoleMemo = ReturnType<typeof createRoleMemo>;
