@@ -1,9 +1,9 @@
 // The SQL half of access: each query returns the row together with the caller's role in one
 // round trip. Role order is the order of the team_role enum, so least()/max() do the work.
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
-import type { Role } from '../db/schema.ts';
+import type { DB, Role } from '../db/schema.ts';
 import type { RoleSeen } from './role-memo.ts';
 
 /** The two versions a remembered role holds at: the project `p`'s and the caller `cu`'s. */
@@ -38,15 +38,14 @@ export function reachableProjectIdsSql(userId: string) {
     union select g.project_id from team_members m join grants g on g.team_id = m.team_id where m.user_id = ${userId})`;
 }
 
-const projectRead = compiledOnce((q, projectId: string, userId: string) =>
-  q.selectFrom('projects as p').innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
-    .selectAll('p')
-    .select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS])
-    .where('p.id', '=', projectId));
+/** The project, with the caller's user row as `cu` (for ACCESS_VERSIONS). */
+const projectOf = (q: Kysely<DB>, projectId: string, userId: string) =>
+  q.selectFrom('projects as p').innerJoin('users as cu', (j) => j.on('cu.id', '=', userId)).selectAll('p').where('p.id', '=', projectId);
 
+const projectRead = compiledOnce((q, projectId: string, userId: string) =>
+  projectOf(q, projectId, userId).select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS]));
 const projectVersions = compiledOnce((q, projectId: string, userId: string) =>
-  q.selectFrom('projects as p').innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
-    .selectAll('p').select(ACCESS_VERSIONS).where('p.id', '=', projectId));
+  projectOf(q, projectId, userId).select(ACCESS_VERSIONS));
 
 /**
  * The project and the caller's role with the versions it holds at (role-memo.ts); with

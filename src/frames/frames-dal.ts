@@ -22,14 +22,15 @@ export function frameInProject(q: Queryable, projectId: string, spaceId: string 
   return query.executeTakeFirst();
 }
 
-const frameWithRole = compiledOnce((q, projectId: string, spaceId: string, frameId: string, userId: string) =>
+/** The frame of a project and space, with the caller's user row as `cu` (for ACCESS_VERSIONS). */
+const frameOf = (q: Queryable, projectId: string, spaceId: string, frameId: string, userId: string) =>
   framesWithFacts(q).innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
-    .select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS])
-    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId));
+    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId);
 
+const frameWithRole = compiledOnce((q, projectId: string, spaceId: string, frameId: string, userId: string) =>
+  frameOf(q, projectId, spaceId, frameId, userId).select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS]));
 const frameWithVersions = compiledOnce((q, projectId: string, spaceId: string, frameId: string, userId: string) =>
-  framesWithFacts(q).innerJoin('users as cu', (j) => j.on('cu.id', '=', userId)).select(ACCESS_VERSIONS)
-    .where('f.id', '=', frameId).where('f.project_id', '=', projectId).where('f.space_id', '=', spaceId));
+  frameOf(q, projectId, spaceId, frameId, userId).select(ACCESS_VERSIONS));
 
 /**
  * The frame and the caller's role on its project, in one round trip (the read path); with
