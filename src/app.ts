@@ -33,9 +33,9 @@ import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './frames/history-routes.ts';
 import { settingsRoutes } from './frames/settings-routes.ts';
 import { Deployment, Frame } from './frames/frames-schemas.ts';
-import { agentRoutes } from './agents/agents-routes.ts';
+import { agentRoutes } from './agent-api/agents-routes.ts';
 import { webhookRoutes } from './hooks/webhook-routes.ts';
-import { Agent } from './agents/agents-schemas.ts';
+import { Agent } from './agent-api/agents-schemas.ts';
 
 export interface AppOptions { logger?: Logger; isReady?: () => boolean }
 

@@ -15,7 +15,7 @@ import { buildApp } from './app.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
-import { startBuiltinAgent } from './agent/builtin.ts';
+import { startBuiltinAgent } from './cloud/builtin.ts';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { service: 'frameplane' } });

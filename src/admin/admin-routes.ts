@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../http/errors.ts';
 import { IdParam, problemResponses, StringEnum, Timestamp } from '../http/schemas.ts';
-import type { AgentsService } from '../agents/agents-service.ts';
-import { AgentBody, NewAgent } from '../agents/agents-schemas.ts';
+import type { AgentsService } from '../agent-api/agents-service.ts';
+import { AgentBody, NewAgent } from '../agent-api/agents-schemas.ts';
 import type { BillingService } from './billing-service.ts';
 
 export interface TimeRules { runDue(now: Date): Promise<void> }

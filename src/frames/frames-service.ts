@@ -7,7 +7,7 @@ import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
-import { leastLoadedCloudAgent } from '../agents/agents-service.ts';
+import { leastLoadedCloudAgent } from '../agent-api/agents-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, fieldError, notFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';
@@ -42,9 +42,15 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
     if (!s) throw notFound('space');
   }
 
+  /** The frame with the caller's role on its project, in one query (the role memo's, on the pool). */
+  function forCaller(userId: string, projectId: string, spaceId: string, frameId: string, q: Queryable = db) {
+    return access.withRole(q, userId, projectId, (remembered) => frameForCaller(q, projectId, spaceId, frameId, userId, remembered));
+  }
+
   return {
     load,
     view,
+    forCaller,
 
     async create(actor: Actor, projectId: string, spaceId: string, input: FrameInput) {
       await access.requireProject(actor.userId, projectId, 'frame.manage');
@@ -80,7 +86,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
       const listening = wait && notifier ? notifier.listen('frameplane_frame_events', frameId) : undefined;
       try {
         for (;;) {
-          const row = await access.withRole(db, actor.userId, projectId, (remembered) => frameForCaller(db, projectId, spaceId, frameId, actor.userId, remembered));
+          const row = await forCaller(actor.userId, projectId, spaceId, frameId);
           if (!row) {
             // Only now tell a missing project (or one out of reach) from a missing frame.
             await access.requireProject(actor.userId, projectId, 'project.read');

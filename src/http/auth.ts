@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../actor.ts';
 import { AppError, unauthorized } from './errors.ts';
 import { safeEqual } from '../secrets.ts';
-import type { AgentIdentity } from '../agents/agents-service.ts';
+import type { AgentIdentity } from '../agent-api/agents-service.ts';
 
 export type AuthMode = 'user' | 'optional' | 'none' | 'admin' | 'agent';
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newProject, newUser } from '../helpers/factories.ts';
 import { ADMIN, defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
-import { freePort } from '../../src/agent/processes.ts';
+import { freePort } from '../../src/runner/processes.ts';
 import { appProcesses, gitFixture, hit, killApps, sleep, until } from './fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));

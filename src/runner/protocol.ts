@@ -1,9 +1,9 @@
-// The sync protocol as the agent sees it (CONTRACT 6, src/agents/agents-schemas.ts). Types only,
+// The sync protocol as the agent sees it (CONTRACT 6, src/agent-api/agents-schemas.ts). Types only,
 // taken from the server's own schemas so that the two sides cannot drift; nothing of the server
 // is loaded at run time.
 import type { Static } from 'typebox';
-import type { SyncAnswer } from '../agents/agents-schemas.ts';
-import type { SyncEvent, SyncLog } from '../agents/sync-service.ts';
+import type { SyncAnswer } from '../agent-api/agents-schemas.ts';
+import type { SyncEvent, SyncLog } from '../agent-api/sync-service.ts';
 
 export type Answer = Static<typeof SyncAnswer>;
 export type DesiredFrame = Answer['frames'][number];

@@ -14,9 +14,9 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { systemClock } from '../clock.ts';
 import { createAccessService } from '../access/access-service.ts';
-import { createAgentsService } from '../agents/agents-service.ts';
+import { createAgentsService } from '../agent-api/agents-service.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
-import { restartDelayMs } from './replica.ts';
+import { restartDelayMs } from '../runner/replica.ts';
 
 export const BUILTIN_AGENT_NAME = 'builtin';
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));

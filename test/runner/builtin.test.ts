@@ -9,8 +9,8 @@ import pino from 'pino';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
-import { ensureBuiltinAgent, startBuiltinAgent } from '../../src/agent/builtin.ts';
-import { freePort } from '../../src/agent/processes.ts';
+import { ensureBuiltinAgent, startBuiltinAgent } from '../../src/cloud/builtin.ts';
+import { freePort } from '../../src/runner/processes.ts';
 import { appProcesses, gitFixture, hit, killApps, until } from './fixture.ts';
 
 let t: TestApp;
