@@ -74,6 +74,7 @@ function sampleString(s: Schema, name: string): string {
   if (name.endsWith('_id') && world?.ids[name]) return world.ids[name];
   if (name === 'hostname') return `h${unique()}.example.com`;
   if (name === 'mount_path') return `/data/${unique()}`;
+  if (name === 'health_check_path') return '/healthz';
   const candidates = [`s-${unique()}`, `v${unique()}`, 'abc', 'a'];
   let v = candidates.find((c) => !s.pattern || new RegExp(s.pattern).test(c)) ?? 'a';
   if (name === 'password') v = 'long-enough-password';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { IdParam, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
-import { REPLICA_STATES } from '../frames/frame-status.ts';
+import { REPLICA_REASONS, REPLICA_STATES } from '../frames/frame-status.ts';
 
 const agentFields = {
   id: Type.String(), name: Type.String(), kind: StringEnum(['cloud', 'self_hosted']),
@@ -13,6 +13,7 @@ export const AgentBody = Type.Object({ name: Type.String({ minLength: 1, maxLeng
 export const AgentParams = Type.Object({ project_id: IdParam('prj'), agent_id: IdParam('agt') });
 
 const FrameId = Type.String({ minLength: 1, maxLength: 64 });
+const DeploymentId = Type.String({ minLength: 1, maxLength: 64 });
 export const SyncBody = Type.Object({
   events: Type.Optional(Type.Array(Type.Object({
     frame_id: FrameId,
@@ -20,8 +21,18 @@ export const SyncBody = Type.Object({
     type: StringEnum(REPLICA_STATES),
     at: Type.Optional(Type.String({ format: 'date-time' })),
     generation: Type.Optional(Type.Integer({ minimum: 0 })),
-    detail: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown())),
+    deployment_id: Type.Optional(Type.String({ ...DeploymentId, description: 'The deployment whose release the replica runs' })),
+    detail: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
+      description: `detail.reason: one of ${REPLICA_REASONS.join(', ')}; detail.message: what to show of a failure`,
+    })),
   }, { additionalProperties: false }), { maxItems: 5000 })),
+  builds: Type.Optional(Type.Array(Type.Object({
+    deployment_id: DeploymentId,
+    state: StringEnum(['building', 'succeeded', 'failed']),
+    commit_sha: Type.Optional(Type.String({ pattern: '^[0-9a-f]{7,64}$', description: 'The commit the agent resolved the branch to' })),
+    message: Type.Optional(Type.String({ maxLength: 2000, description: 'Why the build failed (a log tail)' })),
+    at: Type.Optional(Type.String({ format: 'date-time' })),
+  }, { additionalProperties: false }), { maxItems: 500, description: 'Applied before the events of the same sync' })),
   logs: Type.Optional(Type.Array(Type.Object({
     frame_id: FrameId,
     replica: Type.Integer({ minimum: 0, maximum: 999 }),
@@ -33,7 +44,9 @@ export const SyncQuery = Type.Object({ wait: Type.Optional(Type.Integer({ minimu
 export const SyncAnswer = Type.Object({
   frames: Type.Array(Type.Object({
     frame_id: Type.String(), generation: Type.Integer(), desired_state: StringEnum(['running', 'stopped']),
-    replica_count: Type.Integer(), port: Type.Integer(), git_repository_owner: Type.String(), git_repository: Type.String(),
+    replica_count: Type.Integer(), port: Type.Integer(), health_check_path: Type.String(),
+    build_failed: Type.Boolean({ description: 'The latest deployment failed to build: do not build it again' }),
+    git_repository_owner: Type.String(), git_repository: Type.String(),
     git_repository_branch: Type.String(), deployment_id: Type.String(), commit_sha: Nullable(Type.String()),
     env: Type.Record(Type.String(), Type.String()),
     volumes: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), mount_path: Type.String(), size_gb: Type.Integer() })),

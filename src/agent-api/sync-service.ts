@@ -8,13 +8,33 @@ import type { Clock } from '../clock.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import { afterEvent } from '../frames/backoff.ts';
-import type { ReplicaState } from '../frames/frame-status.ts';
+import { REPLICA_REASONS, type ReplicaReason, type ReplicaState } from '../frames/frame-status.ts';
+import type { DeploymentFailure } from '../db/schema.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
-import { completeIfHealthy } from '../frames/deployments.ts';
+import { completeIfHealthy, failDeployment } from '../frames/deployments.ts';
 import type { AgentIdentity } from './agents-service.ts';
 
-export interface SyncEvent { frame_id: string; replica: number; type: ReplicaState; at?: string; detail?: Record<string, unknown>; generation?: number }
 export interface SyncLog { frame_id: string; replica: number; at: string; line: string }
+export interface SyncBuild { deployment_id: string; state: 'building' | 'succeeded' | 'failed'; commit_sha?: string; message?: string; at?: string }
+export interface SyncEvent {
+  frame_id: string; replica: number; type: ReplicaState; at?: string; detail?: Record<string, unknown>; generation?: number;
+  /** The deployment whose release the replica runs. */
+  deployment_id?: string;
+}
+
+const replicaReason = (x: unknown): ReplicaReason | null => ((REPLICA_REASONS as readonly unknown[]).includes(x) ? x as ReplicaReason : null);
+const messageOf = (detail?: Record<string, unknown>) => (typeof detail?.message === 'string' ? detail.message : null);
+
+/** Why a report of the deployment's own release fails it, if it does. */
+function deploymentFailure(type: ReplicaState, reason: ReplicaReason | null): DeploymentFailure | undefined {
+  if (type === 'crashed' || type === 'oom') {
+    if (reason === 'image_pull_failed' || reason === 'port_in_use') return reason;
+    return type === 'oom' ? 'oom' : 'crash';
+  }
+  if (type === 'unhealthy' && reason === 'start_timeout') return 'health_check_failed';
+  if (type === 'unhealthy' && reason === 'port_in_use') return 'port_in_use';
+  return undefined;
+}
 
 const SYNC_AFTER_MS = 5000;
 
@@ -42,43 +62,69 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
     if (!f) return undefined; // deleted or moved: the agent learns it from the desired state
     const generation = e.generation ?? f.generation;
     const at = e.at && !Number.isNaN(Date.parse(e.at)) ? new Date(e.at) : now;
-    const pullFailed = e.detail?.reason === 'image_pull_failed';
+    const reason = replicaReason(e.detail?.reason);
     const prev = await trx.selectFrom('frame_replicas').selectAll().where('frame_id', '=', f.id).where('replica', '=', e.replica).executeTakeFirst();
     if (prev && prev.generation > generation) return f.id; // a late report of an older rollout
     const since = prev && prev.state === e.type && prev.generation === generation ? prev.since : now;
-    await trx.insertInto('frame_replicas').values({ frame_id: f.id, replica: e.replica, generation, state: e.type, pull_failed: pullFailed, since })
-      .onConflict((oc) => oc.columns(['frame_id', 'replica']).doUpdateSet({ generation, state: e.type, pull_failed: pullFailed, since }))
-      .execute();
+    const row = { generation, state: e.type, reason, deployment_id: e.deployment_id ?? null, since };
+    await trx.insertInto('frame_replicas').values({ frame_id: f.id, replica: e.replica, ...row })
+      .onConflict((oc) => oc.columns(['frame_id', 'replica']).doUpdateSet(row)).execute();
     if (e.type === 'pulling') await schedulePullCheck(trx, since);
 
     const deployment = await trx.selectFrom('deployments').select(['id', 'status', 'generation']).where('frame_id', '=', f.id)
       .orderBy('id', 'desc').limit(1).executeTakeFirst();
     if (deployment && generation < deployment.generation) return f.id; // does not count toward the current deployment
     const failed = e.type === 'crashed' || e.type === 'oom';
-    if (deployment?.status === 'in_progress') {
-      if (failed) {
-        await trx.updateTable('deployments').set({ status: 'failed', finished_at: now }).where('id', '=', deployment.id).execute();
-      } else if (e.type === 'healthy') {
-        await completeIfHealthy(trx, f.id, now);
-      }
+    // A replica of another release (the one still serving during a rollout) says nothing of this one.
+    const ofDeployment = deployment && (!e.deployment_id || e.deployment_id === deployment.id);
+    if (deployment?.status === 'in_progress' && ofDeployment) {
+      const why = deploymentFailure(e.type, reason);
+      if (why) await failDeployment(trx, deployment.id, now, why, messageOf(e.detail));
+      else if (e.type === 'healthy') await completeIfHealthy(trx, f.id, now);
     }
     const count = afterEvent(f.crash_streak, e.type);
     if (count.streak !== f.crash_streak) await trx.updateTable('frames').set({ crash_streak: count.streak }).where('id', '=', f.id).execute();
     if (count.trip && f.desired_state === 'running') await tripBackoff(trx, f.id, now, { crash_streak: count.streak });
     if (failed || e.type === 'unhealthy') {
       // Ordered by our clock (the id); the agent's own time of the report stays in the detail.
-      await recordFrameEvent(trx, f.id, now, { type: 'replica', detail: { replica: e.replica, state: e.type, generation, reported_at: at.toISOString(), ...(e.detail ?? {}) } });
+      await recordFrameEvent(trx, f.id, now, { type: 'replica', detail: {
+        replica: e.replica, state: e.type, generation, ...(e.deployment_id ? { deployment_id: e.deployment_id } : {}),
+        reported_at: at.toISOString(), ...(e.detail ?? {}),
+      } });
     }
     return f.id;
+  }
+
+  /**
+   * Build reports, before the events of the same sync: the commit the agent resolved the branch
+   * to, and a failed build, which fails its deployment (build_failed) without counting as a crash.
+   */
+  async function applyBuild(trx: Queryable, agent: AgentIdentity, b: SyncBuild, now: Date): Promise<string | undefined> {
+    const d = await trx.selectFrom('deployments as d').innerJoin('frames as f', 'f.id', 'd.frame_id')
+      .select(['d.id', 'd.frame_id', 'd.status', 'd.commit_sha']).where('d.id', '=', b.deployment_id).where('f.agent_id', '=', agent.id)
+      .executeTakeFirst();
+    if (!d) return undefined;
+    if (b.commit_sha && d.commit_sha === null) {
+      await trx.updateTable('deployments').set({ commit_sha: b.commit_sha }).where('id', '=', d.id).execute();
+    }
+    if (b.state === 'failed' && d.status === 'in_progress') {
+      const message = b.message ?? null;
+      await failDeployment(trx, d.id, now, 'build_failed', message);
+      await recordFrameEvent(trx, d.frame_id, now, { type: 'build_failed', detail: {
+        deployment_id: d.id, commit_sha: d.commit_sha ?? b.commit_sha ?? null, message,
+        ...(b.at && !Number.isNaN(Date.parse(b.at)) ? { reported_at: new Date(b.at).toISOString() } : {}),
+      } });
+    }
+    return d.frame_id;
   }
 
   async function desiredState(agentId: string) {
     const rows = await db.selectFrom('frames as f')
       .innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as o', 'o.id', 'p.owner_id')
       .innerJoinLateral((eb) => eb.selectFrom('deployments as d').select(['d.id', 'd.git_repository', 'd.git_repository_owner',
-        'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed']).whereRef('d.frame_id', '=', 'f.id').orderBy('d.id', 'desc').limit(1).as('d'), (j) => j.onTrue())
-      .select(['f.id', 'f.generation', 'f.desired_state', 'f.replica_count', 'f.port', 'o.billing_status', 'd.id as deployment_id',
-        'd.git_repository', 'd.git_repository_owner', 'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed',
+        'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed', 'd.status', 'd.failure_reason']).whereRef('d.frame_id', '=', 'f.id').orderBy('d.id', 'desc').limit(1).as('d'), (j) => j.onTrue())
+      .select(['f.id', 'f.generation', 'f.desired_state', 'f.replica_count', 'f.port', 'f.health_check_path', 'o.billing_status', 'd.id as deployment_id',
+        'd.git_repository', 'd.git_repository_owner', 'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed', 'd.status', 'd.failure_reason',
         sql<Array<{ id: string; name: string; mount_path: string; size_gb: number }>>`coalesce((select json_agg(json_build_object(
           'id', v.id, 'name', v.name, 'mount_path', v.mount_path, 'size_gb', v.size_gb) order by v.id) from volumes v where v.frame_id = f.id), '[]')`.as('volumes')])
       .where('f.agent_id', '=', agentId).orderBy('f.id').execute();
@@ -86,19 +132,24 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
       frame_id: r.id, generation: r.generation,
       // Billing suspension scales to zero without touching the frame's own desired state.
       desired_state: r.billing_status === 'past_due' ? 'stopped' as const : r.desired_state,
-      replica_count: r.replica_count, port: r.port, git_repository_owner: r.git_repository_owner, git_repository: r.git_repository,
+      replica_count: r.replica_count, port: r.port, health_check_path: r.health_check_path,
+      // The latest deployment did not build: the agent must not build it again (a new deployment will come).
+      build_failed: r.status === 'failed' && r.failure_reason === 'build_failed',
+      git_repository_owner: r.git_repository_owner, git_repository: r.git_repository,
       git_repository_branch: r.git_repository_branch, deployment_id: r.deployment_id, commit_sha: r.commit_sha,
       env: envOf(r.deployment_id, r.env_sealed), volumes: r.volumes,
     }));
   }
 
-  const fingerprint = (frames: Array<{ frame_id: string; generation: number; desired_state: string }>) =>
-    frames.map((f) => `${f.frame_id}:${f.generation}:${f.desired_state}`).join(',');
+  // Everything else the agent is told moves the generation, or comes with a new deployment (which does).
+  const fingerprint = (frames: Array<{ frame_id: string; generation: number; desired_state: string; build_failed: boolean }>) =>
+    frames.map((f) => `${f.frame_id}:${f.generation}:${f.desired_state}${f.build_failed ? ':build_failed' : ''}`).join(',');
 
-  /** What identifies the desired state, without reading it all: ids and generations. */
+  /** What identifies the desired state, without reading it all: ids, generations, failed builds. */
   async function currentFingerprint(agentId: string) {
     const rows = await db.selectFrom('frames as f').innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as o', 'o.id', 'p.owner_id')
-      .select(['f.id as frame_id', 'f.generation', sql<string>`case when o.billing_status = 'past_due' then 'stopped' else f.desired_state end`.as('desired_state')])
+      .select(['f.id as frame_id', 'f.generation', sql<string>`case when o.billing_status = 'past_due' then 'stopped' else f.desired_state end`.as('desired_state'),
+        sql<boolean>`coalesce(f.latest_deployment->>'status' = 'failed' and f.latest_deployment->>'failure_reason' = 'build_failed', false)`.as('build_failed')])
       .where('f.agent_id', '=', agentId).orderBy('f.id').execute();
     return fingerprint(rows);
   }
@@ -110,18 +161,25 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
   return {
     desiredState,
 
-    async sync(agent: AgentIdentity, body: { events?: SyncEvent[]; logs?: SyncLog[] }, waitSeconds: number, signal?: AbortSignal) {
+    async sync(agent: AgentIdentity, body: { events?: SyncEvent[]; logs?: SyncLog[]; builds?: SyncBuild[] },
+      waitSeconds: number, signal?: AbortSignal) {
       await touch(agent.id);
       const now = clock.now();
-      const reporting = Boolean(body.events?.length);
+      const reporting = Boolean(body.events?.length || body.builds?.length);
       const before = reporting ? await currentFingerprint(agent.id) : undefined;
-      if (body.events?.length || body.logs?.length) {
+      if (body.events?.length || body.logs?.length || body.builds?.length) {
         await transaction(db, async (trx) => {
           // Lock every frame this report touches up front, in id order, as billing does: writers
-          // that lock several frames in one order cannot deadlock each other.
-          const ids = [...new Set([...(body.events ?? []), ...(body.logs ?? [])].map((e) => e.frame_id))].sort();
+          // that lock several frames in one order cannot deadlock each other. Builds name their
+          // deployment; its frame is looked up first (a deployment never changes frame).
+          const built = await framesOfDeployments(trx, agent.id, body.builds ?? []);
+          const ids = [...new Set([...(body.events ?? []), ...(body.logs ?? [])].map((e) => e.frame_id).concat(built))].sort();
           if (ids.length) await trx.selectFrom('frames').select('id').where('id', 'in', ids).where('agent_id', '=', agent.id).orderBy('id').forUpdate().execute();
           const touched = new Set<string>();
+          for (const b of body.builds ?? []) {
+            const id = await applyBuild(trx, agent, b, now);
+            if (id) touched.add(id);
+          }
           for (const e of body.events ?? []) {
             const id = await applyEvent(trx, agent, e, now);
             if (id) touched.add(id);
@@ -156,6 +214,13 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
   };
 }
 
+async function framesOfDeployments(q: Queryable, agentId: string, builds: SyncBuild[]) {
+  if (builds.length === 0) return [];
+  const rows = await q.selectFrom('deployments as d').innerJoin('frames as f', 'f.id', 'd.frame_id').select('f.id').distinct()
+    .where('d.id', 'in', [...new Set(builds.map((b) => b.deployment_id))]).where('f.agent_id', '=', agentId).execute();
+  return rows.map((r) => r.id);
+}
+
 async function storeLogs(trx: Queryable, agent: AgentIdentity, logs: SyncLog[], now: Date) {
   if (logs.length === 0) return;
   // Locked (shared) so that a frame deleted meanwhile cannot lose its rows under our insert.
@@ -173,7 +238,8 @@ async function storeLogs(trx: Queryable, agent: AgentIdentity, logs: SyncLog[], 
 export async function tripBackoff(q: Queryable, frameId: string, now: Date, detail: Record<string, unknown>) {
   const f = await q.updateTable('frames').set({ desired_state: 'stopped', backoff_tripped_at: now, generation: sql`generation + 1`, updated_at: now })
     .where('id', '=', frameId).returning(['agent_id']).executeTakeFirstOrThrow();
-  await q.updateTable('deployments').set({ status: 'failed', finished_at: now }).where('frame_id', '=', frameId).where('status', '=', 'in_progress').execute();
+  await q.updateTable('deployments').set({ status: 'failed', finished_at: now, failure_reason: 'backoff_tripped' })
+    .where('frame_id', '=', frameId).where('status', '=', 'in_progress').execute();
   await recordFrameEvent(q, frameId, now, { type: 'backoff_tripped', reason: 'backoff_tripped', detail });
   await notifyAgents(q, [f.agent_id]);
 }

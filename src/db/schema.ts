@@ -4,12 +4,19 @@ import type { ColumnType, Generated } from 'kysely';
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
 
 /** frames.replicas: each replica as the agent last reported it (timestamps as RFC 3339 text, UTC). */
-export interface ReplicaSummary { replica: number; generation: number; state: string; pull_failed: boolean; since: string }
+export interface ReplicaSummary {
+  replica: number; generation: number; state: string; reason: string | null; deployment_id: string | null; since: string;
+}
 /** frames.latest_deployment: the newest deployment, as far as a frame's status and view need it. */
 export interface DeploymentSummary {
   id: string; status: string; generation: number; trigger: string; git_repository: string; git_repository_owner: string;
-  git_repository_branch: string; env_digest: string; commit_sha: string | null; created_at: string;
+  git_repository_branch: string; env_digest: string; commit_sha: string | null;
+  failure_reason: DeploymentFailure | null; failure_message: string | null; created_at: string;
 }
+/** frames.serving_deployment: the newest deployment a healthy replica runs. */
+export interface ServingSummary { id: string; commit_sha: string | null }
+export type DeploymentFailure =
+  'crash' | 'oom' | 'health_check_failed' | 'image_pull_failed' | 'port_in_use' | 'build_failed' | 'backoff_tripped';
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json = ColumnType<unknown, string | null, string | null>;
 
@@ -53,16 +60,20 @@ export interface DB {
     runtime_kind: 'cloud' | 'agent'; agent_id: string | null; desired_state: Generated<'running' | 'stopped'>;
     generation: Generated<number>; version: Generated<number>; env_digest: Generated<string>; crash_streak: Generated<number>;
     backoff_tripped_at: Timestamp | null; last_status: string | null; last_status_reason: string | null;
-    created_at: Timestamp; updated_at: Timestamp;
-    // Kept by triggers (migrations/0005), never written by the service.
+    health_check_path: Generated<string>; created_at: Timestamp; updated_at: Timestamp;
+    // Kept by triggers (migrations/0005, 0006), never written by the service.
     replicas: ColumnType<ReplicaSummary[], never, never>; latest_deployment: ColumnType<DeploymentSummary | null, never, never>;
+    serving_deployment: ColumnType<ServingSummary | null, never, never>;
   };
-  frame_replicas: { frame_id: string; replica: number; generation: number; state: string; pull_failed: Generated<boolean>; since: Timestamp };
+  frame_replicas: {
+    frame_id: string; replica: number; generation: number; state: string; reason: string | null; deployment_id: string | null; since: Timestamp;
+  };
   deployments: {
     id: string; frame_id: string; trigger: 'create' | 'manual' | 'push' | 'reroll';
     status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled'; generation: number;
     git_repository: string; git_repository_owner: string; git_repository_branch: string; commit_sha: string | null;
     env_sealed: string; env_digest: string; created_by: string | null; created_at: Timestamp; finished_at: Timestamp | null;
+    failure_reason: DeploymentFailure | null; failure_message: string | null;
   };
   frame_env: { frame_id: string; key: string; value_sealed: string };
   domains: { id: string; frame_id: string; hostname: string; created_at: Timestamp };

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
 import { newId } from '../ids.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
+import type { DeploymentFailure } from '../db/schema.ts';
 
 export type Trigger = 'create' | 'manual' | 'push' | 'reroll';
 
@@ -42,17 +43,29 @@ export async function startDeployment(q: Queryable, sealer: Sealer, frame: Locke
   return deployment;
 }
 
+/** Ends the deployment in progress as failed, with why; a no-op when it is not in progress. */
+export async function failDeployment(q: Queryable, deploymentId: string, at: Date, reason: DeploymentFailure, message?: string | null) {
+  const r = await q.updateTable('deployments')
+    .set({ status: 'failed', finished_at: at, failure_reason: reason, failure_message: message ? message.slice(0, 2000) : null })
+    .where('id', '=', deploymentId).where('status', '=', 'in_progress').executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 export const presentDeployment = (d: {
   id: string; frame_id: string; trigger: Trigger; status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled';
   git_repository: string; git_repository_owner: string; git_repository_branch: string; commit_sha: string | null;
-  created_by: string | null; created_at: Date; finished_at: Date | null;
+  failure_reason: DeploymentFailure | null; failure_message: string | null; created_by: string | null; created_at: Date; finished_at: Date | null;
 }) => ({
   id: d.id, frame_id: d.frame_id, trigger: d.trigger, status: d.status, git_repository: d.git_repository,
   git_repository_owner: d.git_repository_owner, git_repository_branch: d.git_repository_branch, commit_sha: d.commit_sha,
-  created_by: d.created_by, created_at: iso(d.created_at), finished_at: isoOrNull(d.finished_at),
+  failure_reason: d.failure_reason, failure_message: d.failure_message, created_by: d.created_by, created_at: iso(d.created_at), finished_at: isoOrNull(d.finished_at),
 });
 
-/** The rollout in progress succeeds once replica_count replicas of its generation are healthy. */
+/**
+ * The rollout in progress succeeds once replica_count replicas of its generation are healthy and
+ * run it: during a rollout the old release's replicas are reported under the new generation with
+ * their own deployment id, and must not complete it (a replica without one is taken as current).
+ */
 export async function completeIfHealthy(q: Queryable, frameId: string, at: Date) {
   const d = await q.selectFrom('deployments').select(['id', 'status', 'generation']).where('frame_id', '=', frameId)
     .orderBy('id', 'desc').limit(1).executeTakeFirst();
@@ -60,7 +73,8 @@ export async function completeIfHealthy(q: Queryable, frameId: string, at: Date)
   const { replica_count } = await q.selectFrom('frames').select('replica_count').where('id', '=', frameId).executeTakeFirstOrThrow();
   const healthy = await q.selectFrom('frame_replicas').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('frame_id', '=', frameId).where('state', '=', 'healthy').where('generation', '>=', d.generation)
-    .where('replica', '<', replica_count).executeTakeFirstOrThrow();
+    .where('replica', '<', replica_count).where((eb) => eb.or([eb('deployment_id', 'is', null), eb('deployment_id', '=', d.id)]))
+    .executeTakeFirstOrThrow();
   if (Number(healthy.n) >= replica_count) {
     await q.updateTable('deployments').set({ status: 'succeeded', finished_at: at }).where('id', '=', d.id).execute();
   }

@@ -8,13 +8,17 @@ export type FrameStatus = (typeof FRAME_STATUSES)[number];
 export const REPLICA_STATES = ['pulling', 'starting', 'healthy', 'unhealthy', 'crashed', 'oom', 'stopped'] as const;
 export type ReplicaState = (typeof REPLICA_STATES)[number];
 
-export type ErrorReason = 'crash' | 'oom' | 'health_check_failed' | 'image_pull_failed';
+export const ERROR_REASONS = ['crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed'] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
 export type StatusReason = ErrorReason | 'backoff_tripped' | 'billing_past_due' | 'stopping' | null;
+/** What the agent may say of a replica: an error reason, or start_timeout (no health check answered in time). */
+export const REPLICA_REASONS = [...ERROR_REASONS, 'start_timeout'] as const;
+export type ReplicaReason = (typeof REPLICA_REASONS)[number];
 
 export interface ObservedReplica {
   state: ReplicaState;
-  /** A failed image pull is reported as a crash with this detail. */
-  pullFailed?: boolean;
+  /** Why it failed, as the agent said (a failed image pull is a crash with image_pull_failed). */
+  reason?: string | null;
 }
 
 export interface FrameFacts {
@@ -25,12 +29,19 @@ export interface FrameFacts {
   replicaCount: number;
   /** Replicas of the current deployment, by index; undefined where one has not reported yet. */
   replicas: Array<ObservedReplica | undefined>;
+  /** The latest deployment failed to build: with nothing serving, that is the frame's error. */
+  buildFailed: boolean;
 }
 
 const RUNNING: ReadonlySet<ReplicaState> = new Set(['pulling', 'starting', 'healthy', 'unhealthy']);
 
+const isErrorReason = (x: unknown): x is ErrorReason => (ERROR_REASONS as readonly unknown[]).includes(x);
+
 function failureReason(r: ObservedReplica): ErrorReason | undefined {
-  if (r.pullFailed) return 'image_pull_failed';
+  // A replica that is up (or on its way) has no failure, whatever an older report said.
+  if (r.state === 'healthy' || r.state === 'pulling' || r.state === 'starting') return undefined;
+  if (isErrorReason(r.reason)) return r.reason;
+  if (r.reason === 'start_timeout') return 'health_check_failed';
   if (r.state === 'crashed') return 'crash';
   if (r.state === 'oom') return 'oom';
   if (r.state === 'unhealthy') return 'health_check_failed';
@@ -55,6 +66,9 @@ export function frameStatus(f: FrameFacts): { status: FrameStatus; reason: Statu
   const failures = replicas.map(failureReason).filter((x): x is ErrorReason => x !== undefined);
   if (healthy > 0) return { status: 'Degraded', reason: failures[0] ?? null };
   if (failures.length > 0) return { status: 'Error', reason: failures[0] };
+  // No release serves and the new one did not build (a first deploy): nothing will come up.
+  // During a rollout the agent reports the serving replicas, so this is not reached.
+  if (f.buildFailed) return { status: 'Error', reason: 'build_failed' };
   // Nothing healthy and nothing failed: replicas have not come up (or were stopped) yet.
   return { status: 'Starting', reason: null };
 }

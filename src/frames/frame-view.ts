@@ -15,10 +15,11 @@ export function factsOf(f: FrameWithFacts): FrameFacts {
   const current = currentReplicas(f);
   const byIndex = Array.from({ length: f.replica_count }, (_, i) => {
     const r = current.find((x) => x.replica === i);
-    return r ? { state: r.state as ReplicaState, pullFailed: r.pull_failed } : undefined;
+    return r ? { state: r.state as ReplicaState, reason: r.reason } : undefined;
   });
   // A replica still running beyond replica_count keeps a stopping frame "stopping".
-  for (const r of current) if (r.replica >= f.replica_count) byIndex.push({ state: r.state as ReplicaState, pullFailed: r.pull_failed });
+  for (const r of current) if (r.replica >= f.replica_count) byIndex.push({ state: r.state as ReplicaState, reason: r.reason });
+  const d = f.latest_deployment;
   return {
     billingPastDue: f.billing_status === 'past_due',
     desiredState: f.desired_state,
@@ -26,6 +27,7 @@ export function factsOf(f: FrameWithFacts): FrameFacts {
     deployInProgress: f.desired_state === 'running' && f.latest_deployment?.status === 'in_progress',
     replicaCount: f.replica_count,
     replicas: byIndex,
+    buildFailed: d?.status === 'failed' && d.failure_reason === 'build_failed',
   };
 }
 
@@ -38,6 +40,15 @@ export function pendingChanges(f: FrameWithFacts): string[] {
   if (d.git_repository_branch !== f.git_repository_branch) out.push('git_repository_branch');
   if (d.env_digest !== f.env_digest) out.push('env');
   return out;
+}
+
+function latestDeployment(f: FrameWithFacts) {
+  const d = f.latest_deployment;
+  if (!d) return null;
+  return {
+    id: d.id, status: d.status, trigger: d.trigger, commit_sha: d.commit_sha,
+    failure_reason: d.failure_reason, failure_message: d.failure_message, created_at: iso(d.created_at),
+  };
 }
 
 export const etagOf = (f: { id: string; version: number }) => `"${f.id}.v${f.version}"`;
@@ -57,6 +68,7 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
     git_repository_owner: f.git_repository_owner,
     git_repository_branch: f.git_repository_branch,
     port: f.port,
+    health_check_path: f.health_check_path,
     replica_count: f.replica_count,
     status,
     status_reason: reason,
@@ -73,9 +85,8 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
       clears_on: [...CLEARS_ON],
     },
     replicas: f.replicas.map((r) => ({ replica: r.replica, state: r.state, generation: r.generation, since: iso(r.since) })),
-    latest_deployment: f.latest_deployment
-      ? { id: f.latest_deployment.id, status: f.latest_deployment.status, trigger: f.latest_deployment.trigger, created_at: iso(f.latest_deployment.created_at) }
-      : null,
+    latest_deployment: latestDeployment(f),
+    serving: f.serving_deployment ? { deployment_id: f.serving_deployment.id, commit_sha: f.serving_deployment.commit_sha } : null,
     pending_changes: pendingChanges(f),
     generation: f.generation,
     version: f.version,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, NullableEnum, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
 import { FRAME_STATUSES } from './frame-status.ts';
 
 // Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).
@@ -12,6 +12,14 @@ const RepoOwner = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z
 // A git branch name: no spaces, control characters, "..", or leading "-" or "/".
 const Branch = Type.String({ minLength: 1, maxLength: 255, pattern: '^(?![-/])(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/+-]+(?<![/.])$' });
 
+// Checked in the service (frames-service healthCheckPathProblem) for one message that says what to send.
+export const HealthCheckPath = Type.String({
+  maxLength: 1000, description: 'The path the agent probes: starts with "/", at most 200 characters, no whitespace or control characters; default "/"',
+});
+export const FAILURE_REASONS = ['crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed', 'backoff_tripped'] as const;
+const FailureReason = NullableEnum(FAILURE_REASONS, { description: 'Why the deployment failed (null unless status is failed)' });
+const FailureMessage = Nullable(Type.String({ description: 'What the agent said of the failure (a build log tail), if anything' }));
+
 export const CreateFrameBody = Type.Object({
   name: FrameName,
   owner_id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -20,6 +28,7 @@ export const CreateFrameBody = Type.Object({
   git_repository_branch: Branch,
   port: Port,
   replica_count: Type.Optional(ReplicaCount),
+  health_check_path: Type.Optional(HealthCheckPath),
   agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 }, { additionalProperties: false });
 
@@ -30,12 +39,13 @@ export const UpdateFrameBody = Type.Object({
   git_repository_branch: Type.Optional(Branch),
   port: Type.Optional(Port),
   replica_count: Type.Optional(ReplicaCount),
+  health_check_path: Type.Optional(HealthCheckPath),
 }, { additionalProperties: false, minProperties: 1 });
 
 export const Frame = Type.Object({
   id: Type.String(), project_id: Type.String(), space_id: Type.String(), name: Type.String(), owner_id: Type.String(),
   git_repository: Type.String(), git_repository_name: Type.String(), git_repository_owner: Type.String(), git_repository_branch: Type.String(),
-  port: Type.Integer(), replica_count: Type.Integer(),
+  port: Type.Integer(), health_check_path: Type.String(), replica_count: Type.Integer(),
   status: StringEnum(FRAME_STATUSES),
   status_reason: Nullable(Type.String()),
   desired_state: StringEnum(['running', 'stopped']),
@@ -51,7 +61,13 @@ export const Frame = Type.Object({
     clears_on: Type.Array(Type.String()),
   }),
   replicas: Type.Array(Type.Object({ replica: Type.Integer(), state: Type.String(), generation: Type.Integer(), since: Timestamp })),
-  latest_deployment: Nullable(Type.Object({ id: Type.String(), status: Type.String(), trigger: Type.String(), created_at: Timestamp })),
+  latest_deployment: Nullable(Type.Object({
+    id: Type.String(), status: Type.String(), trigger: Type.String(), commit_sha: Nullable(Type.String()),
+    failure_reason: FailureReason, failure_message: FailureMessage, created_at: Timestamp,
+  })),
+  serving: Nullable(Type.Object({ deployment_id: Type.String(), commit_sha: Nullable(Type.String()) }, {
+    description: 'The newest deployment a healthy replica runs: during a rollout, or after a failed build, the release that still serves',
+  })),
   pending_changes: Type.Array(Type.String(), { description: 'Settings saved but not yet deployed' }),
   generation: Type.Integer({ description: 'Bumped whenever what the agent must run changes' }),
   version: Type.Integer({ description: 'Bumped on every change made through the API; the ETag is built from it' }),
@@ -64,7 +80,9 @@ export const Deployment = Type.Object({
   trigger: StringEnum(['create', 'manual', 'push', 'reroll']),
   status: StringEnum(['in_progress', 'succeeded', 'failed', 'superseded', 'canceled']),
   git_repository: Type.String(), git_repository_owner: Type.String(), git_repository_branch: Type.String(),
-  commit_sha: Nullable(Type.String()), created_by: Nullable(Type.String()), created_at: Timestamp, finished_at: NullableTimestamp,
+  commit_sha: Nullable(Type.String({ description: 'The pushed commit, or the one the agent resolved the branch to' })),
+  failure_reason: FailureReason, failure_message: FailureMessage,
+  created_by: Nullable(Type.String()), created_at: Timestamp, finished_at: NullableTimestamp,
 }, { $id: 'Deployment' });
 export const DeploymentList = ListOf(Type.Ref('Deployment'));
 

@@ -20,10 +20,27 @@ import { pageById } from '../db/paging.ts';
 
 export interface FrameInput {
   name: string; owner_id: string; git_repository: string; git_repository_owner: string; git_repository_branch: string;
-  port: number; replica_count?: number; agent_id?: string;
+  port: number; replica_count?: number; agent_id?: string; health_check_path?: string;
 }
 export interface FrameUpdate {
   name?: string; git_repository_name?: string; git_repository_owner?: string; git_repository_branch?: string; port?: number; replica_count?: number;
+  health_check_path?: string;
+}
+
+/** What is wrong with a health check path, if anything (the rule of frames.health_check_path's CHECK). */
+export function healthCheckPathProblem(path: string): string | undefined {
+  if (!path.startsWith('/')) return 'must start with "/"';
+  if ([...path].length > 200) return 'must be at most 200 characters';
+  if (/[\s\p{Cc}]/u.test(path)) return 'must not contain whitespace or control characters (percent-encode them)';
+  return undefined;
+}
+
+function checkHealthCheckPath(path: string | undefined) {
+  const problem = path === undefined ? undefined : healthCheckPathProblem(path);
+  if (problem) {
+    throw fieldError('health_check_path', 'invalid_health_check_path',
+      `health_check_path ${problem}: send the path the agent should probe, such as "/healthz".`);
+  }
 }
 
 interface Deps { db: Database; clock: Clock; access: AccessService; sealer: Sealer; notifier?: Notifier; offlineAfterSeconds: number }
@@ -55,6 +72,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
     async create(actor: Actor, projectId: string, spaceId: string, input: FrameInput) {
       await access.requireProject(actor.userId, projectId, 'frame.manage');
       await requireSpace(projectId, spaceId);
+      checkHealthCheckPath(input.health_check_path);
       if (!(await access.roleOf(input.owner_id, projectId))) throw fieldError('owner_id', 'owner_not_allowed', 'owner_id must be a user who can reach this project.');
       if (input.agent_id) {
         const agent = await db.selectFrom('agents').select('id').where('id', '=', input.agent_id).where('project_id', '=', projectId).executeTakeFirst();
@@ -67,6 +85,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
           id: newId('frame', now), project_id: projectId, space_id: spaceId, owner_id: input.owner_id, name: input.name,
           git_repository: input.git_repository, git_repository_owner: input.git_repository_owner,
           git_repository_branch: input.git_repository_branch, port: input.port, replica_count: input.replica_count ?? 1,
+          health_check_path: input.health_check_path ?? '/',
           runtime_kind: input.agent_id ? 'agent' : 'cloud', agent_id: agentId, env_digest: sealer.digest('{}'),
           created_at: now, updated_at: now,
         }).returningAll().executeTakeFirstOrThrow();
@@ -113,6 +132,7 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
 
     async update(actor: Actor, projectId: string, spaceId: string, frameId: string, input: FrameUpdate, ifMatch?: string) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
+      checkHealthCheckPath(input.health_check_path);
       const now = clock.now();
       return transaction(db, async (trx) => {
         await load(projectId, spaceId, frameId, trx);
@@ -123,19 +143,25 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
         const portChanged = input.port !== undefined && input.port !== before.port;
         const scaled = input.replica_count !== undefined && input.replica_count !== before.replica_count;
         const reroll = portChanged && before.desired_state === 'running';
+        // The agent probes the new path from its next sync; replicas need not restart for it.
+        const probed = input.health_check_path !== undefined && input.health_check_path !== before.health_check_path;
         const { git_repository_name, ...rest } = input;
         await trx.updateTable('frames').set({
           ...rest, ...(git_repository_name !== undefined ? { git_repository: git_repository_name } : {}),
           version: sql`version + 1`, updated_at: now,
-          // Scaling, and a port change on a stopped frame, only need the agent to learn them.
-          ...((scaled || portChanged) && !reroll ? { generation: sql`generation + 1` } : {}),
+          // Scaling, a new health check path, and a port change on a stopped frame only need the agent to learn them.
+          ...((scaled || portChanged || probed) && !reroll ? { generation: sql`generation + 1` } : {}),
         }).where('id', '=', frameId).execute();
         // A port change on a running frame re-rolls it so the new port takes effect (spec 3).
         if (reroll) await startDeployment(trx, sealer, before, { trigger: 'reroll', at: now, actorId: actor.userId });
         else if (scaled) await completeIfHealthy(trx, frameId, now); // scaling down may finish a rollout
         const changed = Object.fromEntries(Object.entries(input).filter(([k, v]) => (before as Record<string, unknown>)[k === 'git_repository_name' ? 'git_repository' : k] !== v));
         await recordFrameEvent(trx, frameId, now, { type: 'updated', actorId: actor.userId, detail: changed });
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.updated', targetType: 'frame', targetId: frameId, before: { name: before.name, port: before.port, replica_count: before.replica_count, git_repository: before.git_repository, git_repository_owner: before.git_repository_owner, git_repository_branch: before.git_repository_branch }, after: input });
+        const was = {
+          name: before.name, port: before.port, replica_count: before.replica_count, health_check_path: before.health_check_path,
+          git_repository: before.git_repository, git_repository_owner: before.git_repository_owner, git_repository_branch: before.git_repository_branch,
+        };
+        await recordAudit(trx, actor, now, { projectId, action: 'frame.updated', targetType: 'frame', targetId: frameId, before: was, after: input });
         await refreshStatus(trx, [frameId], now);
         await notifyAgents(trx, [before.agent_id]);
         return view(await load(projectId, spaceId, frameId, trx));

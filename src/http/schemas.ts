@@ -16,6 +16,10 @@ export const StringEnum = <const V extends readonly string[]>(values: V, options
 export const Nullable = <T extends TSchema & { type: string }>(t: T) =>
   Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
 
+/** One of a few strings or null, for answers (null is part of the enum, as JSON Schema wants). */
+export const NullableEnum = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
+  Type.Unsafe<V[number] | null>({ enum: [...values, null], type: ['string', 'null'], ...options });
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 export const NullableTimestamp = Nullable(Timestamp);
 

@@ -12,10 +12,14 @@ import { afterEvent, CRASH_THRESHOLD, PULL_TIMEOUT_SECONDS, pullDeadline, pullSt
 import { factsOf } from '../../src/frames/frame-view.ts';
 import type { FrameWithFacts } from '../../src/frames/frames-dal.ts';
 
-const r = (state: ReplicaState, pullFailed = false): ObservedReplica => ({ state, ...(pullFailed ? { pullFailed } : {}) });
+const r = (state: ReplicaState, reason: string | null = null): ObservedReplica => ({ state, ...(reason ? { reason } : {}) });
 const running = (over: Partial<FrameFacts> = {}): FrameFacts => ({
-  billingPastDue: false, desiredState: 'running', backoffTripped: false, deployInProgress: false, replicaCount: 2, replicas: [], ...over,
+  billingPastDue: false, desiredState: 'running', backoffTripped: false, deployInProgress: false, replicaCount: 2, replicas: [],
+  buildFailed: false, ...over,
 });
+// What an agent may say of a replica (detail.reason), written out here rather than imported.
+const REASONS = ['crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed', 'start_timeout'];
+const ERRORS = ['crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed'];
 
 // ---------------------------------------------------------------------------------------------
 // Table: each row is one line of the spec's / CONTRACT's tables, with the facts that reach it.
@@ -65,7 +69,22 @@ const TABLE: Array<[string, FrameFacts, { status: string; reason: string | null 
   ['crashed', running({ replicaCount: 1, replicas: [r('crashed')] }), { status: 'Error', reason: 'crash' }],
   ['out of memory', running({ replicaCount: 1, replicas: [r('oom')] }), { status: 'Error', reason: 'oom' }],
   ['health check failed', running({ replicaCount: 1, replicas: [r('unhealthy')] }), { status: 'Error', reason: 'health_check_failed' }],
-  ['image pull failed', running({ replicaCount: 1, replicas: [r('crashed', true)] }), { status: 'Error', reason: 'image_pull_failed' }],
+  ['image pull failed', running({ replicaCount: 1, replicas: [r('crashed', 'image_pull_failed')] }), { status: 'Error', reason: 'image_pull_failed' }],
+  ['no health check answer in time', running({ replicaCount: 1, replicas: [r('unhealthy', 'start_timeout')] }), { status: 'Error', reason: 'health_check_failed' }],
+  ['port held by another process', running({ replicaCount: 1, replicas: [r('unhealthy', 'port_in_use')] }), { status: 'Error', reason: 'port_in_use' }],
+  ['port held, the agent gave up on the replica', running({ replicaCount: 1, replicas: [r('stopped', 'port_in_use')] }), { status: 'Error', reason: 'port_in_use' }],
+  ['one healthy, one on a held port', running({ replicas: [r('healthy'), r('crashed', 'port_in_use')] }), { status: 'Degraded', reason: 'port_in_use' }],
+  ['a reason the service does not know: from the state', running({ replicaCount: 1, replicas: [r('oom', 'cosmic_ray')] }), { status: 'Error', reason: 'oom' }],
+  ['a healthy replica is no failure, whatever its reason', running({ replicaCount: 1, replicas: [r('healthy', 'crash')] }), { status: 'Online', reason: null }],
+
+  // A failed build: Error only when nothing serves (a first deploy); else the serving release's status.
+  ['build failed, nothing reported', running({ buildFailed: true }), { status: 'Error', reason: 'build_failed' }],
+  ['build failed, replicas reported stopped', running({ buildFailed: true, replicas: [r('stopped'), r('stopped')] }), { status: 'Error', reason: 'build_failed' }],
+  ['build failed, the serving release healthy', running({ buildFailed: true, replicas: [r('healthy'), r('healthy')] }), { status: 'Online', reason: null }],
+  ['build failed, the serving release half up', running({ buildFailed: true, replicas: [r('healthy'), r('stopped')] }), { status: 'Degraded', reason: null }],
+  ['build failed, the serving release crashed', running({ buildFailed: true, replicas: [r('crashed'), r('stopped')] }), { status: 'Error', reason: 'crash' }],
+  ['build failed, a replica still starting', running({ buildFailed: true, replicas: [r('starting')] }), { status: 'Starting', reason: null }],
+  ['build failed but stopped', running({ buildFailed: true, desiredState: 'stopped' }), { status: 'Stopped', reason: null }],
   ['crashed and stopped', running({ replicas: [r('stopped'), r('crashed')] }), { status: 'Error', reason: 'crash' }],
   ['oom and unhealthy: the first failing replica names it', running({ replicas: [r('oom'), r('unhealthy')] }), { status: 'Error', reason: 'oom' }],
 
@@ -98,10 +117,18 @@ describe('frameStatus: the transition table', () => {
     }));
   });
 
-  it('Error always carries one of the four failure reasons', () => {
+  it('Error always carries one of the six failure reasons', () => {
     fc.assert(fc.property(factsArb, (facts) => {
       const got = frameStatus(facts);
-      if (got.status === 'Error') expect(['crash', 'oom', 'health_check_failed', 'image_pull_failed']).toContain(got.reason);
+      if (got.status === 'Error') expect(ERRORS).toContain(got.reason);
+    }));
+  });
+
+  it('a failed build never turns a frame with a healthy replica into an Error', () => {
+    fc.assert(fc.property(factsArb, (facts) => {
+      const running = { ...facts, billingPastDue: false, desiredState: 'running' as const };
+      const healthy = running.replicas.slice(0, running.replicaCount).some((x) => x?.state === 'healthy');
+      if (healthy) expect(frameStatus({ ...running, buildFailed: true })).toEqual(frameStatus({ ...running, buildFailed: false }));
     }));
   });
 });
@@ -113,23 +140,29 @@ const factsArb: fc.Arbitrary<FrameFacts> = fc.record({
   backoffTripped: fc.boolean(),
   deployInProgress: fc.boolean(),
   replicaCount: fc.integer({ min: 1, max: 4 }),
-  replicas: fc.array(fc.record({ state: stateArb, pullFailed: fc.boolean() }).map((x) => r(x.state, x.state === 'crashed' && x.pullFailed)), { maxLength: 6 }),
+  replicas: fc.array(fc.record({ state: stateArb, reason: fc.constantFrom(null, 'bogus', ...REASONS) }).map((x) => r(x.state, x.reason)), { maxLength: 6 }),
+  buildFailed: fc.boolean(),
 });
 
 // ---------------------------------------------------------------------------------------------
 // Property: any event sequence, real pure functions vs. an independent reference model.
 // ---------------------------------------------------------------------------------------------
 type Ev =
-  | { kind: 'report'; replica: number; type: ReplicaState; pullFailed: boolean }
-  | { kind: 'stop' } | { kind: 'start' } | { kind: 'deploy' }
+  | { kind: 'report'; replica: number; type: ReplicaState; reason: string | null }
+  | { kind: 'stop' } | { kind: 'start' } | { kind: 'deploy' } | { kind: 'build_failed' }
   | { kind: 'scale'; count: number }
   | { kind: 'billing'; pastDue: boolean };
 
 const evArb: fc.Arbitrary<Ev> = fc.oneof(
   // Reports dominate (crash streaks need runs of them); replicas 0..4 cover those beyond replica_count.
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('report' as const), replica: fc.integer({ min: 0, max: 4 }), type: stateArb, pullFailed: fc.boolean() })
-    .map((e) => ({ ...e, pullFailed: e.type === 'crashed' && e.pullFailed })) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('report' as const), replica: fc.integer({ min: 0, max: 1 }), type: fc.constantFrom<ReplicaState>('crashed', 'oom'), pullFailed: fc.constant(false) }) },
+  { weight: 8, arbitrary: fc.record({
+    kind: fc.constant('report' as const), replica: fc.integer({ min: 0, max: 4 }), type: stateArb,
+    reason: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(...REASONS) }),
+  }) },
+  { weight: 4, arbitrary: fc.record({
+    kind: fc.constant('report' as const), replica: fc.integer({ min: 0, max: 1 }), type: fc.constantFrom<ReplicaState>('crashed', 'oom'), reason: fc.constant(null),
+  }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'build_failed' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'stop' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'start' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'deploy' as const }) },
@@ -150,8 +183,8 @@ class RealFrame {
   streak = 0;
   replicaCount: number;
   pastDue = false;
-  deployment = { generation: 1, status: 'in_progress' as 'in_progress' | 'succeeded' | 'failed' | 'superseded' };
-  rows = new Map<number, { replica: number; generation: number; state: ReplicaState; pull_failed: boolean; since: string }>();
+  deployment = { generation: 1, status: 'in_progress' as 'in_progress' | 'succeeded' | 'failed' | 'superseded', failure_reason: null as string | null };
+  rows = new Map<number, { replica: number; generation: number; state: ReplicaState; reason: string | null; deployment_id: null; since: string }>();
 
   constructor(replicaCount: number) { this.replicaCount = replicaCount; }
 
@@ -168,7 +201,7 @@ class RealFrame {
         if (this.pastDue) return; // 402
         if (this.deployment.status === 'in_progress') this.deployment.status = 'superseded';
         this.generation++;
-        this.deployment = { generation: this.generation, status: 'in_progress' };
+        this.deployment = { generation: this.generation, status: 'in_progress', failure_reason: null };
         this.streak = 0; this.trippedAt = null; this.desired = 'running';
         return;
       case 'scale':
@@ -178,16 +211,22 @@ class RealFrame {
       case 'billing':
         if (e.pastDue !== this.pastDue) { this.pastDue = e.pastDue; this.generation++; }
         return;
+      case 'build_failed': // sync-service applyBuild: only a deployment in progress fails
+        if (this.deployment.status === 'in_progress') this.deployment = { ...this.deployment, status: 'failed', failure_reason: 'build_failed' };
+        return;
       case 'report': {
-        // applyEvent: the event is of the frame's current generation (agent up to date).
-        this.rows.set(e.replica, { replica: e.replica, generation: this.generation, state: e.type, pull_failed: e.pullFailed, since: '2026-01-01T00:00:00Z' });
-        if (this.deployment.status === 'in_progress' && (e.type === 'crashed' || e.type === 'oom')) this.deployment.status = 'failed';
+        // applyEvent: the event is of the frame's current generation (agent up to date), without a deployment id.
+        this.rows.set(e.replica, {
+          replica: e.replica, generation: this.generation, state: e.type, reason: e.reason, deployment_id: null, since: '2026-01-01T00:00:00Z',
+        });
+        const fails = e.type === 'crashed' || e.type === 'oom' || (e.type === 'unhealthy' && (e.reason === 'start_timeout' || e.reason === 'port_in_use'));
+        if (this.deployment.status === 'in_progress' && fails) this.deployment.status = 'failed';
         this.settleDeployment();
         const c = afterEvent(this.streak, e.type);
         this.streak = c.streak;
         if (c.trip && this.desired === 'running') {
           this.desired = 'stopped'; this.trippedAt = '2026-01-01T00:00:00Z'; this.generation++;
-          if (this.deployment.status === 'in_progress') this.deployment.status = 'failed';
+          if (this.deployment.status === 'in_progress') this.deployment = { ...this.deployment, status: 'failed', failure_reason: 'backoff_tripped' };
         }
         return;
       }
@@ -227,8 +266,9 @@ class Model {
   tripped = false;
   pastDue = false;
   deploying = true;
+  buildFailed = false; // the latest deployment's build failed
   replicaCount: number;
-  reports = new Map<number, { state: ReplicaState; pullFailed: boolean }>();
+  reports = new Map<number, { state: ReplicaState; reason: string | null }>();
   sinceFresh: ReplicaState[] = []; // every report since the last deploy or start
 
   constructor(replicaCount: number) { this.replicaCount = replicaCount; }
@@ -247,16 +287,20 @@ class Model {
       this.desired = 'running'; this.tripped = false; this.sinceFresh = [];
     } else if (e.kind === 'deploy' && !this.pastDue) {
       this.desired = 'running'; this.tripped = false; this.sinceFresh = []; this.deploying = true; this.reports.clear();
+      this.buildFailed = false;
+    } else if (e.kind === 'build_failed' && this.deploying) {
+      this.deploying = false; this.buildFailed = true;
     } else if (e.kind === 'scale') {
       this.replicaCount = e.count;
       if (this.deploying && this.slots().every((s) => s?.state === 'healthy')) this.deploying = false;
     }
     else if (e.kind === 'billing') this.pastDue = e.pastDue;
     else if (e.kind === 'report') {
-      this.reports.set(e.replica, { state: e.type, pullFailed: e.pullFailed });
+      this.reports.set(e.replica, { state: e.type, reason: e.reason });
       this.sinceFresh.push(e.type);
       if (this.deploying) {
         if (e.type === 'crashed' || e.type === 'oom') this.deploying = false;
+        else if (e.type === 'unhealthy' && ['start_timeout', 'port_in_use'].includes(e.reason ?? '')) this.deploying = false;
         else if (this.slots().every((s) => s?.state === 'healthy')) this.deploying = false;
       }
       if (this.desired === 'running' && this.streak >= CRASH_THRESHOLD_IN_SPEC) {
@@ -278,11 +322,20 @@ class Model {
     if (this.deploying || slots.some((s) => s?.state === 'pulling' || s?.state === 'starting')) return { status: 'Starting', reason: null };
     const healthy = slots.filter((s) => s?.state === 'healthy').length;
     if (healthy === this.replicaCount) return { status: 'Online', reason: null };
-    const why = slots.map((s) => !s ? null : s.pullFailed ? 'image_pull_failed' : s.state === 'crashed' ? 'crash'
-      : s.state === 'oom' ? 'oom' : s.state === 'unhealthy' ? 'health_check_failed' : null).filter((x) => x !== null);
+    const why = slots.map((s) => (s ? Model.why(s) : null)).filter((x) => x !== null);
     if (healthy > 0) return { status: 'Degraded', reason: why[0] ?? null };
     if (why.length > 0) return { status: 'Error', reason: why[0] };
+    // The first build failed and nothing runs: nothing will, until the next deploy.
+    if (this.buildFailed) return { status: 'Error', reason: 'build_failed' };
     return { status: 'Starting', reason: null };
+  }
+
+  /** Why a replica failed: what the agent said when it said a known reason, else its state. */
+  static why(s: { state: ReplicaState; reason: string | null }): string | null {
+    if (!['unhealthy', 'crashed', 'oom', 'stopped'].includes(s.state)) return null;
+    if (s.reason === 'start_timeout') return 'health_check_failed';
+    if (s.reason && ERRORS.includes(s.reason)) return s.reason;
+    return { crashed: 'crash', oom: 'oom', unhealthy: 'health_check_failed' }[s.state as string] ?? null;
   }
 }
 const CRASH_THRESHOLD_IN_SPEC = 5; // spec section 8: "Consecutive crashes before automatic scale-to-zero | 5"
@@ -311,13 +364,13 @@ describe('frame status over any sequence of events', () => {
     const row = {
       billing_status: 'active', desired_state: 'running', backoff_tripped_at: null, replica_count: 1, generation: 2,
       latest_deployment: { id: 'dep_x', status: 'failed', generation: 2, trigger: 'manual' },
-      replicas: [{ replica: 1, generation: 2, state: 'healthy', pull_failed: false, since: '2026-01-01T00:00:00Z' }],
+      replicas: [{ replica: 1, generation: 2, state: 'healthy', reason: null, deployment_id: null, since: '2026-01-01T00:00:00Z' }],
     } as unknown as FrameWithFacts;
     expect(frameStatus(factsOf(row)).status).not.toBe('Online');
     // The same for replica_count 2 with replicas 1 and 2 healthy and replica 0 silent: not all healthy.
     const two = {
       ...row, replica_count: 2,
-      replicas: [1, 2].map((replica) => ({ replica, generation: 2, state: 'healthy', pull_failed: false, since: '2026-01-01T00:00:00Z' })),
+      replicas: [1, 2].map((replica) => ({ replica, generation: 2, state: 'healthy', reason: null, deployment_id: null, since: '2026-01-01T00:00:00Z' })),
     } as unknown as FrameWithFacts;
     expect(frameStatus(factsOf(two)).status).toBe('Degraded');
   });
