@@ -81,7 +81,8 @@ while read -r _ op d; do
   [[ -n $op ]] || continue
   case $op in
     hide | private)
-      [[ -d $d ]] || continue # under another hidden dir, or absent: nothing to cover
+      mkdir -p -- "$d" 2>/dev/null # inside another hidden dir or private /tmp: empty there too
+      [[ -d $d ]] || continue
       if [[ $op == hide ]]; then o=mode=755; else o=mode=1777; fi
       mount -t tmpfs -o "$o,nosuid,nodev,size=16m" frameplane-sandbox "$d" || die "cannot hide $d"
       ;;
