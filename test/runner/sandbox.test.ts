@@ -236,6 +236,7 @@ async function attack(asUser: boolean, opts: Layout = {}) {
   }
   await get(f.sock, '/exit');
   const end = await exited(child);
+  if (process.env.SANDBOX_TEST_VERBOSE) console.log(JSON.stringify(verdict, null, 1));
   return { f, verdict, end, log: log.read() };
 }
 

@@ -54,14 +54,21 @@ if [[ $net == none ]]; then
 fi
 if [[ -n $sock ]]; then
   [[ $net == none ]] || die "--expose needs --net none"
-  env -i "$node" "$forwarder" "$sock" "$port" </dev/null >/dev/null 3<&- &
-  fwd=$!
-  for ((i = 0; i < 1000; i++)); do
-    [[ -S $sock ]] && break
-    kill -0 "$fwd" 2>/dev/null || die "the forwarder exited"
-    sleep 0.005
-  done
-  [[ -S $sock ]] || die "the forwarder did not listen on $sock"
+  # Never with the app's environment; as root it drops to the app's uid once listening, as a
+  # user it has no capabilities (it binds the socket with the user's own rights on the host).
+  # It says "ready" on stdout once listening (and, as root, no longer root).
+  if [[ $mode == root ]]; then
+    coproc FWD { exec env -i "$node" "$forwarder" "$sock" "$port" "$uid" "$gid" </dev/null 3<&-; }
+  else
+    coproc FWD {
+      exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- \
+        env -i "$node" "$forwarder" "$sock" "$port" </dev/null 3<&-
+    }
+  fi
+  read -r -t 10 ready <&"${FWD[0]}" || ready=
+  [[ $ready == ready ]] || die "the forwarder did not listen on $sock"
+  f0=${FWD[0]} f1=${FWD[1]}
+  exec {f0}<&- {f1}>&-
 fi
 
 # 2. The view. Every operation on a path comes after those on its ancestors (sorted by
