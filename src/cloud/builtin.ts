@@ -86,7 +86,11 @@ function forward(stream: NodeJS.ReadableStream, log: Logger) {
 export async function startBuiltinAgent({ db, config, log, url }: Deps & { log: Logger; url: string }): Promise<{ stop(): Promise<void> }> {
   const creds = await ensureBuiltinAgent({ db, config });
   const agentLog = log.child({ component: 'builtin-agent', agent_id: creds.agent_id });
-  const env: NodeJS.ProcessEnv = { ...process.env, FRAMEPLANE_AGENT_TOKEN: creds.token, LOG_LEVEL: config.logLevel, FRAMEPLANE_AGENT_EXIT_WITH_PARENT: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, FRAMEPLANE_AGENT_TOKEN: creds.token, LOG_LEVEL: config.logLevel, FRAMEPLANE_AGENT_EXIT_WITH_PARENT: '1',
+    // Apps must never read the service's data: its key, the database, this agent's token.
+    FRAMEPLANE_AGENT_HIDE: config.dataDir,
+  };
   for (const k of SERVICE_SECRETS) delete env[k];
   // The token goes by environment, not argument: arguments show in every user's `ps`.
   const args = [BIN, 'agent', '--server', reachableUrl(url), '--data', join(config.dataDir, 'agent')];

@@ -2,12 +2,13 @@
 // supervisor per frame, and persists what runs after every change. On exit it leaves the
 // replicas running for the next run to adopt (a restart of the agent, or of the built-in cloud
 // with the service, does not restart every app), unless told to stop them.
-import { join } from 'node:path';
 import type { AgentLog } from './log.ts';
 import type { DesiredFrame } from './protocol.ts';
 import { SyncClient } from './client.ts';
 import { FrameRunner, type RunnerDeps } from './frame-runner.ts';
-import { loadState, lockDataDir, saveState, type AgentState } from './state.ts';
+import { loadState, lockDataDir, saveState, stopForeign, type AgentState } from './state.ts';
+import { chooseRuntime, type RuntimeChoice } from './runtimes/choose.ts';
+import { DEFAULT_START_TIMEOUT_MS } from './health.ts';
 
 export interface AgentOptions {
   server: string;
@@ -18,6 +19,14 @@ export interface AgentOptions {
   gitBaseUrl: string;
   log: AgentLog;
   stopFramesOnExit?: boolean;
+  /** How frames run (runtimes/choose.ts); default auto. */
+  runtime?: RuntimeChoice;
+  /** Directories apps must never read, besides the agent's data (the service's DATA_DIR). */
+  hide?: string[];
+  baseImage?: string;
+  memoryMb?: number;
+  cpus?: number;
+  startTimeoutMs?: number;
 }
 
 export interface RunningAgent {
@@ -28,13 +37,16 @@ export interface RunningAgent {
 
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const unlock = lockDataDir(o.dataDir);
+  const runtime = await chooseRuntime({
+    choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, log: o.log,
+  }).catch((err) => { unlock(); throw err; });
   const runners = new Map<string, FrameRunner>();
   let saveTimer: NodeJS.Timeout | undefined;
 
   const snapshot = (): AgentState => {
     const frames: AgentState['frames'] = {};
     for (const [id, r] of runners) { const p = r.persisted(); if (p) frames[id] = p; }
-    return { version: 1, frames };
+    return { version: 2, runtime: runtime.kind, frames };
   };
   const save = (state = snapshot()) => {
     clearTimeout(saveTimer);
@@ -46,8 +58,9 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
 
   const client: SyncClient = new SyncClient({ server: o.server, token: o.token, log: o.log, onAnswer: (frames) => follow(frames) });
   const deps: RunnerDeps = {
-    framesDir: join(o.dataDir, 'frames'), volumesDir: join(o.dataDir, 'volumes'), host: o.host, gitBaseUrl: o.gitBaseUrl, log: o.log,
+    runtime, host: o.host, gitBaseUrl: o.gitBaseUrl, log: o.log, startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
     event: (e) => client.outbox.event(e),
+    build: (b) => client.outbox.build(b),
     line: (frameId, replica, line) => client.outbox.log(frameId, replica, line),
     changed,
   };
@@ -68,7 +81,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     }
   }
 
-  const previous = loadState(o.dataDir);
+  const previous = stopForeign(loadState(o.dataDir), runtime.kind);
   for (const [id, frame] of Object.entries(previous.frames)) {
     const runner = new FrameRunner(id, deps);
     runners.set(id, runner);
@@ -80,7 +93,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const saver = setInterval(changed, 10_000);
   saver.unref();
   const loop = client.run();
-  o.log.info({ server: o.server, data: o.dataDir, adopted_frames: runners.size }, 'agent started');
+  o.log.info({ server: o.server, data: o.dataDir, runtime: runtime.kind, adopted_frames: runners.size }, 'agent started');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -95,7 +108,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         save();
         await client.flush();
       } else {
-        const state: AgentState = { version: 1, frames: {} };
+        const state: AgentState = { version: 2, runtime: runtime.kind, frames: {} };
         for (const [id, r] of runners) { const p = r.detach(); if (p) state.frames[id] = p; }
         save(state);
       }

@@ -3,10 +3,12 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentLogger } from './log.ts';
 import { startAgent } from './agent.ts';
+import { RUNTIMES, type RuntimeChoice } from './runtimes/choose.ts';
 
 const USAGE = `Usage: frameplane agent --server URL --token TOKEN [options]
 
-Runs the frames that a Frameplane service places on this agent, as local processes (no Docker).
+Runs the frames that a Frameplane service places on this agent: in Docker containers when a
+Docker Engine answers, else as local processes (for development on your own code).
 
 Options:
   --server URL           the Frameplane service (env FRAMEPLANE_SERVER)
@@ -16,6 +18,16 @@ Options:
   --host HOST            address the frame ports listen on (env FRAME_HOST; default 127.0.0.1)
   --git-base-url URL     where repositories live: https://host, file:///dir or /dir, holding
                          <owner>/<repo>.git (env GIT_BASE_URL; default https://github.com)
+  --runtime KIND         auto, docker or process (env FRAME_RUNTIME; default auto: docker when
+                         the Engine at DOCKER_HOST or /var/run/docker.sock answers, else process)
+  --base-image IMAGE     image that generated Dockerfiles build on (env FRAME_BASE_IMAGE;
+                         default node:22-bookworm-slim)
+  --memory-mb N          memory limit of each container, no swap (env FRAME_MEMORY_MB; default 512)
+  --cpus N               CPUs of each container (env FRAME_CPUS; default 1)
+  --start-timeout S      seconds a replica has to answer its health check before it is
+                         reported unhealthy (env FRAME_START_TIMEOUT_SECONDS; default 60)
+  --hide DIR             a directory no app may read, besides --data (repeatable; env
+                         FRAMEPLANE_AGENT_HIDE, colon-separated)
   --stop-frames-on-exit  stop every frame when the agent exits (default: leave them running;
                          the next start of the agent adopts them)
   -h, --help             this help
@@ -34,6 +46,8 @@ async function agentCommand(args: string[]) {
       options: {
         server: { type: 'string' }, token: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' },
         'git-base-url': { type: 'string' }, 'stop-frames-on-exit': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        runtime: { type: 'string' }, 'base-image': { type: 'string' }, 'memory-mb': { type: 'string' }, cpus: { type: 'string' },
+        'start-timeout': { type: 'string' }, hide: { type: 'string', multiple: true },
       },
     }));
   } catch (err) {
@@ -46,6 +60,19 @@ async function agentCommand(args: string[]) {
   if (!token) fail('--token (or FRAMEPLANE_AGENT_TOKEN) is required');
   try { new URL(server); } catch { fail(`--server must be a URL, got "${server}"`); }
 
+  const runtime = values.runtime ?? process.env.FRAME_RUNTIME ?? 'auto';
+  if (!(RUNTIMES as readonly string[]).includes(runtime)) fail(`--runtime must be one of ${RUNTIMES.join(', ')}, got "${runtime}"`);
+  const number = (name: string, raw: string | undefined, min: number) => {
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min) fail(`--${name} must be a number >= ${min}, got "${raw}"`);
+    return n;
+  };
+  const memoryMb = number('memory-mb', values['memory-mb'] ?? process.env.FRAME_MEMORY_MB, 16);
+  const cpus = number('cpus', values.cpus ?? process.env.FRAME_CPUS, 0.01);
+  const startTimeout = number('start-timeout', values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS, 1);
+  const hide = [...(values.hide ?? []), ...(process.env.FRAMEPLANE_AGENT_HIDE ?? '').split(':')].filter(Boolean).map((d) => resolve(d));
+
   const log = agentLogger();
   const agent = await startAgent({
     server, token, log,
@@ -53,6 +80,9 @@ async function agentCommand(args: string[]) {
     host: values.host ?? process.env.FRAME_HOST ?? '127.0.0.1',
     gitBaseUrl: values['git-base-url'] ?? process.env.GIT_BASE_URL ?? 'https://github.com',
     stopFramesOnExit: values['stop-frames-on-exit'] ?? false,
+    runtime: runtime as RuntimeChoice, hide, memoryMb, cpus,
+    baseImage: values['base-image'] ?? process.env.FRAME_BASE_IMAGE,
+    startTimeoutMs: startTimeout === undefined ? undefined : startTimeout * 1000,
   });
   const exit = (why: string) => {
     log.info({ why }, 'stopping');

@@ -6,7 +6,7 @@
 // may then see one twice, which is the lesser harm. While the server is unreachable the frames
 // keep running and the loop retries with growing delays.
 import type { AgentLog } from './log.ts';
-import { MAX_EVENTS_PER_SYNC, MAX_LINE_CHARS, MAX_LOGS_PER_SYNC, type DesiredFrame, type SyncEvent, type SyncLog } from './protocol.ts';
+import { MAX_EVENTS_PER_SYNC, MAX_LINE_CHARS, MAX_LOGS_PER_SYNC, type BuildReport, type DesiredFrame, type SyncEvent, type SyncLog } from './protocol.ts';
 import { restartDelayMs } from './replica.ts';
 import { sleep } from './processes.ts';
 
@@ -16,12 +16,16 @@ export const MAX_BATCH_BYTES = 192 * 1024;
 export const MAX_QUEUED_LOGS = 20_000;
 export const LONG_POLL_SECONDS = 25;
 
-export interface Batch { events: SyncEvent[]; logs: SyncLog[] }
+export interface Batch { events: SyncEvent[]; logs: SyncLog[]; builds?: BuildReport[] }
 
-/** The head of the queues that fits one sync: counts and bytes capped, order kept. */
-export function takeBatch(events: SyncEvent[], logs: SyncLog[], maxBytes = MAX_BATCH_BYTES): Batch {
+/** The head of the queues that fits one sync: counts and bytes capped, order kept; build reports (few, small) first. */
+export function takeBatch(events: SyncEvent[], logs: SyncLog[], maxBytes = MAX_BATCH_BYTES, builds: BuildReport[] = []): Batch {
   const out: Batch = { events: [], logs: [] };
   let bytes = 32;
+  if (builds.length) {
+    out.builds = builds.slice(0, 100);
+    bytes += Buffer.byteLength(JSON.stringify(out.builds));
+  }
   for (const e of events) {
     const size = Buffer.byteLength(JSON.stringify(e)) + 1;
     if (out.events.length >= MAX_EVENTS_PER_SYNC || (out.events.length > 0 && bytes + size > maxBytes)) return out;
@@ -40,12 +44,18 @@ export function takeBatch(events: SyncEvent[], logs: SyncLog[], maxBytes = MAX_B
 export class Outbox {
   private events: SyncEvent[] = [];
   private logs: SyncLog[] = [];
+  private builds: BuildReport[] = [];
   dropped = 0;
 
   constructor(private onPending: (kind: 'event' | 'log') => void = () => {}) {}
 
   event(e: SyncEvent) {
     this.events.push(e);
+    this.onPending('event');
+  }
+
+  build(b: BuildReport) {
+    this.builds.push(b);
     this.onPending('event');
   }
 
@@ -56,14 +66,15 @@ export class Outbox {
     this.onPending('log');
   }
 
-  get pending() { return this.events.length + this.logs.length > 0; }
-  get hasEvents() { return this.events.length > 0; }
+  get pending() { return this.events.length + this.logs.length + this.builds.length > 0; }
+  get hasEvents() { return this.events.length + this.builds.length > 0; }
 
-  batch(): Batch { return takeBatch(this.events, this.logs); }
+  batch(): Batch { return takeBatch(this.events, this.logs, MAX_BATCH_BYTES, this.builds); }
 
   /** Removes what the server took. Lines dropped meanwhile are matched by identity, not position. */
   ack(b: Batch) {
     this.events.splice(0, b.events.length); // events are never dropped, so the head is the batch
+    this.builds.splice(0, b.builds?.length ?? 0);
     if (b.logs.length) {
       const sent = new Set(b.logs);
       this.logs = this.logs.filter((l) => !sent.has(l));
@@ -117,7 +128,7 @@ export class SyncClient {
     let first = true;
     while (!this.stopped.signal.aborted) {
       const batch = this.outbox.batch();
-      const longPoll = !first && batch.events.length === 0 && batch.logs.length === 0;
+      const longPoll = !first && batch.events.length === 0 && batch.logs.length === 0 && !batch.builds?.length;
       const own = new AbortController();
       if (longPoll) this.poll = own;
       const started = Date.now();
@@ -157,7 +168,7 @@ export class SyncClient {
   /** One last report (on exit): best effort, bounded in time. */
   async flush(timeoutMs = 5000): Promise<void> {
     const batch = this.outbox.batch();
-    if (!batch.events.length && !batch.logs.length) return;
+    if (!batch.events.length && !batch.logs.length && !batch.builds?.length) return;
     try {
       await this.post(0, batch, AbortSignal.timeout(timeoutMs));
       this.outbox.ack(batch);

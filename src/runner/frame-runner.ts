@@ -1,31 +1,33 @@
-// The supervisor of one frame: makes what runs match the desired state from the server.
+// The supervisor of one frame: makes what runs match the desired state from the server, on a
+// replica runtime (process or docker).
 //
-// A frame runs a *replica set* per deployment: its checkout, its command, `replica_count`
-// replicas. A new deployment_id starts a second set beside the first; the proxy switches to it
-// once all its replicas are healthy and the old set is stopped then (a failing deploy leaves
-// the old version serving until the server's back-off stops the frame). Scaling adds or stops
-// replicas of the current set; a port change moves the proxy; stop stops everything.
+// A frame runs a *replica set* per deployment: its release (an image, or a directory and a
+// command) and `replica_count` replicas. A new deployment_id builds a release and starts a
+// second set beside the first; the proxy switches to it once all its replicas are healthy and
+// the old set is stopped then. A build that fails is reported once (`build_failed`), never
+// retried for that deployment, and the old set keeps serving. Scaling adds or stops replicas of
+// the current set; a port change moves the proxy; stop stops everything.
 //
-// Every event carries the generation of the desired state its set acts on, so reports of a set
-// being replaced never count toward the deployment replacing it. Changes are applied one at a
-// time (a queue); crash restarts run on their own timers, and check that their set still lives.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Every event carries the generation of the desired state its set acts on and the deployment
+// its replica runs, so reports of a set being replaced never count toward the one replacing it.
+// Changes are applied one at a time (a queue); crash restarts run on their own timers, and
+// check that their set still lives.
 import type { AgentLog } from './log.ts';
-import type { DesiredFrame, ReplicaEventType, SyncEvent } from './protocol.ts';
+import type { BuildReport, DesiredFrame, ReplicaEventType, SyncEvent } from './protocol.ts';
 import type { PersistedFrame } from './state.ts';
 import { FrameProxy } from './proxy.ts';
-import { Replica, restartDelayMs, STABLE_AFTER_MS, type ExitInfo, type ReplicaHooks } from './replica.ts';
-import { freePort, isAlive, portAnswers, signalGroup, sleep } from './processes.ts';
-import { prepareSource, pruneDeployments, SourceError } from './source.ts';
+import { Replica, restartDelayMs, STABLE_AFTER_MS, type ExitReport, type ReplicaHooks } from './replica.ts';
+import { sleep } from './processes.ts';
+import { BuildError, type Endpoint, type Release, type ReplicaRuntime } from './runtimes/runtime.ts';
 
 export interface RunnerDeps {
-  framesDir: string;
-  volumesDir: string;
+  runtime: ReplicaRuntime;
   host: string;
   gitBaseUrl: string;
+  startTimeoutMs: number;
   log: AgentLog;
   event(e: SyncEvent): void;
+  build(b: BuildReport): void;
   line(frameId: string, replica: number, line: string): void;
   /** Something worth persisting changed (a replica started or went). */
   changed(): void;
@@ -35,24 +37,24 @@ interface Slot { index: number; replica?: Replica; attempts: number; timer?: Nod
 
 class ReplicaSet {
   slots = new Map<number, Slot>();
-  dir?: string;
-  command?: string;
+  release?: Release;
   retired = false;
   readonly abort = new AbortController();
   constructor(readonly deploymentId: string, public generation: number, public count: number, readonly env: Record<string, string>) {}
-  get prepared() { return this.dir !== undefined && this.command !== undefined; }
+  get prepared() { return this.release !== undefined; }
   slot(index: number): Slot {
     let s = this.slots.get(index);
     if (!s) this.slots.set(index, (s = { index, attempts: 0 }));
     return s;
   }
-  healthyPorts(): number[] {
+  healthy(): Endpoint[] {
     return [...this.slots.values()].filter((s) => s.index < this.count && s.replica?.healthy)
-      .sort((a, b) => a.index - b.index).map((s) => s.replica!.port);
+      .sort((a, b) => a.index - b.index).map((s) => s.replica!.endpoint);
   }
 }
 
-const keyOf = (s: DesiredFrame) => `${s.generation}/${s.desired_state}/${s.deployment_id}/${s.replica_count}/${s.port}`;
+const keyOf = (s: DesiredFrame) =>
+  `${s.generation}/${s.desired_state}/${s.deployment_id}/${s.replica_count}/${s.port}/${s.health_check_path}/${s.build_failed}`;
 
 export class FrameRunner {
   private spec?: DesiredFrame;
@@ -60,6 +62,9 @@ export class FrameRunner {
   private current?: ReplicaSet;
   private next?: ReplicaSet;
   private proxy?: FrameProxy;
+  private portHeld = false;
+  /** Deployments whose build failed here: never built again. */
+  private failedBuilds = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
 
@@ -78,7 +83,7 @@ export class FrameRunner {
     return this.enqueue(async () => {
       this.gone = true;
       await this.stopAll(false);
-      rmSync(join(this.deps.framesDir, this.frameId), { recursive: true, force: true });
+      await this.deps.runtime.forget(this.frameId);
     });
   }
 
@@ -104,34 +109,30 @@ export class FrameRunner {
   persisted(): PersistedFrame | undefined {
     if (!this.spec) return undefined;
     const sets = [this.current, this.next].filter((s): s is ReplicaSet => !!s?.prepared && !s.retired).map((s) => ({
-      deployment_id: s.deploymentId, generation: s.generation, dir: s.dir!, command: s.command!,
-      replicas: [...s.slots.values()].filter((sl) => sl.replica && !sl.replica.exited).map((sl) => sl.replica!.persisted()),
+      deployment_id: s.deploymentId, generation: s.generation, release: s.release!,
+      replicas: [...s.slots.values()].filter((sl) => sl.replica && !sl.replica.exited).map((sl) => ({ index: sl.index, ref: sl.replica!.ref() })),
     }));
-    return { spec: this.spec, sets };
+    return { spec: this.spec, sets, failed_builds: [...this.failedBuilds] };
   }
 
-  /**
-   * Takes over what an earlier agent left running. A replica is adopted only if its process
-   * (pid and start time) lives and its port answers; one that lives but does not answer is
-   * killed, and its slot starts afresh, so there is never a duplicate.
-   */
+  /** Takes over what an earlier agent left running; what is gone is started afresh. */
   adopt(p: PersistedFrame): Promise<void> {
     return this.enqueue(async () => {
+      for (const id of p.failed_builds ?? []) this.failedBuilds.add(id);
       for (const ps of p.sets) {
         const set = new ReplicaSet(ps.deployment_id, ps.generation, 0, p.spec.env);
-        if (existsSync(ps.dir)) { set.dir = ps.dir; set.command = ps.command; }
+        if (ps.release && (await this.deps.runtime.reuse(this.frameId, ps.release))) set.release = ps.release;
         for (const r of ps.replicas) {
           set.count = Math.max(set.count, r.index + 1);
-          if (set.prepared && isAlive(r.pid, r.start_time) && (await portAnswers(r.port))) {
-            set.slot(r.index).replica = Replica.adopt(r, this.hooks(set, set.slot(r.index)));
-          } else if (isAlive(r.pid, r.start_time)) {
-            signalGroup(r.pid, 'SIGKILL');
-          }
+          const slot = set.slot(r.index);
+          const replica = await Replica.adoptWith((onLine) => this.deps.runtime.adopt(r.ref, onLine), r.index, this.hooks(set, slot), this.health(p.spec));
+          if (replica && set.prepared) slot.replica = replica;
+          else if (replica) await replica.stop();
         }
         if (ps.deployment_id === p.spec.deployment_id) this.next = set; else this.current = set;
       }
       if (!this.current && this.next) [this.current, this.next] = [this.next, undefined];
-      const adopted = [this.current, this.next].reduce((n, s) => n + (s?.slots.size ?? 0), 0);
+      const adopted = [this.current, this.next].reduce((n, s) => n + [...(s?.slots.values() ?? [])].filter((x) => x.replica).length, 0);
       this.deps.log.info({ frame_id: this.frameId, adopted }, 'adopted replicas of an earlier agent');
       await this.apply(p.spec);
     });
@@ -142,12 +143,29 @@ export class FrameRunner {
     return this.queue;
   }
 
+  private health(spec: DesiredFrame) {
+    return { path: spec.health_check_path || '/', startTimeoutMs: this.deps.startTimeoutMs };
+  }
+
   private async apply(spec: DesiredFrame) {
+    const before = this.spec;
     this.spec = spec;
     this.applied = keyOf(spec);
     if (spec.desired_state === 'stopped') return this.stopAll(true);
     await this.ensureProxy(spec.port);
     let target = [this.current, this.next].find((s) => s?.deploymentId === spec.deployment_id);
+    const failed = spec.build_failed || this.failedBuilds.has(spec.deployment_id);
+    if (!target && failed) {
+      // Its build failed: the serving set, if any, goes on under the new generation.
+      if (this.next) { await this.retire(this.next); this.next = undefined; }
+      if (this.current) {
+        this.current.generation = spec.generation;
+        await this.scale(this.current, spec.replica_count);
+      }
+      if (before?.generation !== spec.generation) this.reportServing(spec);
+      this.deps.changed();
+      return;
+    }
     if (!target) {
       if (this.next) await this.retire(this.next); // a newer deployment overtakes one in progress
       target = this.next = new ReplicaSet(spec.deployment_id, spec.generation, spec.replica_count, spec.env);
@@ -165,55 +183,93 @@ export class FrameRunner {
   private async ensureProxy(port: number) {
     if (this.proxy?.port === port) return;
     await this.proxy?.close(false); // connections in flight finish on the old port
+    this.portHeld = false;
     this.proxy = new FrameProxy({
       host: this.deps.host, port, upstreams: () => this.upstreams(), note: (m) => this.deps.line(this.frameId, 0, m),
+      blocked: (held) => { this.portHeld = held; if (this.spec) this.reportServing(this.spec); },
     });
     await this.proxy.listen();
   }
 
   /** The serving set's healthy replicas; during a first rollout, the new set's. */
-  private upstreams(): number[] {
-    const current = this.current?.healthyPorts() ?? [];
-    return current.length > 0 ? current : (this.next?.healthyPorts() ?? []);
+  private upstreams(): Endpoint[] {
+    const current = this.current?.healthy() ?? [];
+    return current.length > 0 ? current : (this.next?.healthy() ?? []);
   }
 
   private report(set: ReplicaSet, replica: number, type: ReplicaEventType, detail?: Record<string, unknown>) {
-    this.deps.event({ frame_id: this.frameId, replica, type, generation: set.generation, at: new Date().toISOString(), ...(detail ? { detail } : {}) });
+    // Healthy behind a port someone else holds is not serving: the frame must say why.
+    const held = this.portHeld && type === 'healthy';
+    this.deps.event({
+      frame_id: this.frameId, replica, type: held ? 'unhealthy' : type, generation: set.generation, deployment_id: set.deploymentId,
+      at: new Date().toISOString(), ...(held ? { detail: { reason: 'port_in_use' } } : detail ? { detail } : {}),
+    });
   }
 
-  /** Fetches and builds the set's deployment; a failure is a crash of each replica, retried with delays. */
+  /** Says again how the serving set's replicas are, under the current generation (after a failed build, a port change of hands). */
+  private reportServing(spec: DesiredFrame) {
+    const set = this.current ?? this.next;
+    for (let i = 0; i < spec.replica_count; i++) {
+      const r = set?.slots.get(i)?.replica;
+      if (!set) {
+        this.deps.event({ frame_id: this.frameId, replica: i, type: 'stopped', generation: spec.generation, at: new Date().toISOString() });
+      } else if (r && !r.exited) {
+        this.report(set, i, r.state === 'healthy' ? 'healthy' : r.state === 'unhealthy' ? 'unhealthy' : 'starting');
+      }
+    }
+  }
+
+  /** Fetches and builds the set's release. A fetch failure is retried with delays; a failed build is final. */
   private async prepare(set: ReplicaSet) {
     for (let attempt = 0; !set.retired; attempt++) {
       for (let i = 0; i < set.count; i++) this.report(set, i, 'pulling');
       const s = this.spec!;
       this.deps.line(this.frameId, 0, `[frameplane] deployment ${set.deploymentId}: ${s.git_repository_owner}/${s.git_repository} at ${s.commit_sha ?? s.git_repository_branch}`);
       try {
-        const { dir, command } = await prepareSource({
-          framesDir: this.deps.framesDir, frameId: this.frameId, deploymentId: set.deploymentId,
-          gitEnv: cleanEnv(), buildEnv: this.replicaEnv(set),
+        const release = await this.deps.runtime.build({
+          frameId: this.frameId, deploymentId: set.deploymentId, signal: set.abort.signal,
           source: {
-            gitBaseUrl: this.deps.gitBaseUrl, owner: this.spec!.git_repository_owner, repo: this.spec!.git_repository,
-            branch: this.spec!.git_repository_branch, commitSha: this.spec!.commit_sha,
+            gitBaseUrl: this.deps.gitBaseUrl, owner: s.git_repository_owner, repo: s.git_repository,
+            branch: s.git_repository_branch, commitSha: s.commit_sha,
           },
-          onLine: (l) => this.deps.line(this.frameId, 0, l), signal: set.abort.signal,
+          onLine: (l) => this.deps.line(this.frameId, 0, l),
           // Pulling is the fetch; a long build must not look like a stuck pull (the server trips those).
-          onBuild: () => { for (let i = 0; i < set.count; i++) this.report(set, i, 'starting'); },
+          onFetched: (sha) => {
+            if (set.retired) return;
+            this.deps.build({ deployment_id: set.deploymentId, state: 'building', commit_sha: sha, at: new Date().toISOString() });
+            for (let i = 0; i < set.count; i++) this.report(set, i, 'starting');
+          },
         });
         if (set.retired) return;
-        set.dir = dir;
-        set.command = command;
-        this.deps.line(this.frameId, 0, `[frameplane] starting ${set.count} × ${command}`);
+        set.release = release;
+        this.deps.build({ deployment_id: set.deploymentId, state: 'succeeded', commit_sha: release.commitSha, at: new Date().toISOString() });
+        this.deps.line(this.frameId, 0, `[frameplane] starting ${set.count} replica(s) of ${release.commitSha.slice(0, 12)}`);
         await this.enqueue(async () => { if (!set.retired) { await this.fill(set); this.deps.changed(); } });
         return;
       } catch (err) {
         if (set.retired) return;
-        const reason = err instanceof SourceError ? err.reason : 'image_pull_failed';
         const message = (err as Error).message.slice(0, 2000);
-        this.deps.line(this.frameId, 0, `[frameplane] ${reason === 'build_failed' ? 'build' : 'fetch'} failed: ${message}`);
-        for (let i = 0; i < set.count; i++) this.report(set, i, 'crashed', { reason, message });
+        if (err instanceof BuildError && err.reason === 'build_failed') return this.buildFailed(set, message);
+        this.deps.line(this.frameId, 0, `[frameplane] fetch failed: ${message}`);
+        for (let i = 0; i < set.count; i++) this.report(set, i, 'crashed', { reason: 'image_pull_failed', message });
         await sleep(restartDelayMs(attempt), set.abort.signal);
       }
     }
+  }
+
+  private buildFailed(set: ReplicaSet, message: string) {
+    this.deps.line(this.frameId, 0, `[frameplane] build failed: ${message}`);
+    this.failedBuilds.add(set.deploymentId);
+    this.deps.build({ deployment_id: set.deploymentId, state: 'failed', message, at: new Date().toISOString() });
+    return this.enqueue(async () => {
+      if (set.retired) return;
+      set.retired = true;
+      if (this.next === set) this.next = undefined;
+      if (this.current === set) this.current = undefined;
+      if (this.current) this.current.generation = this.spec!.generation;
+      this.reportServing(this.spec!);
+      this.deps.changed();
+    });
   }
 
   private async scale(set: ReplicaSet, count: number) {
@@ -240,17 +296,19 @@ export class FrameRunner {
   }
 
   private async start(set: ReplicaSet, slot: Slot) {
+    if (set.retired || slot.index >= set.count || !set.release || !this.spec) return;
     slot.spawning = true;
     try {
-      const port = await freePort();
-      if (set.retired || slot.index >= set.count || !set.prepared) return;
-      const logFile = join(this.deps.framesDir, this.frameId, 'logs', `${set.deploymentId}.${slot.index}.log`);
-      mkdirSync(dirname(logFile), { recursive: true });
-      slot.replica = Replica.spawn({
-        index: slot.index, port, cwd: set.dir!, command: set.command!, env: { ...this.replicaEnv(set), PORT: String(port), FRAMEPLANE_REPLICA: String(slot.index) },
-        logFile, hooks: this.hooks(set, slot),
-      });
+      slot.replica = await Replica.start(this.deps.runtime, {
+        frameId: this.frameId, deploymentId: set.deploymentId, index: slot.index, release: set.release,
+        env: set.env, volumes: this.spec.volumes, port: this.spec.port,
+      }, this.hooks(set, slot), this.health(this.spec));
+      if (set.retired || slot.index >= set.count) { await slot.replica.stop(); slot.replica = undefined; }
       this.deps.changed();
+    } catch (err) {
+      // The runtime could not start it (an image gone, the Engine down): a crash, retried with delays.
+      this.deps.line(this.frameId, slot.index, `[frameplane] could not start replica ${slot.index}: ${(err as Error).message}`);
+      this.onExit(set, slot, { code: null, signal: null, oom: false, ranHealthyMs: 0 });
     } finally {
       slot.spawning = false;
     }
@@ -267,7 +325,7 @@ export class FrameRunner {
     };
   }
 
-  private onExit(set: ReplicaSet, slot: Slot, info: ExitInfo) {
+  private onExit(set: ReplicaSet, slot: Slot, info: ExitReport) {
     slot.replica = undefined;
     this.deps.changed();
     if (set.retired || this.gone) return;
@@ -286,12 +344,12 @@ export class FrameRunner {
   /** Switches to the new set once all its replicas are healthy, then stops the old one. */
   private async promoteIfReady() {
     const n = this.next;
-    if (!n || !n.prepared || n.retired || n.healthyPorts().length < n.count) return;
+    if (!n || !n.release || n.retired || n.healthy().length < n.count) return;
     const old = this.current;
     this.current = n;
     this.next = undefined;
     if (old) await this.retire(old);
-    pruneDeployments(this.deps.framesDir, this.frameId, new Set([n.deploymentId]));
+    await this.deps.runtime.prune(this.frameId, [n.release]).catch((err) => this.deps.log.warn({ err, frame_id: this.frameId }, 'prune failed'));
     this.deps.changed();
   }
 
@@ -307,6 +365,7 @@ export class FrameRunner {
     this.current = this.next = undefined;
     await this.proxy?.close();
     this.proxy = undefined;
+    this.portHeld = false;
     const indices = new Set<number>();
     for (let i = 0; i < (this.spec?.replica_count ?? 0); i++) indices.add(i);
     for (const set of sets) for (const i of set.slots.keys()) indices.add(i);
@@ -319,29 +378,4 @@ export class FrameRunner {
     }
     this.deps.changed();
   }
-
-  /** The environment of a build and of a replica: a clean one, then the frame's env and volumes. */
-  private replicaEnv(set: ReplicaSet): NodeJS.ProcessEnv {
-    const env = cleanEnv();
-    Object.assign(env, { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }, set.env);
-    for (const v of this.spec?.volumes ?? []) {
-      // No containers, so no mounts: each volume is a directory kept across deployments.
-      const dir = join(this.deps.volumesDir, v.id);
-      mkdirSync(dir, { recursive: true });
-      env[`FRAMEPLANE_VOLUME_${v.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`] = dir;
-    }
-    return { ...env, FRAMEPLANE_FRAME_ID: this.frameId, FRAMEPLANE_DEPLOYMENT_ID: set.deploymentId };
-  }
-}
-
-/**
- * Not the agent's environment, which may hold the agent token or, for the built-in agent, what
- * the service was given: only what programs need to find their way.
- */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const pass = ['HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SHELL'];
-  const env: NodeJS.ProcessEnv = Object.fromEntries(pass.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
-  // The node that runs the agent is the node (and npm) the apps get, even if PATH lacks it.
-  env.PATH = [dirname(process.execPath), process.env.PATH || '/usr/local/bin:/usr/bin:/bin'].join(':');
-  return env;
 }

@@ -1,8 +1,11 @@
-// The health check of one replica: a TCP connect to its private port, then `GET /` on the same
-// connection. Any HTTP status below 500 passes. An app that does not speak HTTP (a raw TCP
-// service) passes on the connect alone, until it has once answered HTTP: from then on silence
-// or a dropped connection is a failure, as a hung web server must not look healthy.
+// The health check of one replica: a connection to its endpoint, then `GET <path>` on it (the
+// frame's health_check_path, `/` by default). Any HTTP status below 500 passes. An app that
+// does not speak HTTP (a raw TCP service) passes on the connect alone, until it has once
+// answered HTTP: from then on silence or a dropped connection is a failure, as a hung web
+// server must not look healthy. Once healthy, most checks are a bare connect, which leaves no
+// line in the app's access log; an HTTP request goes every HTTP_EVERY_MS.
 import { connect } from 'node:net';
+import type { Endpoint } from './runtimes/runtime.ts';
 
 export type Probe =
   | { kind: 'refused' }
@@ -10,18 +13,20 @@ export type Probe =
   /** Connected, but no HTTP answer: another protocol, a timeout or a closed connection. */
   | { kind: 'tcp' };
 
-export function probe(port: number, timeoutMs = 3000): Promise<Probe> {
+export function probe(endpoint: Endpoint, o: { path?: string; http?: boolean; timeoutMs?: number } = {}): Promise<Probe> {
+  const http = o.http ?? true;
   return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
+    const socket = connect(endpoint);
     let connected = false;
     let data = '';
     const done = (p: Probe) => { socket.destroy(); resolve(p); };
-    socket.setTimeout(timeoutMs, () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
+    socket.setTimeout(o.timeoutMs ?? 3000, () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
     socket.once('error', () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
-    socket.once('close', () => done({ kind: 'tcp' }));
+    socket.once('close', () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
     socket.once('connect', () => {
       connected = true;
-      socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUser-Agent: frameplane-agent/health\r\nConnection: close\r\n\r\n`);
+      if (!http) return done({ kind: 'tcp' });
+      socket.write(`GET ${o.path ?? '/'} HTTP/1.1\r\nHost: localhost\r\nUser-Agent: frameplane-agent/health\r\nConnection: close\r\n\r\n`);
     });
     socket.setEncoding('latin1').on('data', (chunk: string) => {
       data += chunk;
@@ -32,15 +37,17 @@ export function probe(port: number, timeoutMs = 3000): Promise<Probe> {
   });
 }
 
-/** Whether a probe passes, given what the replica spoke before. */
-export function passes(p: Probe, speaksHttp: boolean): boolean {
+/** Whether a probe passes, given what the replica spoke before (a bare connect passes if it connected). */
+export function passes(p: Probe, speaksHttp: boolean, httpAsked = true): boolean {
   if (p.kind === 'refused') return false;
   if (p.kind === 'http') return p.status < 500;
-  return !speaksHttp;
+  return !httpAsked || !speaksHttp;
 }
 
 export const FAILURES_FOR_UNHEALTHY = 3;
 /** Check cadence: every second until healthy, every five seconds after. */
 export const checkEveryMs = (healthy: boolean) => (healthy ? 5000 : 1000);
-/** A starting replica has this long to pass before its failures count. */
-export const START_GRACE_MS = 30_000;
+/** Once healthy, an HTTP request this often; bare connects in between. */
+export const HTTP_EVERY_MS = 30_000;
+/** A replica that never passed by then is reported unhealthy (`start_timeout`). */
+export const DEFAULT_START_TIMEOUT_MS = 60_000;

@@ -1,13 +1,15 @@
-// The sync protocol as the agent sees it (CONTRACT 6, src/agent-api/agents-schemas.ts). Types only,
-// taken from the server's own schemas so that the two sides cannot drift; nothing of the server
-// is loaded at run time.
+// The sync protocol as the agent sees it (CONTRACT 6, src/agent-api/agents-schemas.ts). Types
+// only, taken from the server's own schemas so that the two sides cannot drift; nothing of the
+// server is loaded at run time.
 import type { Static } from 'typebox';
-import type { SyncAnswer } from '../agent-api/agents-schemas.ts';
-import type { SyncEvent, SyncLog } from '../agent-api/sync-service.ts';
+import type { SyncAnswer, SyncBody } from '../agent-api/agents-schemas.ts';
 
+type Body = Static<typeof SyncBody>;
 export type Answer = Static<typeof SyncAnswer>;
 export type DesiredFrame = Answer['frames'][number];
-export type { SyncEvent, SyncLog };
+export type SyncEvent = NonNullable<Body['events']>[number];
+export type SyncLog = NonNullable<Body['logs']>[number];
+export type BuildReport = NonNullable<Body['builds']>[number];
 export type ReplicaEventType = SyncEvent['type'];
 
 /** Server-side limits of one sync body (agents-schemas.ts). */

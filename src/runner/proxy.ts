@@ -1,14 +1,18 @@
 // The frame's own port: a TCP proxy that hands each connection to the next healthy replica in
 // turn. TCP, not HTTP, so any protocol works; the price is that a keep-alive connection stays
-// with one replica. If the port is taken, it keeps trying (and says so in the frame's logs).
+// with one replica. If the port is taken, it keeps trying, says so in the frame's logs and
+// tells the supervisor, which reports the frame's replicas as `port_in_use`.
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { Endpoint } from './runtimes/runtime.ts';
 
 export interface ProxyOptions {
   host: string;
   port: number;
-  /** Ports of the replicas that may take connections now, in a stable order. */
-  upstreams(): number[];
+  /** Where the replicas that may take connections now are reached, in a stable order. */
+  upstreams(): Endpoint[];
   note(message: string): void;
+  /** The port is held by someone else (true) or ours again (false). */
+  blocked?(held: boolean): void;
 }
 
 const RETRY_LISTEN_MS = 2000;
@@ -24,6 +28,7 @@ export class FrameProxy {
   constructor(private o: ProxyOptions) {}
 
   get port() { return this.o.port; }
+  get listening() { return this.server !== undefined; }
 
   /** Starts listening (or keeps trying in the background); resolves after the first attempt. */
   listen(): Promise<void> {
@@ -31,7 +36,11 @@ export class FrameProxy {
       if (this.closed) return resolve();
       const server = createServer((client) => this.accept(client));
       server.once('error', (err: NodeJS.ErrnoException) => {
-        if (!this.warned) this.o.note(`[frameplane] cannot listen on ${this.o.host}:${this.o.port} (${err.code ?? err.message}); retrying`);
+        if (!this.warned) {
+          const why = err.code === 'EADDRINUSE' ? 'another process holds the port' : (err.code ?? err.message);
+          this.o.note(`[frameplane] cannot listen on ${this.o.host}:${this.o.port} (${why}); retrying`);
+          this.o.blocked?.(true);
+        }
         this.warned = true;
         server.close();
         if (!this.closed) {
@@ -42,7 +51,11 @@ export class FrameProxy {
       });
       server.listen({ port: this.o.port, host: this.o.host, exclusive: true }, () => {
         if (this.closed) { server.close(); return resolve(); }
-        if (this.warned) this.o.note(`[frameplane] listening on ${this.o.host}:${this.o.port}`);
+        if (this.warned) {
+          this.o.note(`[frameplane] listening on ${this.o.host}:${this.o.port}`);
+          this.warned = false;
+          this.o.blocked?.(false);
+        }
         this.server = server;
         resolve();
       });
@@ -57,16 +70,16 @@ export class FrameProxy {
     this.dial(client, this.o.upstreams(), 0);
   }
 
-  private dial(client: Socket, ports: number[], tried: number) {
+  private dial(client: Socket, ends: Endpoint[], tried: number) {
     if (client.destroyed) return;
-    if (ports.length === 0 || tried >= ports.length) return void client.destroy();
-    const port = ports[this.next++ % ports.length];
-    const upstream = connect({ port, host: '127.0.0.1' });
+    const end = ends[this.next++ % ends.length];
+    if (!end || tried >= ends.length) return void client.destroy();
+    const upstream = connect(end);
     this.sockets.add(upstream);
     upstream.once('close', () => this.sockets.delete(upstream));
     upstream.once('error', () => {
       upstream.destroy();
-      if (!connected) this.dial(client, ports, tried + 1); // that replica just went away: the next one
+      if (!connected) this.dial(client, ends, tried + 1); // that replica just went away: the next one
       else client.destroy();
     });
     let connected = false;

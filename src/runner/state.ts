@@ -5,34 +5,72 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredFrame } from './protocol.ts';
-import { isAlive, startTimeOf } from './processes.ts';
-
-export interface PersistedReplica {
-  index: number; pid: number; start_time?: string; port: number; log_file: string; log_offset: number;
-}
+import type { Release, ReplicaRef } from './runtimes/runtime.ts';
+import { isAlive, signalGroup, startTimeOf } from './processes.ts';
 
 export interface PersistedSet {
-  deployment_id: string; generation: number; dir: string; command: string; replicas: PersistedReplica[];
+  deployment_id: string; generation: number; release: Release; replicas: Array<{ index: number; ref: ReplicaRef }>;
 }
 
 export interface PersistedFrame {
   spec: DesiredFrame;
   /** The set serving now and, during a rollout, the one replacing it (last). */
   sets: PersistedSet[];
+  failed_builds?: string[];
 }
 
-export interface AgentState { version: 1; frames: Record<string, PersistedFrame> }
+export interface AgentState { version: 2; runtime: string; frames: Record<string, PersistedFrame> }
 
 const FILE = 'agent-state.json';
 
+/** The first format (process replicas only), still read so an upgraded agent adopts what runs. */
+interface V1 {
+  version: 1;
+  frames: Record<string, { spec: DesiredFrame; sets: Array<{ deployment_id: string; generation: number; dir: string; command: string;
+    replicas: Array<{ index: number; pid: number; start_time?: string; port: number; log_file: string; log_offset: number }> }> }>;
+}
+
+function fromV1(v1: V1): AgentState {
+  const frames: AgentState['frames'] = {};
+  for (const [id, f] of Object.entries(v1.frames)) {
+    frames[id] = {
+      spec: f.spec,
+      sets: f.sets.map((s) => ({
+        deployment_id: s.deployment_id, generation: s.generation,
+        release: { deploymentId: s.deployment_id, artifact: s.dir, command: s.command, commitSha: '' },
+        replicas: s.replicas.map((r) => ({
+          index: r.index,
+          ref: { id: String(r.pid), startTime: r.start_time, endpoint: { host: '127.0.0.1', port: r.port }, cursor: `${r.log_file}:${r.log_offset}` },
+        })),
+      })),
+    };
+  }
+  return { version: 2, runtime: 'process', frames };
+}
+
 export function loadState(dataDir: string): AgentState {
   try {
-    const parsed = JSON.parse(readFileSync(join(dataDir, FILE), 'utf8')) as AgentState;
-    if (parsed?.version === 1 && parsed.frames && typeof parsed.frames === 'object') return parsed;
+    const parsed = JSON.parse(readFileSync(join(dataDir, FILE), 'utf8')) as AgentState | V1;
+    if (parsed?.version === 1 && parsed.frames && typeof parsed.frames === 'object') return fromV1(parsed);
+    if (parsed?.version === 2 && parsed.frames && typeof parsed.frames === 'object') return parsed;
   } catch {
     // missing or unreadable: start empty
   }
-  return { version: 1, frames: {} };
+  return { version: 2, runtime: '', frames: {} };
+}
+
+/**
+ * Replicas left by an agent of another runtime cannot be adopted: processes of the process
+ * runtime are stopped (only if still the same process), containers are left to the Engine.
+ */
+export function stopForeign(state: AgentState, runtime: string) {
+  if (!state.runtime || state.runtime === runtime) return state;
+  if (state.runtime === 'process') {
+    for (const f of Object.values(state.frames)) {
+      for (const s of f.sets) for (const r of s.replicas) if (isAlive(Number(r.ref.id), r.ref.startTime)) signalGroup(Number(r.ref.id), 'SIGTERM');
+    }
+  }
+  return { ...state, runtime, frames: Object.fromEntries(Object.entries(state.frames).map(([id, f]) => [id, { ...f, sets: [] }])) };
 }
 
 /** Written to a temporary file and renamed, so a crash never leaves half a file. */
@@ -48,7 +86,7 @@ export function saveState(dataDir: string, state: AgentState) {
  * on one directory would each start the frames.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'agent.pid');
   try {
     const [pid, start] = readFileSync(file, 'utf8').trim().split(' ');

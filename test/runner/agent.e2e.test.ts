@@ -89,7 +89,7 @@ describe('the reference agent runs frames as local processes', () => {
     }, 20_000, context);
     expect(logs.find((l: any) => /app v1 listening/.test(l.line))).toMatchObject({ replica: 0 });
 
-    // Scale to three: three replicas, each on its own private PORT, all serving.
+    // Scale to three: three replicas, each in its own sandbox, all serving.
     expect((await t.patch(path, { token: ann.token, body: { replica_count: 3 } })).status).toBe(200);
     await status('Online', (f) => f.replicas.filter((r: any) => r.state === 'healthy').length >= 3);
     const bodies = new Set<string>();

@@ -33,7 +33,7 @@ export function gitFixture(root: string) {
         : [
           `const http = require('http');`,
           `const port = Number(process.env.PORT);`,
-          `http.createServer((req, res) => res.end('hello ${version} from ' + port)).listen(port, () => console.log('app ${version} listening on ' + port));`,
+          `http.createServer((req, res) => res.end('hello ${version} from ' + process.env.FRAMEPLANE_REPLICA)).listen(port, () => console.log('app ${version} listening on ' + port));`,
         ].join('\n'));
       git(work, 'add', '-A');
       git(work, 'commit', '-q', '-m', `app ${version}`);

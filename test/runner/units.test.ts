@@ -8,7 +8,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOomExit, restartDelayMs } from '../../src/runner/replica.ts';
-import { parseProcfile, repositoryUrl, runPlan } from '../../src/runner/source.ts';
+import { parseProcfile, runPlan } from '../../src/runner/build/plan.ts';
+import { repositoryUrl } from '../../src/runner/build/fetch.ts';
+import { generatedDockerfile } from '../../src/runner/build/dockerfile.ts';
+import { nanosOf } from '../../src/runner/runtimes/docker-logs.ts';
 import { MAX_BATCH_BYTES, Outbox, SyncClient, takeBatch } from '../../src/runner/client.ts';
 import pino from 'pino';
 import { passes, probe } from '../../src/runner/health.ts';
@@ -27,10 +30,10 @@ describe('restart delays', () => {
   });
 
   it.each([
-    [null, 'SIGKILL', false, true], [137, null, false, true], [1, null, false, false], [null, 'SIGTERM', false, false],
-    [134, null, true, true], [0, null, false, false],
-  ] as const)('exit code %s, signal %s, heap exhausted %s: oom %s', (code, signal, heap, oom) => {
-    expect(isOomExit(code, signal, heap)).toBe(oom);
+    [true, false, true], [false, true, true], [false, false, false], [true, true, true],
+  ] as const)('runtime says out of memory %s, heap exhausted %s: oom %s', (runtimeOom, heap, oom) => {
+    // A SIGKILL alone is not an OOM: the runtime's flag (a container's OOMKilled) or Node's own message says so.
+    expect(isOomExit(runtimeOom, heap)).toBe(oom);
   });
 });
 
@@ -51,6 +54,26 @@ describe('Procfile and build plan', () => {
     expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'x', build: 'tsc' }, devDependencies: { typescript: '5' } }) }))
       .toEqual({ build: ['npm install --no-audit --no-fund', 'npm run build'], command: 'npm start' });
     expect(runPlan({ packageJson: '{}', hasServerJs: true })).toEqual({ build: [], command: 'npm start' });
+  });
+
+  it('installs with npm ci when a lock file pins the dependencies', () => {
+    expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'x' }, dependencies: { a: '1' } }), hasLockFile: true }))
+      .toEqual({ build: ['npm ci --no-audit --no-fund'], command: 'npm start' });
+  });
+
+  it('generates a Dockerfile that builds and runs the plan as the unprivileged user', () => {
+    const text = generatedDockerfile({ build: ['npm ci --no-audit --no-fund', 'npm run build'], command: 'npm start' }, 'node:22');
+    expect(text.split('\n')).toEqual([
+      'FROM node:22', 'COPY --chown=1000:1000 . /app', 'WORKDIR /app', 'USER 1000:1000',
+      'ENV HOME=/tmp NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false',
+      'RUN npm ci --no-audit --no-fund', 'RUN npm run build', 'CMD ["sh","-c","npm start"]', '',
+    ]);
+  });
+
+  it('orders container log timestamps to the nanosecond', () => {
+    expect(nanosOf('2026-11-23T10:00:00.000000001Z') > nanosOf('2026-11-23T10:00:00Z')).toBe(true);
+    expect(nanosOf('2026-11-23T10:00:00.5Z')).toBe(nanosOf('2026-11-23T10:00:00.500000000Z'));
+    expect(nanosOf('garbage')).toBe(0n);
   });
 
   it('says why a checkout cannot run', () => {
@@ -150,6 +173,8 @@ describe('the sync loop', () => {
   });
 });
 
+const local = (port: number) => ({ host: '127.0.0.1', port });
+
 describe('health checks', () => {
   async function serve(status: number): Promise<number> {
     const server: Server = createServer((_req, res) => { res.statusCode = status; res.end('x'); });
@@ -159,19 +184,19 @@ describe('health checks', () => {
   }
 
   it('reads the HTTP status; below 500 passes', async () => {
-    expect(await probe(await serve(404))).toEqual({ kind: 'http', status: 404 });
+    expect(await probe(local(await serve(404)))).toEqual({ kind: 'http', status: 404 });
     expect(passes({ kind: 'http', status: 404 }, true)).toBe(true);
-    expect(await probe(await serve(503))).toEqual({ kind: 'http', status: 503 });
+    expect(await probe(local(await serve(503)))).toEqual({ kind: 'http', status: 503 });
     expect(passes({ kind: 'http', status: 503 }, true)).toBe(false);
   });
 
   it('a closed port fails; a silent TCP service passes until it has spoken HTTP', async () => {
-    expect(await probe(await freePort())).toEqual({ kind: 'refused' });
+    expect(await probe(local(await freePort()))).toEqual({ kind: 'refused' });
     const { createServer: tcp } = await import('node:net');
     const silent = tcp(() => {});
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
     cleanups.push(() => { silent.close(); });
-    const p = await probe((silent.address() as { port: number }).port, 300);
+    const p = await probe(local((silent.address() as { port: number }).port), { timeoutMs: 300 });
     expect(p).toEqual({ kind: 'tcp' });
     expect(passes(p, false)).toBe(true);
     expect(passes(p, true)).toBe(false);
@@ -211,7 +236,7 @@ describe('the frame proxy', () => {
       ports.push((s.address() as { port: number }).port);
     }
     const port = await freePort();
-    let upstreams = [...ports];
+    let upstreams = ports.map(local);
     const proxy = new FrameProxy({ host: '127.0.0.1', port, upstreams: () => upstreams, note: () => {} });
     await proxy.listen();
     cleanups.push(() => proxy.close());

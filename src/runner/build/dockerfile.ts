@@ -1,0 +1,24 @@
+// The Dockerfile of a repository that brings none: the plan of build/plan.ts on FRAME_BASE_IMAGE,
+// run as the unprivileged user 1000 (the `node` user of the official images), code in /app.
+import { createHash } from 'node:crypto';
+import type { RunPlan } from './plan.ts';
+
+/** The user that generated images run as, by number: the image need not name it. */
+export const APP_USER = '1000:1000';
+
+export function generatedDockerfile(plan: RunPlan, baseImage: string): string {
+  return [
+    `FROM ${baseImage}`,
+    // COPY creates /app itself with this owner, so the build may write node_modules there.
+    `COPY --chown=${APP_USER} . /app`,
+    'WORKDIR /app',
+    `USER ${APP_USER}`,
+    'ENV HOME=/tmp NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false',
+    ...plan.build.map((step) => `RUN ${step}`),
+    `CMD ${JSON.stringify(['sh', '-c', plan.command])}`,
+    '',
+  ].join('\n');
+}
+
+/** A short digest of how an image is made: a tag's image is reused only if it was made the same way. */
+export const recipeOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
