@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    exclude: ['test/browser/**', 'test/faults/**', 'node_modules/**'],
+    exclude: ['test/browser/**', 'test/faults/**', 'test/containers/**', 'node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
