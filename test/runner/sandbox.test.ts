@@ -9,7 +9,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, openSync, clo
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { sandboxSupport, spawnSandboxed, type SandboxOptions } from '../../src/runner/runtimes/sandbox.ts';
 
 const support = sandboxSupport();
@@ -30,12 +30,13 @@ for (const f of cfg.secrets) v.reads[f] = tryRead(f) !== null;
 for (const f of cfg.secrets) v.reads['/proc/1/root' + f] = tryRead('/proc/1/root' + f) !== null;
 for (const d of cfg.hidden) { try { v.dirs[d] = readdirSync(d); } catch (e) { v.dirs[d] = 'error ' + e.code; } }
 const connect = (host, port) => new Promise((res) => {
-  const s = net.connect({ host, port }); const t = setTimeout(() => { s.destroy(); res(false); }, 1500);
+  const s = port === undefined ? net.connect({ path: host }) : net.connect({ host, port }); const t = setTimeout(() => { s.destroy(); res(false); }, 1500);
   s.on('connect', () => { clearTimeout(t); s.destroy(); res(true); });
   s.on('error', () => { clearTimeout(t); res(false); });
 });
 v.connects['127.0.0.1:' + cfg.pgPort] = await connect('127.0.0.1', cfg.pgPort);
 v.connects['localhost:' + cfg.pgPort] = await connect('localhost', cfg.pgPort);
+v.connects[cfg.pgSocket] = await connect(cfg.pgSocket);
 for (const p of cfg.mustNotWrite) {
   try { writeFileSync(p, 'evil'); v.writes[p] = true; } catch (e) { v.writes[p] = false; }
 }
@@ -79,6 +80,8 @@ interface Fixture {
   sock: string;
   pg: Server;
   pgPort: number;
+  /** Like the embedded PostgreSQL's: a Unix socket in DATA_DIR. */
+  pgSocket: string;
   secrets: string[];
 }
 
@@ -111,11 +114,17 @@ async function fixture(appUid: number, opts: Layout = {}): Promise<Fixture> {
   const pg = createServer((s) => s.end('postgres here\n'));
   await new Promise<void>((r) => pg.listen(0, '127.0.0.1', r));
   const pgPort = (pg.address() as { port: number }).port;
+  const pgSocket = join(data, 'postgres-socket', '.s.PGSQL.5432');
+  mkdirSync(dirname(pgSocket));
+  const pgUnix = createServer((s) => s.end('postgres here\n'));
+  await new Promise<void>((r) => pgUnix.listen(pgSocket, r));
+  chmodSync(pgSocket, 0o777);
   cleanups.push(() => {
     pg.close();
+    pgUnix.close();
     rmSync(base, { recursive: true, force: true });
   });
-  return { base, data, home, checkout, volume, sock: join(base, 'run', 'app.sock'), pg, pgPort, secrets };
+  return { base, data, home, checkout, volume, sock: join(base, 'run', 'app.sock'), pg, pgPort, pgSocket, secrets };
 }
 
 function options(f: Fixture, extra: Partial<SandboxOptions> = {}): SandboxOptions {
@@ -132,6 +141,7 @@ function options(f: Fixture, extra: Partial<SandboxOptions> = {}): SandboxOption
         hidden: [f.data, f.home],
         dataDir: f.data,
         pgPort: f.pgPort,
+        pgSocket: f.pgSocket,
         hostPids: [process.pid, process.ppid],
         hostMarker,
         // The fixture's own dirs (owned by the app's uid) when they are not in the private /tmp.
@@ -328,6 +338,7 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
             return false;
           }
         });
+    while (sleeping().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(sleeping().length).toBe(2);
     process.kill(-child.pid!, 'SIGTERM');
     const end = await exited(child);
