@@ -90,8 +90,10 @@ while read -r _ op d; do
     hide | private)
       mkdir -p -- "$d" 2>/dev/null # inside another hidden dir or private /tmp: empty there too
       [[ -d $d ]] || continue
-      if [[ $op == hide ]]; then o=mode=755; else o=mode=1777; fi
-      mount -t tmpfs -o "$o,nosuid,nodev,size=16m" frameplane-sandbox "$d" || die "cannot hide $d"
+      # Hidden dirs only hold the mount points of writable dirs (and become read-only); the
+      # private /tmp gets tmpfs's default size (half the RAM, counted as the app's memory).
+      if [[ $op == hide ]]; then o=mode=755,size=1m; else o=mode=1777; fi
+      mount -t tmpfs -o "$o,nosuid,nodev" frameplane-sandbox "$d" || die "cannot hide $d"
       ;;
     writable | readonly)
       [[ -n ${fd[$d]:-} ]] || { [[ $op == readonly ]] && continue; die "not a directory: $d"; }
