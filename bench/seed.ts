@@ -96,7 +96,7 @@ export async function seed(db: Database, data: Dataset, sealer: Sealer, log: (li
     created_at: f.createdAt, finished_at: rolledOut(f),
   }))));
   await step('frame replicas', frames.length, () => insertAll(db, 'frame_replicas', frames.map((f) => ({
-    frame_id: f.id, replica: 0, generation: 1, state: 'healthy', pull_failed: false, since: rolledOut(f),
+    frame_id: f.id, replica: 0, generation: 1, state: 'healthy', deployment_id: f.deploymentId, since: rolledOut(f),
   }))));
 
   // As autovacuum would have by now on a live database: fresh planner statistics.
