@@ -15,14 +15,17 @@ import { completeIfHealthy, failDeployment } from '../frames/deployments.ts';
 import type { AgentIdentity } from './agents-service.ts';
 
 export interface SyncLog { frame_id: string; replica: number; at: string; line: string }
-export interface SyncBuild { deployment_id: string; state: 'building' | 'succeeded' | 'failed'; commit_sha?: string; message?: string; at?: string }
+export interface SyncBuild {
+  deployment_id: string; state: 'building' | 'succeeded' | 'failed'; commit_sha?: string; message?: string; at?: string;
+}
 export interface SyncEvent {
   frame_id: string; replica: number; type: ReplicaState; at?: string; detail?: Record<string, unknown>; generation?: number;
   /** The deployment whose release the replica runs. */
   deployment_id?: string;
 }
 
-const replicaReason = (x: unknown): ReplicaReason | null => ((REPLICA_REASONS as readonly unknown[]).includes(x) ? x as ReplicaReason : null);
+const replicaReason = (x: unknown): ReplicaReason | null =>
+  ((REPLICA_REASONS as readonly unknown[]).includes(x) ? x as ReplicaReason : null);
 const messageOf = (detail?: Record<string, unknown>) => (typeof detail?.message === 'string' ? detail.message : null);
 
 /** Why a report of the deployment's own release fails it, if it does. */
@@ -122,9 +125,11 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
     const rows = await db.selectFrom('frames as f')
       .innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as o', 'o.id', 'p.owner_id')
       .innerJoinLateral((eb) => eb.selectFrom('deployments as d').select(['d.id', 'd.git_repository', 'd.git_repository_owner',
-        'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed', 'd.status', 'd.failure_reason']).whereRef('d.frame_id', '=', 'f.id').orderBy('d.id', 'desc').limit(1).as('d'), (j) => j.onTrue())
-      .select(['f.id', 'f.generation', 'f.desired_state', 'f.replica_count', 'f.port', 'f.health_check_path', 'o.billing_status', 'd.id as deployment_id',
-        'd.git_repository', 'd.git_repository_owner', 'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed', 'd.status', 'd.failure_reason',
+        'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed', 'd.status', 'd.failure_reason'])
+        .whereRef('d.frame_id', '=', 'f.id').orderBy('d.id', 'desc').limit(1).as('d'), (j) => j.onTrue())
+      .select(['f.id', 'f.generation', 'f.desired_state', 'f.replica_count', 'f.port', 'f.health_check_path', 'o.billing_status',
+        'd.id as deployment_id', 'd.git_repository', 'd.git_repository_owner', 'd.git_repository_branch', 'd.commit_sha', 'd.env_sealed',
+        'd.status', 'd.failure_reason',
         sql<Array<{ id: string; name: string; mount_path: string; size_gb: number }>>`coalesce((select json_agg(json_build_object(
           'id', v.id, 'name', v.name, 'mount_path', v.mount_path, 'size_gb', v.size_gb) order by v.id) from volumes v where v.frame_id = f.id), '[]')`.as('volumes')])
       .where('f.agent_id', '=', agentId).orderBy('f.id').execute();
@@ -148,8 +153,11 @@ export function createSyncService({ db, clock, sealer, notifier, offlineAfterSec
   /** What identifies the desired state, without reading it all: ids, generations, failed builds. */
   async function currentFingerprint(agentId: string) {
     const rows = await db.selectFrom('frames as f').innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as o', 'o.id', 'p.owner_id')
-      .select(['f.id as frame_id', 'f.generation', sql<string>`case when o.billing_status = 'past_due' then 'stopped' else f.desired_state end`.as('desired_state'),
-        sql<boolean>`coalesce(f.latest_deployment->>'status' = 'failed' and f.latest_deployment->>'failure_reason' = 'build_failed', false)`.as('build_failed')])
+      .select(['f.id as frame_id', 'f.generation',
+        sql<string>`case when o.billing_status = 'past_due' then 'stopped' else f.desired_state end`.as('desired_state'),
+        // From the summary on the row (migrations/0005): no join with deployments.
+        sql<boolean>`coalesce(f.latest_deployment->>'status' = 'failed' and f.latest_deployment->>'failure_reason' = 'build_failed', false)`
+          .as('build_failed')])
       .where('f.agent_id', '=', agentId).orderBy('f.id').execute();
     return fingerprint(rows);
   }

@@ -66,7 +66,8 @@ export interface DB {
     serving_deployment: ColumnType<ServingSummary | null, never, never>;
   };
   frame_replicas: {
-    frame_id: string; replica: number; generation: number; state: string; reason: string | null; deployment_id: string | null; since: Timestamp;
+    frame_id: string; replica: number; generation: number; state: string; reason: string | null; deployment_id: string | null;
+    since: Timestamp;
   };
   deployments: {
     id: string; frame_id: string; trigger: 'create' | 'manual' | 'push' | 'reroll';

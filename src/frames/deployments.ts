@@ -54,11 +54,13 @@ export async function failDeployment(q: Queryable, deploymentId: string, at: Dat
 export const presentDeployment = (d: {
   id: string; frame_id: string; trigger: Trigger; status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled';
   git_repository: string; git_repository_owner: string; git_repository_branch: string; commit_sha: string | null;
-  failure_reason: DeploymentFailure | null; failure_message: string | null; created_by: string | null; created_at: Date; finished_at: Date | null;
+  failure_reason: DeploymentFailure | null; failure_message: string | null;
+  created_by: string | null; created_at: Date; finished_at: Date | null;
 }) => ({
   id: d.id, frame_id: d.frame_id, trigger: d.trigger, status: d.status, git_repository: d.git_repository,
   git_repository_owner: d.git_repository_owner, git_repository_branch: d.git_repository_branch, commit_sha: d.commit_sha,
-  failure_reason: d.failure_reason, failure_message: d.failure_message, created_by: d.created_by, created_at: iso(d.created_at), finished_at: isoOrNull(d.finished_at),
+  failure_reason: d.failure_reason, failure_message: d.failure_message,
+  created_by: d.created_by, created_at: iso(d.created_at), finished_at: isoOrNull(d.finished_at),
 });
 
 /**

@@ -14,9 +14,12 @@ const Branch = Type.String({ minLength: 1, maxLength: 255, pattern: '^(?![-/])(?
 
 // Checked in the service (frames-service healthCheckPathProblem) for one message that says what to send.
 export const HealthCheckPath = Type.String({
-  maxLength: 1000, description: 'The path the agent probes: starts with "/", at most 200 characters, no whitespace or control characters; default "/"',
+  maxLength: 1000,
+  description: 'The path the agent probes: starts with "/", at most 200 characters, no whitespace or control characters; default "/"',
 });
-export const FAILURE_REASONS = ['crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed', 'backoff_tripped'] as const;
+export const FAILURE_REASONS = [
+  'crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed', 'backoff_tripped',
+] as const;
 const FailureReason = NullableEnum(FAILURE_REASONS, { description: 'Why the deployment failed (null unless status is failed)' });
 const FailureMessage = Nullable(Type.String({ description: 'What the agent said of the failure (a build log tail), if anything' }));
 

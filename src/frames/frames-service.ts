@@ -159,9 +159,12 @@ export function createFramesService({ db, clock, access, sealer, notifier, offli
         await recordFrameEvent(trx, frameId, now, { type: 'updated', actorId: actor.userId, detail: changed });
         const was = {
           name: before.name, port: before.port, replica_count: before.replica_count, health_check_path: before.health_check_path,
-          git_repository: before.git_repository, git_repository_owner: before.git_repository_owner, git_repository_branch: before.git_repository_branch,
+          git_repository: before.git_repository, git_repository_owner: before.git_repository_owner,
+          git_repository_branch: before.git_repository_branch,
         };
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.updated', targetType: 'frame', targetId: frameId, before: was, after: input });
+        await recordAudit(trx, actor, now, {
+          projectId, action: 'frame.updated', targetType: 'frame', targetId: frameId, before: was, after: input,
+        });
         await refreshStatus(trx, [frameId], now);
         await notifyAgents(trx, [before.agent_id]);
         return view(await load(projectId, spaceId, frameId, trx));

@@ -32,17 +32,24 @@ const read = async (f: FrameRef) => {
   expect(r.status, r.text).toBe(200);
   return r.json;
 };
-const deploymentsOf = async (f: FrameRef) => (await t.get(`${framePath(f)}/deployments`, { token: ann.token })).json.data as Array<Record<string, any>>;
+const deploymentsOf = async (f: FrameRef) =>
+  (await t.get(`${framePath(f)}/deployments`, { token: ann.token })).json.data as Array<Record<string, any>>;
+const buildEvents = (f: FrameRef) =>
+  t.db.selectFrom('frame_events').select(['type', 'detail']).where('frame_id', '=', f.id).where('type', '=', 'build_failed').execute();
+/** Replica events of one deployment's release, as a containerised agent sends them. */
+const of = (deploymentId: string, generation?: number, detail?: Record<string, unknown>) =>
+  ({ deployment_id: deploymentId, ...(generation !== undefined ? { generation } : {}), ...(detail ? { detail } : {}) });
+const NPM = 'npm ERR! missing script: build';
 const told = async (token: string, f: FrameRef) => (await sync(t, token)).frames.find((x) => x.frame_id === f.id)!;
 
 describe('a failed build', () => {
-  it('on a first deploy: the deployment fails with build_failed and its message, the frame is Error build_failed, no crash counted', async () => {
+  it('on a first deploy: the deployment fails (build_failed, with its message), the frame is Error build_failed, no crash counted', async () => {
     const { agent, f } = await agentWithFrame();
     const first = await told(agent.token, f);
     expect(first).toMatchObject({ build_failed: false, health_check_path: '/', commit_sha: null });
 
     const answer = await sync(t, agent.token, {
-      builds: [{ deployment_id: first.deployment_id, state: 'failed', commit_sha: 'c0ffee1', message: 'npm ERR! missing script: build' }],
+      builds: [{ deployment_id: first.deployment_id, state: 'failed', commit_sha: 'c0ffee1', message: NPM }],
       events: replicaEvents(f.id, 1, 'stopped', { deployment_id: first.deployment_id }),
     });
     // The agent hears at once that it must not build this deployment again.
@@ -52,19 +59,19 @@ describe('a failed build', () => {
     expect(now).toMatchObject({
       status: 'Error', status_reason: 'build_failed', serving: null, backoff: { crash_streak: 0 },
       latest_deployment: {
-        id: first.deployment_id, status: 'failed', commit_sha: 'c0ffee1', failure_reason: 'build_failed', failure_message: 'npm ERR! missing script: build',
+        id: first.deployment_id, status: 'failed', commit_sha: 'c0ffee1', failure_reason: 'build_failed', failure_message: NPM,
       },
     });
     const [d] = await deploymentsOf(f);
-    expect(d).toMatchObject({ status: 'failed', failure_reason: 'build_failed', failure_message: 'npm ERR! missing script: build' });
+    expect(d).toMatchObject({ status: 'failed', failure_reason: 'build_failed', failure_message: NPM });
     expect(d.finished_at).toMatch(/Z$/);
-    const events = await t.db.selectFrom('frame_events').select(['type', 'detail']).where('frame_id', '=', f.id).where('type', '=', 'build_failed').execute();
-    expect(events).toEqual([{ type: 'build_failed', detail: { deployment_id: first.deployment_id, commit_sha: 'c0ffee1', message: 'npm ERR! missing script: build' } }]);
+    const detail = { deployment_id: first.deployment_id, commit_sha: 'c0ffee1', message: NPM };
+    expect(await buildEvents(f)).toEqual([{ type: 'build_failed', detail }]);
 
     // Reported again (the agent did not hear back): nothing more happens.
     await sync(t, agent.token, { builds: [{ deployment_id: first.deployment_id, state: 'failed', message: 'again' }] });
-    expect((await deploymentsOf(f))[0].failure_message).toBe('npm ERR! missing script: build');
-    expect(await t.db.selectFrom('frame_events').select('id').where('frame_id', '=', f.id).where('type', '=', 'build_failed').execute()).toHaveLength(1);
+    expect((await deploymentsOf(f))[0].failure_message).toBe(NPM);
+    expect(await buildEvents(f)).toHaveLength(1);
 
     // A new deployment clears it.
     const deploy = await t.post(`${framePath(f)}/deploy`, { token: ann.token });
@@ -77,8 +84,10 @@ describe('a failed build', () => {
   it('during a rollout: the old release keeps serving (Online), the latest deployment shows the failure', async () => {
     const { agent, f } = await agentWithFrame({ replica_count: 2 });
     const v1 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 2, 'healthy', { deployment_id: v1.deployment_id, generation: v1.generation }) });
-    expect(await read(f)).toMatchObject({ status: 'Online', serving: { deployment_id: v1.deployment_id }, latest_deployment: { status: 'succeeded' } });
+    await sync(t, agent.token, { events: replicaEvents(f.id, 2, 'healthy', of(v1.deployment_id, v1.generation)) });
+    expect(await read(f)).toMatchObject({
+      status: 'Online', serving: { deployment_id: v1.deployment_id }, latest_deployment: { status: 'succeeded' },
+    });
 
     const deploy = await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     expect(deploy.status, deploy.text).toBe(202);
@@ -88,7 +97,7 @@ describe('a failed build', () => {
     // never complete the new deployment.
     await sync(t, agent.token, {
       builds: [{ deployment_id: v2.deployment_id, state: 'building', commit_sha: 'abc1234def' }],
-      events: replicaEvents(f.id, 2, 'healthy', { deployment_id: v1.deployment_id, generation: v2.generation }),
+      events: replicaEvents(f.id, 2, 'healthy', of(v1.deployment_id, v2.generation)),
     });
     expect(await read(f)).toMatchObject({
       status: 'Starting', serving: { deployment_id: v1.deployment_id },
@@ -110,11 +119,11 @@ describe('a failed build', () => {
     await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id }) });
     await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     const v2 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id, generation: v2.generation }) });
+    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', of(v1.deployment_id, v2.generation)) });
     expect((await read(f)).latest_deployment.status).toBe('in_progress');
     await sync(t, agent.token, {
       builds: [{ deployment_id: v2.deployment_id, state: 'succeeded', commit_sha: 'feedbeef' }],
-      events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v2.deployment_id, generation: v2.generation }),
+      events: replicaEvents(f.id, 1, 'healthy', of(v2.deployment_id, v2.generation)),
     });
     expect(await read(f)).toMatchObject({
       status: 'Online', serving: { deployment_id: v2.deployment_id, commit_sha: 'feedbeef' },
@@ -127,24 +136,26 @@ describe('the commit a build reports', () => {
   it('fills a deployment made from a branch, never replaces a pushed one, and must look like a SHA', async () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
-    await sync(t, agent.token, { builds: [{ deployment_id: v1.deployment_id, state: 'building', commit_sha: '0123456789abcdef0123456789abcdef01234567' }] });
-    expect((await deploymentsOf(f))[0].commit_sha).toBe('0123456789abcdef0123456789abcdef01234567');
+    const sha = '0123456789abcdef0123456789abcdef01234567';
+    await sync(t, agent.token, { builds: [{ deployment_id: v1.deployment_id, state: 'building', commit_sha: sha }] });
+    expect((await deploymentsOf(f))[0].commit_sha).toBe(sha);
     await sync(t, agent.token, { builds: [{ deployment_id: v1.deployment_id, state: 'succeeded', commit_sha: 'fffffff' }] });
-    expect((await deploymentsOf(f))[0].commit_sha).toBe('0123456789abcdef0123456789abcdef01234567');
+    expect((await deploymentsOf(f))[0].commit_sha).toBe(sha);
 
-    for (const bad of ['XYZ1234', 'abc', 'a'.repeat(65)]) {
-      const r = await t.post('/v2/agent/sync', { token: agent.token, body: { builds: [{ deployment_id: v1.deployment_id, state: 'building', commit_sha: bad }] } });
-      expectProblem(r, 422);
-    }
-    const state = await t.post('/v2/agent/sync', { token: agent.token, body: { builds: [{ deployment_id: v1.deployment_id, state: 'done' }] } });
-    expectProblem(state, 422);
+    const report = (build: Record<string, unknown>) =>
+      t.post('/v2/agent/sync', { token: agent.token, body: { builds: [{ deployment_id: v1.deployment_id, ...build }] } });
+    for (const bad of ['XYZ1234', 'abc', 'a'.repeat(65)]) expectProblem(await report({ state: 'building', commit_sha: bad }), 422);
+    expectProblem(await report({ state: 'done' }), 422);
+    expectProblem(await report({ state: 'failed', message: 'x'.repeat(2001) }), 422);
   });
 
   it('is ignored for a deployment of a frame on another agent', async () => {
     const mine = await agentWithFrame();
     const other = await agentWithFrame();
     const theirs = await told(other.agent.token, other.f);
-    await sync(t, mine.agent.token, { builds: [{ deployment_id: theirs.deployment_id, state: 'failed', commit_sha: 'deadbeef', message: 'not yours' }] });
+    await sync(t, mine.agent.token, {
+      builds: [{ deployment_id: theirs.deployment_id, state: 'failed', commit_sha: 'deadbeef', message: 'not yours' }],
+    });
     expect((await deploymentsOf(other.f))[0]).toMatchObject({ status: 'in_progress', commit_sha: null, failure_reason: null });
     await sync(t, mine.agent.token, { builds: [{ deployment_id: 'dep_nosuchthing', state: 'failed' }] });
   });
@@ -156,7 +167,7 @@ describe('replicas that never become healthy', () => {
     const v1 = await told(agent.token, f);
     await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'starting', { deployment_id: v1.deployment_id }) });
     expect((await read(f)).status).toBe('Starting');
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'unhealthy', { deployment_id: v1.deployment_id, detail: { reason: 'start_timeout' } }) });
+    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'unhealthy', of(v1.deployment_id, undefined, { reason: 'start_timeout' })) });
     expect(await read(f)).toMatchObject({
       status: 'Error', status_reason: 'health_check_failed', backoff: { crash_streak: 0 },
       latest_deployment: { status: 'failed', failure_reason: 'health_check_failed' }, replicas: [{ state: 'unhealthy' }],
@@ -167,7 +178,7 @@ describe('replicas that never become healthy', () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
     await sync(t, agent.token, {
-      events: replicaEvents(f.id, 1, 'unhealthy', { deployment_id: v1.deployment_id, detail: { reason: 'port_in_use', message: 'bind: address in use' } }),
+      events: replicaEvents(f.id, 1, 'unhealthy', of(v1.deployment_id, undefined, { reason: 'port_in_use', message: 'bind: address in use' })),
     });
     expect(await read(f)).toMatchObject({
       status: 'Error', status_reason: 'port_in_use',
@@ -187,20 +198,22 @@ describe('replicas that never become healthy', () => {
     expect(await read(a.f)).toMatchObject({ status: 'Error', status_reason: 'crash', latest_deployment: { failure_reason: 'crash' } });
     const b = await agentWithFrame();
     await sync(t, b.agent.token, { events: replicaEvents(b.f.id, 1, 'crashed', { detail: { reason: 'image_pull_failed' } }) });
-    expect(await read(b.f)).toMatchObject({ status: 'Error', status_reason: 'image_pull_failed', latest_deployment: { failure_reason: 'image_pull_failed' } });
+    expect(await read(b.f)).toMatchObject({
+      status: 'Error', status_reason: 'image_pull_failed', latest_deployment: { failure_reason: 'image_pull_failed' },
+    });
   });
 
-  it('crashes of the old release during a rollout count toward the back-off, which then fails the new deployment (backoff_tripped)', async () => {
+  it('crashes of the old release in a rollout count toward the back-off, whose trip fails the new deployment (backoff_tripped)', async () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
     await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id }) });
     await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     const v2 = await told(agent.token, f);
     for (let i = 0; i < 4; i++) {
-      await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'crashed', { deployment_id: v1.deployment_id, generation: v2.generation }) });
+      await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)) });
     }
     expect((await read(f))).toMatchObject({ backoff: { crash_streak: 4 }, latest_deployment: { status: 'in_progress' } });
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'crashed', { deployment_id: v1.deployment_id, generation: v2.generation }) });
+    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)) });
     expect(await read(f)).toMatchObject({
       status: 'Stopped', status_reason: 'backoff_tripped', latest_deployment: { status: 'failed', failure_reason: 'backoff_tripped' },
     });
@@ -223,7 +236,8 @@ describe('health_check_path', () => {
     expect(r.json).toMatchObject({ health_check_path: '/ready?full=1', generation: before.generation + 1 });
     const answer = await waiting;
     expect(Date.now() - started).toBeLessThan(2500);
-    expect(answer.json.frames.find((x: any) => x.frame_id === f.id)).toMatchObject({ health_check_path: '/ready?full=1', generation: before.generation + 1 });
+    expect(answer.json.frames.find((x: any) => x.frame_id === f.id))
+      .toMatchObject({ health_check_path: '/ready?full=1', generation: before.generation + 1 });
     // No new deployment: the replicas need not restart for it.
     expect(await deploymentsOf(f)).toHaveLength(1);
     expect((await newFrame(t, ann, project.id, space, { name: 'plain' })).health_check_path).toBe('/');
@@ -233,7 +247,10 @@ describe('health_check_path', () => {
   it.each(BAD.map((p) => [JSON.stringify(p), p]))('%s is refused with 422 on create and on PATCH', async (_label, path) => {
     const create = await t.post(`/v2/projects/${project.id}/spaces/${space}/frames`, {
       token: ann.token,
-      body: { name: 'h', owner_id: ann.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080, health_check_path: path },
+      body: {
+        name: 'h', owner_id: ann.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080,
+        health_check_path: path,
+      },
     });
     expectProblem(create, 422);
     expect(create.json.errors.map((e: any) => e.path)).toContain('health_check_path');
