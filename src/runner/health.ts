@@ -10,8 +10,13 @@ import type { Endpoint } from './runtimes/runtime.ts';
 export type Probe =
   | { kind: 'refused' }
   | { kind: 'http'; status: number }
-  /** Connected, but no HTTP answer: another protocol, a timeout or a closed connection. */
-  | { kind: 'tcp' };
+  /** Connected, but no HTTP answer: another protocol, or silence until the timeout. */
+  | { kind: 'tcp' }
+  /**
+   * Connected, then closed by the other side without a byte: nothing serves behind the port.
+   * Docker's port proxy accepts for a container whose app does not listen, then closes.
+   */
+  | { kind: 'closed' };
 
 export function probe(endpoint: Endpoint, o: { path?: string; http?: boolean; timeoutMs?: number } = {}): Promise<Probe> {
   const http = o.http ?? true;
@@ -21,11 +26,12 @@ export function probe(endpoint: Endpoint, o: { path?: string; http?: boolean; ti
     let data = '';
     const done = (p: Probe) => { socket.destroy(); resolve(p); };
     socket.setTimeout(o.timeoutMs ?? 3000, () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
-    socket.once('error', () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
-    socket.once('close', () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
+    socket.once('error', () => done(connected ? { kind: data ? 'tcp' : 'closed' } : { kind: 'refused' }));
+    socket.once('close', () => done(connected ? { kind: data ? 'tcp' : 'closed' } : { kind: 'refused' }));
     socket.once('connect', () => {
       connected = true;
-      if (!http) return done({ kind: 'tcp' });
+      // A bare check waits a moment: a port proxy with nothing behind it closes at once.
+      if (!http) return void setTimeout(() => done({ kind: 'tcp' }), 200);
       socket.write(`GET ${o.path ?? '/'} HTTP/1.1\r\nHost: localhost\r\nUser-Agent: frameplane-agent/health\r\nConnection: close\r\n\r\n`);
     });
     socket.setEncoding('latin1').on('data', (chunk: string) => {
@@ -39,7 +45,7 @@ export function probe(endpoint: Endpoint, o: { path?: string; http?: boolean; ti
 
 /** Whether a probe passes, given what the replica spoke before (a bare connect passes if it connected). */
 export function passes(p: Probe, speaksHttp: boolean, httpAsked = true): boolean {
-  if (p.kind === 'refused') return false;
+  if (p.kind === 'refused' || p.kind === 'closed') return false;
   if (p.kind === 'http') return p.status < 500;
   return !httpAsked || !speaksHttp;
 }

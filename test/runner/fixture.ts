@@ -25,6 +25,14 @@ export function gitFixture(root: string) {
   git(work, 'remote', 'add', 'origin', bare);
   return {
     gitBaseUrl: `file://${gitRoot}`,
+    /** Commits these files (and removes none) and pushes them to main; answers the commit. */
+    pushFiles(files: Record<string, string>, message: string): string {
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
+      git(work, 'add', '-A');
+      git(work, 'commit', '-q', '-m', message);
+      git(work, 'push', '-q', 'origin', 'HEAD:main');
+      return git(work, 'rev-parse', 'HEAD').trim();
+    },
     /** Commits the app at `version` (or one that exits at once) and pushes it to main. */
     pushApp(version: string, crash = false) {
       writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'demo', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }, null, 2));

@@ -201,6 +201,19 @@ describe('health checks', () => {
     expect(passes(p, false)).toBe(true);
     expect(passes(p, true)).toBe(false);
   });
+
+  it('a port that accepts and hangs up at once (a port proxy with no app behind it) fails', async () => {
+    const { createServer: tcp } = await import('node:net');
+    const proxy = tcp((s) => s.destroy());
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => { proxy.close(); });
+    const end = local((proxy.address() as { port: number }).port);
+    for (const http of [true, false]) {
+      const p = await probe(end, { http, timeoutMs: 1000 });
+      expect(p).toEqual({ kind: 'closed' });
+      expect(passes(p, false, http)).toBe(false);
+    }
+  });
 });
 
 describe('log tailing', () => {

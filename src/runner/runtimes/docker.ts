@@ -145,8 +145,9 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
         },
       });
       try {
-        const logs = await followLogs(docker, container, '', onLine);
         await container.start();
+        // From the container's first line: a stream opened before the start would end at once.
+        const logs = await followLogs(docker, container, '', onLine);
         return watch(container, await endpointOf(container, spec.port), logs);
       } catch (err) {
         await container.remove({ force: true }).catch(() => {});
