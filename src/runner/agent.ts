@@ -5,7 +5,7 @@
 import type { AgentLog } from './log.ts';
 import type { DesiredFrame } from './protocol.ts';
 import { SyncClient } from './client.ts';
-import { FrameRunner, type RunnerDeps } from './frame-runner.ts';
+import type { FrameSupervisor, SupervisorDeps } from './supervisor.ts';
 import { loadState, lockDataDir, saveState, stopForeign, type AgentState } from './state.ts';
 import { chooseRuntime, type RuntimeChoice } from './runtimes/choose.ts';
 import { DEFAULT_START_TIMEOUT_MS } from './health.ts';
@@ -40,7 +40,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const runtime = await chooseRuntime({
     choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, log: o.log,
   }).catch((err) => { unlock(); throw err; });
-  const runners = new Map<string, FrameRunner>();
+  const runners = new Map<string, FrameSupervisor>();
   let saveTimer: NodeJS.Timeout | undefined;
 
   const snapshot = (): AgentState => {
@@ -57,8 +57,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const changed = () => { if (!stopped) saveTimer ??= setTimeout(() => save(), 200); };
 
   const client: SyncClient = new SyncClient({ server: o.server, token: o.token, log: o.log, onAnswer: (frames) => follow(frames) });
-  const deps: RunnerDeps = {
-    runtime, host: o.host, gitBaseUrl: o.gitBaseUrl, log: o.log, startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+  const deps: SupervisorDeps = {
+    host: o.host, gitBaseUrl: o.gitBaseUrl, log: o.log, startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
     event: (e) => client.outbox.event(e),
     build: (b) => client.outbox.build(b),
     line: (frameId, replica, line) => client.outbox.log(frameId, replica, line),
@@ -70,7 +70,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     for (const spec of frames) {
       wanted.add(spec.frame_id);
       let runner = runners.get(spec.frame_id);
-      if (!runner) runners.set(spec.frame_id, (runner = new FrameRunner(spec.frame_id, deps)));
+      if (!runner) runners.set(spec.frame_id, (runner = runtime.supervisor(spec.frame_id, deps)));
       void runner.update(spec);
     }
     for (const [id, runner] of runners) {
@@ -83,7 +83,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
 
   const previous = stopForeign(loadState(o.dataDir), runtime.kind);
   for (const [id, frame] of Object.entries(previous.frames)) {
-    const runner = new FrameRunner(id, deps);
+    const runner = runtime.supervisor(id, deps);
     runners.set(id, runner);
     await runner.adopt(frame);
   }

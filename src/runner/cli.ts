@@ -18,8 +18,9 @@ Options:
   --host HOST            address the frame ports listen on (env FRAME_HOST; default 127.0.0.1)
   --git-base-url URL     where repositories live: https://host, file:///dir or /dir, holding
                          <owner>/<repo>.git (env GIT_BASE_URL; default https://github.com)
-  --runtime KIND         auto, docker or process (env FRAME_RUNTIME; default auto: docker when
-                         the Engine at DOCKER_HOST or /var/run/docker.sock answers, else process)
+  --runtime KIND         auto, docker, swarm or process (env FRAME_RUNTIME; default auto: docker
+                         when the Engine at DOCKER_HOST or /var/run/docker.sock answers, else
+                         process); swarm needs DOCKER_HOST to be a swarm manager
   --base-image IMAGE     image that generated Dockerfiles build on (env FRAME_BASE_IMAGE;
                          default node:22-bookworm-slim)
   --memory-mb N          memory limit of each container, no swap (env FRAME_MEMORY_MB; default 512)

@@ -12,25 +12,16 @@
 // its replica runs, so reports of a set being replaced never count toward the one replacing it.
 // Changes are applied one at a time (a queue); crash restarts run on their own timers, and
 // check that their set still lives.
-import type { AgentLog } from './log.ts';
-import type { BuildReport, DesiredFrame, ReplicaEventType, SyncEvent } from './protocol.ts';
+import type { DesiredFrame, ReplicaEventType } from './protocol.ts';
+import type { FrameSupervisor, SupervisorDeps } from './supervisor.ts';
 import type { PersistedFrame } from './state.ts';
 import { FrameProxy } from './proxy.ts';
 import { Replica, restartDelayMs, STABLE_AFTER_MS, type ExitReport, type ReplicaHooks } from './replica.ts';
 import { sleep } from './processes.ts';
 import { BuildError, type Endpoint, type Release, type ReplicaRuntime } from './runtimes/runtime.ts';
 
-export interface RunnerDeps {
+export interface RunnerDeps extends SupervisorDeps {
   runtime: ReplicaRuntime;
-  host: string;
-  gitBaseUrl: string;
-  startTimeoutMs: number;
-  log: AgentLog;
-  event(e: SyncEvent): void;
-  build(b: BuildReport): void;
-  line(frameId: string, replica: number, line: string): void;
-  /** Something worth persisting changed (a replica started or went). */
-  changed(): void;
 }
 
 interface Slot { index: number; replica?: Replica; attempts: number; timer?: NodeJS.Timeout; spawning?: boolean }
@@ -56,7 +47,7 @@ class ReplicaSet {
 const keyOf = (s: DesiredFrame) =>
   `${s.generation}/${s.desired_state}/${s.deployment_id}/${s.replica_count}/${s.port}/${s.health_check_path}/${s.build_failed}`;
 
-export class FrameRunner {
+export class FrameRunner implements FrameSupervisor {
   private spec?: DesiredFrame;
   private applied?: string;
   private current?: ReplicaSet;

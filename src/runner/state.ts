@@ -17,6 +17,8 @@ export interface PersistedFrame {
   /** The set serving now and, during a rollout, the one replacing it (last). */
   sets: PersistedSet[];
   failed_builds?: string[];
+  /** The swarm runtime's image and env (runtimes/swarm.ts): the service itself lives in the swarm. */
+  swarm?: { release: Release; env: Record<string, string> };
 }
 
 export interface AgentState { version: 2; runtime: string; frames: Record<string, PersistedFrame> }

@@ -8,6 +8,7 @@ import { breaches } from '../isolation/attacker.ts';
 describe('the process runtime keeps an app away from the service', () => {
   it('every attempt of the attacker app fails', { timeout: 300_000 }, async () => {
     const { uid, verdict, logs } = await attackFrom('process');
+    console.log(`[isolation] ${JSON.stringify(verdict)}`);
     expect(Object.keys(verdict).length, logs).toBeGreaterThanOrEqual(12);
     expect(breaches(verdict), JSON.stringify(verdict, null, 1)).toEqual({});
     if (process.getuid?.() === 0) expect(uid).not.toBe(0);
