@@ -17,6 +17,7 @@ import { createAccessService } from '../access/access-service.ts';
 import { createAgentsService } from '../agent-api/agents-service.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
 import { restartDelayMs } from '../runner/replica.ts';
+import { lines } from '../runner/build/command.ts';
 
 export const BUILTIN_AGENT_NAME = 'builtin';
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
@@ -66,19 +67,13 @@ const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fa
 
 /** Re-logs the agent's JSON lines through the service's logger, so one log holds both. */
 function forward(stream: NodeJS.ReadableStream, log: Logger) {
-  let partial = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      try {
-        const { level, msg, time: _t, pid: _p, hostname: _h, service: _s, ...fields } = JSON.parse(line) as Record<string, unknown>;
-        log[LEVELS[level as number] ?? 'info'](fields, String(msg ?? ''));
-      } catch {
-        log.info({ output: line }, 'agent output');
-      }
+  lines(stream, (line) => {
+    if (!line.trim()) return;
+    try {
+      const { level, msg, time: _t, pid: _p, hostname: _h, service: _s, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      log[LEVELS[level as number] ?? 'info'](fields, String(msg ?? ''));
+    } catch {
+      log.info({ output: line }, 'agent output');
     }
   });
 }

@@ -3,6 +3,7 @@
 // container sees it), the service's process, the Docker socket, writing outside its own
 // directory. GET / answers what each attempt got, as JSON; a test asserts every attempt failed.
 import { execFileSync } from 'node:child_process';
+import { expect } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -86,4 +87,12 @@ export function breaches(verdict: Record<string, string>, skeleton = ['agent']):
   const leaks = (v: string) => /^(READ|WROTE|CONNECTED)/.test(v)
     || (v.startsWith('LISTED ') && v.slice(7).split(',').some((n) => n && !skeleton.includes(n)));
   return Object.fromEntries(Object.entries(verdict).filter(([, v]) => leaks(v)));
+}
+
+/** The assertions every runtime's isolation test makes: many attempts, none through, not root. */
+export function expectIsolated(r: { uid: number; verdict: Record<string, string>; logs: string }, uid?: number) {
+  console.log(`[isolation] ${JSON.stringify(r.verdict)}`);
+  expect(Object.keys(r.verdict).length, r.logs).toBeGreaterThanOrEqual(12);
+  expect(breaches(r.verdict), JSON.stringify(r.verdict, null, 1)).toEqual({});
+  if (uid !== undefined) expect(r.uid).toBe(uid);
 }

@@ -21,7 +21,7 @@ function pgSocket(dir: string): string | undefined {
 
 export interface Verdict { uid: number; verdict: Record<string, string>; logs: string }
 
-export async function attackFrom(runtime: 'process' | 'docker' | 'swarm', env: Record<string, string> = {}): Promise<Verdict> {
+export async function attackFrom(runtime: 'process' | 'docker' | 'swarm' | 'auto', env: Record<string, string> = {}): Promise<Verdict> {
   const root = mkdtempSync(join(tmpdir(), `frameplane-isolation-${runtime}-`));
   chmodSync(root, 0o711); // as root, the embedded PostgreSQL runs as `postgres`, who must pass through
   const dataDir = join(root, 'data');
