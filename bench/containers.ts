@@ -4,7 +4,7 @@
 // same commit (image reused), and the agent's memory with 0 and with N frames running.
 // Usage: npm run bench:containers -- [--frames=100] [--runtime=docker|swarm]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const docker = await startDocker();
 const root = mkdtempSync(join(tmpdir(), 'frameplane-bench-containers-'));
+chmodSync(root, 0o711); // as root, the embedded PostgreSQL runs as `postgres`, who must pass through
 try {
   if (values.runtime === 'swarm') await ensureSwarm(docker.host);
   const image = await ensureNodeBaseImage(docker.host);

@@ -26,6 +26,8 @@ export interface AgentOptions {
   baseImage?: string;
   memoryMb?: number;
   cpus?: number;
+  /** swarm: where images are pushed for every node to pull. */
+  registry?: string;
   startTimeoutMs?: number;
 }
 
@@ -38,7 +40,7 @@ export interface RunningAgent {
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const unlock = lockDataDir(o.dataDir);
   const runtime = await chooseRuntime({
-    choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, log: o.log,
+    choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, registry: o.registry, log: o.log,
   }).catch((err) => { unlock(); throw err; });
   const runners = new Map<string, FrameSupervisor>();
   let saveTimer: NodeJS.Timeout | undefined;

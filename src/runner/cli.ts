@@ -23,6 +23,8 @@ Options:
                          process); swarm needs DOCKER_HOST to be a swarm manager
   --base-image IMAGE     image that generated Dockerfiles build on (env FRAME_BASE_IMAGE;
                          default node:22-bookworm-slim)
+  --registry HOST[:PORT] swarm: push images there so every node can pull them (env
+                         FRAME_REGISTRY; without one, tasks run on the manager that built them)
   --memory-mb N          memory limit of each container, no swap (env FRAME_MEMORY_MB; default 512)
   --cpus N               CPUs of each container (env FRAME_CPUS; default 1)
   --start-timeout S      seconds a replica has to answer its health check before it is
@@ -48,7 +50,7 @@ async function agentCommand(args: string[]) {
         server: { type: 'string' }, token: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' },
         'git-base-url': { type: 'string' }, 'stop-frames-on-exit': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
         runtime: { type: 'string' }, 'base-image': { type: 'string' }, 'memory-mb': { type: 'string' }, cpus: { type: 'string' },
-        'start-timeout': { type: 'string' }, hide: { type: 'string', multiple: true },
+        'start-timeout': { type: 'string' }, hide: { type: 'string', multiple: true }, registry: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -83,6 +85,7 @@ async function agentCommand(args: string[]) {
     stopFramesOnExit: values['stop-frames-on-exit'] ?? false,
     runtime: runtime as RuntimeChoice, hide, memoryMb, cpus,
     baseImage: values['base-image'] ?? process.env.FRAME_BASE_IMAGE,
+    registry: values.registry ?? (process.env.FRAME_REGISTRY || undefined),
     startTimeoutMs: startTimeout === undefined ? undefined : startTimeout * 1000,
   });
   const exit = (why: string) => {

@@ -26,8 +26,17 @@ export async function inspectImage(docker: Docker, ref: string) {
   }
 }
 
-/** Fetches, then builds (or reuses) the image of a deployment. */
-export async function buildImage(docker: Docker, baseImage: string, r: BuildRequest): Promise<Release> {
+/**
+ * Fetches, then builds (or reuses) the image of a deployment. With a registry (host[:port]),
+ * the image is named there and pushed, so that every node of a swarm can pull it.
+ */
+export async function buildImage(docker: Docker, baseImage: string, r: BuildRequest, registry?: string): Promise<Release> {
+  const release = await buildLocal(docker, baseImage, r, registry ? `${registry}/` : '');
+  if (registry) await pushImage(docker, release.artifact, r);
+  return release;
+}
+
+async function buildLocal(docker: Docker, baseImage: string, r: BuildRequest, prefix: string): Promise<Release> {
   const work = mkdtempSync(join(tmpdir(), 'frameplane-build-'));
   try {
     const checkout = join(work, 'src');
@@ -44,7 +53,7 @@ export async function buildImage(docker: Docker, baseImage: string, r: BuildRequ
       writeFileSync(join(checkout, 'Dockerfile'), text);
       recipe = recipeOf(text);
     }
-    const tag = `${imageRepo(r.frameId)}:${sha}`;
+    const tag = `${prefix}${imageRepo(r.frameId)}:${sha}`;
     const existing = await inspectImage(docker, tag);
     if (existing?.Config?.Labels?.['frameplane.recipe'] === recipe) {
       r.onLine(`[frameplane] image ${tag} already built; reusing it`);
@@ -86,6 +95,19 @@ async function dockerBuild(docker: Docker, dir: string, tag: string, labels: Rec
     if (signal.aborted && !r.signal.aborted) throw new BuildError('build_failed', `the build took longer than ${BUILD_TIMEOUT_MS / 60_000} minutes`);
     throw err;
   });
+}
+
+/** Pushes an image to its registry; a failure is the registry's, not the build's, so it is retried like a fetch. */
+async function pushImage(docker: Docker, tag: string, r: BuildRequest) {
+  r.onLine(`[frameplane] pushing ${tag}`);
+  const failed = await new Promise<string | undefined>((resolve) => {
+    // The Engine wants an auth header even for a registry that asks for none.
+    docker.getImage(tag).push({ abortSignal: r.signal, authconfig: {} } as object, (err: Error | null, stream?: NodeJS.ReadableStream) => {
+      if (err || !stream) return resolve(err?.message ?? 'no answer');
+      docker.modem.followProgress(stream, (e: Error | null, out: Array<{ error?: string }>) => resolve(e?.message ?? out.find((o) => o.error)?.error));
+    });
+  });
+  if (failed) throw new BuildError('image_pull_failed', `could not push ${tag}: ${failed}`);
 }
 
 /** Removes this frame's images other than `keep` (an image still used by a container stays). */

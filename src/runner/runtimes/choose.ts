@@ -22,6 +22,8 @@ export interface RuntimeOptions {
   baseImage?: string;
   memoryMb?: number;
   cpus?: number;
+  /** swarm: the registry images are pushed to (FRAME_REGISTRY). */
+  registry?: string;
   log: AgentLog;
 }
 
@@ -39,8 +41,11 @@ export async function chooseRuntime(o: RuntimeOptions): Promise<ChosenRuntime> {
       if (o.choice === 'swarm') {
         const info = await docker.info();
         if (!info.Swarm?.ControlAvailable) throw new Error('FRAME_RUNTIME=swarm needs a swarm manager (docker swarm init, or DOCKER_HOST of a manager)');
-        o.log.info({ runtime: 'swarm', nodes: info.Swarm.Nodes, ...limits }, 'frames run as Docker Swarm services');
-        return { kind: 'swarm', supervisor: swarmSupervisor({ docker, ...limits }) };
+        o.log.info({ runtime: 'swarm', nodes: info.Swarm.Nodes, registry: o.registry ?? null, ...limits }, 'frames run as Docker Swarm services');
+        if (!o.registry && Number(info.Swarm.Nodes) > 1) {
+          o.log.warn('no FRAME_REGISTRY: images exist only on this node, so every task runs here');
+        }
+        return { kind: 'swarm', supervisor: swarmSupervisor({ docker, ...limits, registry: o.registry }) };
       }
       o.log.info({ runtime: 'docker', ...limits }, 'frames run in Docker containers');
       return onReplicas(createDockerRuntime({ docker, ...limits, network: 'frameplane-frames' }));

@@ -14,7 +14,11 @@ import { BuildError, type Endpoint, type Release } from './runtime.ts';
 import { applyService, findService, scaleService, serviceSpec, tasksOf, type TaskView } from './swarm-service.ts';
 import { APP_USER } from '../build/dockerfile.ts';
 
-export interface SwarmOptions { docker: Docker; baseImage: string; memoryMb: number; cpus: number }
+export interface SwarmOptions {
+  docker: Docker; baseImage: string; memoryMb: number; cpus: number;
+  /** Where images go so every node can pull them; without one, tasks stay on this node. */
+  registry?: string;
+}
 
 const POLL_MS = 1000;
 const PENDING = new Set(['new', 'pending', 'assigned', 'accepted', 'ready']);
@@ -130,7 +134,7 @@ class SwarmFrame implements FrameSupervisor {
     const user = image?.Config?.User && !/^(root|0)(:.*)?$/.test(image.Config.User) ? image.Config.User : APP_USER;
     const sent = await applyService(this.o.docker, serviceSpec({
       frameId: this.frameId, release, env, replicas: spec.replica_count, port: spec.port, volumes: spec.volumes,
-      memoryMb: this.o.memoryMb, cpus: this.o.cpus, user, nodeId: await this.self(),
+      memoryMb: this.o.memoryMb, cpus: this.o.cpus, user, nodeId: this.o.registry ? undefined : await this.self(),
     }));
     if (sent) this.deps.line(this.frameId, 0, `[frameplane] swarm service updated: ${spec.replica_count} × ${release.commitSha.slice(0, 12)}`);
   }
@@ -146,7 +150,7 @@ class SwarmFrame implements FrameSupervisor {
       source: { gitBaseUrl: this.deps.gitBaseUrl, owner: spec.git_repository_owner, repo: spec.git_repository, branch: spec.git_repository_branch, commitSha: spec.commit_sha },
       onLine: (l) => this.deps.line(this.frameId, 0, l),
       onFetched: (sha) => this.deps.build({ deployment_id: job.deploymentId, state: 'building', commit_sha: sha, at: nowIso() }),
-    }).then((release) => this.enqueue(async () => {
+    }, this.o.registry).then((release) => this.enqueue(async () => {
       if (this.building !== job) return;
       this.building = undefined;
       this.release = { release, env };
