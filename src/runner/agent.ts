@@ -40,7 +40,8 @@ export interface RunningAgent {
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const unlock = lockDataDir(o.dataDir);
   const runtime = await chooseRuntime({
-    choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, registry: o.registry, log: o.log,
+    choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], log: o.log,
+    baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, registry: o.registry,
   }).catch((err) => { unlock(); throw err; });
   const runners = new Map<string, FrameSupervisor>();
   let saveTimer: NodeJS.Timeout | undefined;

@@ -116,7 +116,8 @@ export class FrameRunner implements FrameSupervisor {
         for (const r of ps.replicas) {
           set.count = Math.max(set.count, r.index + 1);
           const slot = set.slot(r.index);
-          const replica = await Replica.adoptWith((onLine) => this.deps.runtime.adopt(r.ref, onLine), r.index, this.hooks(set, slot), this.health(p.spec));
+          const found = (onLine: (l: string) => void) => this.deps.runtime.adopt(r.ref, onLine);
+          const replica = await Replica.adoptWith(found, r.index, this.hooks(set, slot), this.health(p.spec));
           if (replica && set.prepared) slot.replica = replica;
           else if (replica) await replica.stop();
         }
@@ -215,7 +216,8 @@ export class FrameRunner implements FrameSupervisor {
     for (let attempt = 0; !set.retired; attempt++) {
       for (let i = 0; i < set.count; i++) this.report(set, i, 'pulling');
       const s = this.spec!;
-      this.deps.line(this.frameId, 0, `[frameplane] deployment ${set.deploymentId}: ${s.git_repository_owner}/${s.git_repository} at ${s.commit_sha ?? s.git_repository_branch}`);
+      const what = `${s.git_repository_owner}/${s.git_repository} at ${s.commit_sha ?? s.git_repository_branch}`;
+      this.deps.line(this.frameId, 0, `[frameplane] deployment ${set.deploymentId}: ${what}`);
       try {
         const release = await this.deps.runtime.build({
           frameId: this.frameId, deploymentId: set.deploymentId, signal: set.abort.signal,
@@ -324,7 +326,8 @@ export class FrameRunner implements FrameSupervisor {
     if (info.ranHealthyMs >= STABLE_AFTER_MS) slot.attempts = 0;
     const delay = restartDelayMs(slot.attempts++);
     const how = info.signal ? `signal ${info.signal}` : info.code === null ? 'unknown status' : `exit code ${info.code}`;
-    this.deps.line(this.frameId, slot.index, `[frameplane] replica ${slot.index} exited (${how}${info.oom ? ', out of memory' : ''}); restarting in ${delay / 1000} s`);
+    const why = `${how}${info.oom ? ', out of memory' : ''}`;
+    this.deps.line(this.frameId, slot.index, `[frameplane] replica ${slot.index} exited (${why}); restarting in ${delay / 1000} s`);
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
       if (!set.retired && !this.gone && slot.index < set.count && set.slots.get(slot.index) === slot) void this.start(set, slot);

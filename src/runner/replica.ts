@@ -58,16 +58,10 @@ export class Replica {
     return r;
   }
 
-  /** Takes over a replica an earlier agent left running (found again by the runtime). */
-  static adopt(running: RunningReplica, index: number, hooks: ReplicaHooks, health: HealthOptions): Replica {
-    const r = new Replica(index, hooks, health);
-    r.running = running;
-    r.watch();
-    return r;
-  }
-
-  /** Builds the replica around a running instance whose lines already flow here. */
-  static async adoptWith(adopt: (onLine: (l: string) => void) => Promise<RunningReplica | undefined>, index: number, hooks: ReplicaHooks, health: HealthOptions) {
+  /** Takes over a replica an earlier agent left running, if the runtime finds it; its lines flow here. */
+  static async adoptWith(
+    adopt: (onLine: (l: string) => void) => Promise<RunningReplica | undefined>, index: number, hooks: ReplicaHooks, health: HealthOptions,
+  ) {
     const r = new Replica(index, hooks, health);
     const running = await adopt(r.line);
     if (!running) return undefined;

@@ -104,7 +104,8 @@ async function pushImage(docker: Docker, tag: string, r: BuildRequest) {
     // The Engine wants an auth header even for a registry that asks for none.
     docker.getImage(tag).push({ abortSignal: r.signal, authconfig: {} } as object, (err: Error | null, stream?: NodeJS.ReadableStream) => {
       if (err || !stream) return resolve(err?.message ?? 'no answer');
-      docker.modem.followProgress(stream, (e: Error | null, out: Array<{ error?: string }>) => resolve(e?.message ?? out.find((o) => o.error)?.error));
+      const done = (e: Error | null, out: Array<{ error?: string }>) => resolve(e?.message ?? out.find((o) => o.error)?.error);
+      docker.modem.followProgress(stream, done);
     });
   });
   if (failed) throw new BuildError('image_pull_failed', `could not push ${tag}: ${failed}`);

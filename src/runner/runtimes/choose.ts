@@ -40,7 +40,9 @@ export async function chooseRuntime(o: RuntimeOptions): Promise<ChosenRuntime> {
     if (await dockerAnswers(docker)) {
       if (o.choice === 'swarm') {
         const info = await docker.info();
-        if (!info.Swarm?.ControlAvailable) throw new Error('FRAME_RUNTIME=swarm needs a swarm manager (docker swarm init, or DOCKER_HOST of a manager)');
+        if (!info.Swarm?.ControlAvailable) {
+          throw new Error('FRAME_RUNTIME=swarm needs a swarm manager (docker swarm init, or DOCKER_HOST of a manager)');
+        }
         o.log.info({ runtime: 'swarm', nodes: info.Swarm.Nodes, registry: o.registry ?? null, ...limits }, 'frames run as Docker Swarm services');
         if (!o.registry && Number(info.Swarm.Nodes) > 1) {
           o.log.warn('no FRAME_REGISTRY: images exist only on this node, so every task runs here');

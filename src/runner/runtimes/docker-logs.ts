@@ -21,7 +21,8 @@ export interface LogFollower { cursor(): string; stop(): void }
 export async function followLogs(docker: Docker, container: Docker.Container, from: string, onLine: (l: string) => void): Promise<LogFollower> {
   let cursor = from;
   const after = from ? nanosOf(from) : -1n;
-  const stream = (await container.logs({ follow: true, stdout: true, stderr: true, timestamps: true, since: sinceOf(from) })) as NodeJS.ReadableStream;
+  const options = { follow: true, stdout: true, stderr: true, timestamps: true, since: sinceOf(from) } as const;
+  const stream = (await container.logs(options)) as NodeJS.ReadableStream;
   const out = new PassThrough();
   docker.modem.demuxStream(stream, out, out);
   stream.on('end', () => out.end());
