@@ -4,6 +4,7 @@
 // from a sequence, event ids are time-ordered), so a reconnecting client's Last-Event-ID
 // resumes exactly where it stopped.
 import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
 import type { Channel, Notifier } from '../db/notifier.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -49,11 +50,14 @@ function eventPosition(value: string | undefined, from: 'cursor' | 'Last-Event-I
 }
 
 interface Deps {
+  clock: Clock;
   db: Database; access: AccessService; frames: Pick<FramesService, 'load'>; notifier?: Notifier;
 }
 
 interface FeedSpec<R> {
   channel: Channel; event: string; frameId: string; agentId: string | null; userId: string; projectId: string;
+  /** The token the stream was opened with: a revoked or expired one ends it. */
+  tokenId: string;
   /** Where live rows begin; read after subscribing, so nothing committed in between is lost. */
   start(): Promise<string | undefined>;
   /** Rows after `position` (all when undefined), oldest first. */
@@ -62,7 +66,7 @@ interface FeedSpec<R> {
   present(r: R): unknown;
 }
 
-export function createHistoryService({ db, access, frames, notifier }: Deps) {
+export function createHistoryService({ db, clock, access, frames, notifier }: Deps) {
   function logRows(frameId: string, o: { after?: string; since?: Date; limit: number; newest?: boolean; offset?: number }) {
     let q = db.selectFrom('frame_logs').select(['id', 'replica', 'at', 'line']).where('frame_id', '=', frameId);
     if (o.after !== undefined) q = q.where('id', '>', o.after);
@@ -78,11 +82,13 @@ export function createHistoryService({ db, access, frames, notifier }: Deps) {
     return q.orderBy('id').limit(limit).execute() as Promise<EventRow[]>;
   }
 
-  /** Why a stream must end, if it must: the frame is gone, or the caller lost access to it. */
+  /** Why a stream must end, if it must: the frame is gone, its token is revoked or expired, or the caller lost access. */
   async function endReason<R>(spec: FeedSpec<R>, recheckAccess: boolean): Promise<string | undefined> {
     const frame = await db.selectFrom('frames').select('id').where('id', '=', spec.frameId).executeTakeFirst();
     if (!frame) return 'frame_deleted';
     if (!recheckAccess) return undefined;
+    const token = await db.selectFrom('access_tokens').select(['revoked_at', 'expires_at']).where('id', '=', spec.tokenId).executeTakeFirst();
+    if (!token || token.revoked_at || (token.expires_at && token.expires_at <= clock.now())) return 'token_revoked';
     try {
       await access.requireProject(spec.userId, spec.projectId, 'project.read');
       return undefined;
@@ -109,6 +115,8 @@ export function createHistoryService({ db, access, frames, notifier }: Deps) {
           notifier.subscribe(spec.channel, spec.frameId, wake),
           // Deleting a frame notifies only its agent; that wake-up finds the frame gone.
           ...(spec.agentId ? [notifier.subscribe('frameplane_agent', spec.agentId, wake)] : []),
+          // A logout or revocation of this token (on any instance) ends the stream at once.
+          notifier.subscribe('frameplane_tokens', spec.tokenId, () => { recheck = true; wake(); }),
         ] : [];
         const timers = [setInterval(() => { recheck = true; wake(); }, RECHECK_MS)];
         if (!notifier) timers.push(setInterval(wake, POLL_MS));
@@ -190,7 +198,7 @@ export function createHistoryService({ db, access, frames, notifier }: Deps) {
       const since = o.since ? new Date(o.since) : undefined;
       const tail = o.tail ?? (since ? undefined : STREAM_TAIL);
       return follow<LogRow>({
-        channel: 'frameplane_logs', event: 'log', frameId, agentId: frame.agent_id, userId: actor.userId, projectId,
+        channel: 'frameplane_logs', event: 'log', frameId, agentId: frame.agent_id, userId: actor.userId, tokenId: actor.tokenId, projectId,
         async start() {
           if (resume !== undefined || tail === undefined) return resume;
           // Begin just before the tail-th newest line; with fewer lines, from the first.
@@ -209,7 +217,8 @@ export function createHistoryService({ db, access, frames, notifier }: Deps) {
       const frame = await open(actor, projectId, spaceId, frameId);
       const resume = o.lastEventId !== undefined ? eventPosition(o.lastEventId, 'Last-Event-ID') : eventPosition(o.cursor, 'cursor');
       return follow<EventRow>({
-        channel: 'frameplane_frame_events', event: 'frame_event', frameId, agentId: frame.agent_id, userId: actor.userId, projectId,
+        channel: 'frameplane_frame_events', event: 'frame_event', frameId, agentId: frame.agent_id, userId: actor.userId,
+        tokenId: actor.tokenId, projectId,
         async start() {
           if (resume !== undefined) return resume;
           const last = await db.selectFrom('frame_events').select('id').where('frame_id', '=', frameId).orderBy('id', 'desc').limit(1).executeTakeFirst();

@@ -255,6 +255,24 @@ describe('streams (Accept: text/event-stream)', () => {
     } finally { await logs.close(); await events.close(); }
   });
 
+  it('ends with `event: end` once the token it was opened with is logged out, or revoked', async () => {
+    const { ann, path } = await world('cloud-stream-logout');
+    const personal = async () => (await t.post('/v2/user/tokens', { token: ann.token, body: { name: 'stream' } })).json;
+    const [a, b] = [await personal(), await personal()];
+    const logs = await openStream(`${path}/logs`, a.token);
+    const events = await openStream(`${path}/events`, b.token);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await t.post('/v2/auth/logout', { token: a.token })).status).toBeLessThan(300);
+      expect((await t.del(`/v2/user/tokens/${b.id}`, { token: ann.token })).status).toBeLessThan(300);
+      for (const s of [logs, events]) {
+        // Well before the periodic re-check: the revocation's notification ends it.
+        await s.until(() => s.ended, 3000);
+        expect(s.events.at(-1)).toEqual({ event: 'end', data: { reason: 'token_revoked' } });
+      }
+    } finally { await logs.close(); await events.close(); }
+  });
+
   it('a shutdown ends open streams instead of waiting for them', async () => {
     const t2 = await testApp();
     let closed = false;
