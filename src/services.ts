@@ -47,7 +47,7 @@ export function createServices({ config, db, clock, sealer, notifier }: Core) {
     sync: createSyncService({ db, clock, sealer, notifier, offlineAfterSeconds, schedulePullCheck: sweeper.schedulePullCheck }),
     frames,
     frameOps: createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }),
-    history: createHistoryService({ db, access, frames, notifier }),
+    history: createHistoryService({ db, clock, access, frames, notifier }),
     env: createEnvService({ db, clock, access, sealer, frames }),
     domains: createDomainsService({ db, clock, access, frames }),
     volumes: createVolumesService({ db, clock, access, frames }),
