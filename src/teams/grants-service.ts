@@ -48,12 +48,16 @@ export function createGrantsService({ db, clock, access }: Deps) {
     async update(actor: Actor, teamId: string, grantId: string, input: { role: Role }) {
       await access.requireTeam(actor.userId, teamId, 'grants.manage');
       refuseOwnerRole(input.role);
-      const before = await grantOf(teamId, grantId);
-      if (rank(input.role) > rank(before.role)) await access.requireProject(actor.userId, before.project_id, 'project.share');
       const now = clock.now();
+      // The previous role is read under a row lock in the same transaction as the write: whether
+      // this is a raise (which needs the project owner) is decided against the value the write
+      // replaces, so a team admin re-sending an old role can never undo a lowering that committed
+      // in between (issue 12, item 8). Concurrent changes of one grant apply one after the other.
       return db.transaction().execute(async (trx) => {
-        const g = await trx.updateTable('grants').set({ role: input.role }).where('id', '=', grantId).where('team_id', '=', teamId).returningAll().executeTakeFirst();
-        if (!g) throw notFound('grant');
+        const before = await trx.selectFrom('grants').selectAll().where('team_id', '=', teamId).where('id', '=', grantId).forUpdate().executeTakeFirst();
+        if (!before) throw notFound('grant');
+        if (rank(input.role) > rank(before.role)) await access.requireProject(actor.userId, before.project_id, 'project.share', trx);
+        const g = await trx.updateTable('grants').set({ role: input.role }).where('id', '=', grantId).where('team_id', '=', teamId).returningAll().executeTakeFirstOrThrow();
         await recordAudit(trx, actor, now, { teamId, projectId: g.project_id, action: 'grant.role_changed', targetType: 'grant', targetId: g.id, before: { role: before.role }, after: { role: g.role } });
         return presentGrant(g);
       });
