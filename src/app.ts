@@ -103,7 +103,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   });
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
-  installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS);
+  installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS, core.sealer);
 
   app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   // The API reference is public, like the document it shows (a browser sends no token). It is

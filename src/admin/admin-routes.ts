@@ -18,7 +18,7 @@ export function adminRoutes({ clock, testClock, timeRules, agents, billing }: De
     const config = { auth: 'admin' as const };
 
     app.post('/v2/admin/agents', {
-      config, schema: { tags, summary: 'Register a cloud agent; the token is shown once', body: AgentBody, response: { 201: NewAgent, ...problemResponses } },
+      config: { ...config, secretAnswer: 'If it was lost, register the agent again with a new Idempotency-Key.' }, schema: { tags, summary: 'Register a cloud agent; the token is shown once', body: AgentBody, response: { 201: NewAgent, ...problemResponses } },
     }, async (req, reply) => reply.code(201).send(await agents.registerCloud(req.body)));
 
     app.put('/v2/admin/users/:user_id/billing', {

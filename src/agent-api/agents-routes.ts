@@ -12,6 +12,7 @@ export function agentRoutes({ agents, sync }: { agents: AgentsService; sync: Syn
     const tags = ['agents'];
 
     app.post('/v2/projects/:project_id/agents', {
+      config: { secretAnswer: 'If it was lost, remove the agent it registered (GET /v2/projects/<id>/agents lists them) and register it again with a new Idempotency-Key.' },
       schema: { tags, summary: 'Register a self-hosted agent (admin); the token is shown once', params: ProjectParams, body: S.AgentBody, response: { 201: S.NewAgent, ...problemResponses } },
     }, async (req, reply) => reply.code(201).send(await agents.registerSelfHosted(actorOf(req), req.params.project_id, req.body)));
 

@@ -25,6 +25,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Fasti
     }, async (req) => webhooks.show(actorOf(req), req.params.project_id));
 
     app.post('/v2/projects/:project_id/webhook', {
+      config: { secretAnswer: 'Read the current secret with GET /v2/projects/<id>/webhook.' },
       schema: { tags, summary: 'Rotate the webhook secret (admin)', params: ProjectParams, response: { 200: Webhook, ...problemResponses } },
     }, async (req) => webhooks.rotate(actorOf(req), req.params.project_id));
 

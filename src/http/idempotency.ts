@@ -2,19 +2,45 @@
 // of service time and replayed for a retry with the same body; the same key with another body
 // is 422; a retry while the first is still running is 409. 5xx answers are not kept, so a retry
 // after a failure runs again.
-import { createHash } from 'node:crypto';
+//
+// Secrets are never kept here. A route whose success answer carries a secret shown once (a
+// session or personal token, an agent token, a webhook secret) says so in its config
+// (`secretAnswer`, with a hint for a client that lost the answer). Its success answer is recorded
+// without a body, and a replay is 409 `idempotent_secret_not_replayed`: the first answer was
+// delivered, the secret is not kept, and showing it again would break "shown once". As a net
+// under the declarations, any answer holding a secret-shaped value (fp_, fpa_, whsec_, inv_
+// followed by 256 random bits) is treated the same way and logged as undeclared. The request
+// hash is keyed with the service's secret key, so a login body's password cannot be guessed
+// from it either.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
+import type { Sealer } from '../secrets.ts';
 import { AppError } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest { idempotency?: { scope: string; key: string } }
+  interface FastifyContextConfig {
+    /**
+     * The success answer carries a secret shown once: an Idempotency-Key replay refuses it
+     * (409 idempotent_secret_not_replayed). The text tells a client whose first answer was lost
+     * what to do instead.
+     */
+    secretAnswer?: string;
+  }
 }
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const KEPT_HEADERS = ['content-type', 'location', 'etag'];
 const ABANDONED_MS = 60_000; // an unfinished first attempt older than this lost its process
+/** A secret made by secrets.ts newSecret: a known prefix, then 43 base64url characters. */
+export const SECRET_SHAPE = /\b(?:fp|fpa|whsec|inv)_[A-Za-z0-9_-]{43}/;
+
+/** `POST /url` of every route that declares a secret answer, per application (for tests). */
+const declared = new WeakMap<FastifyInstance, Set<string>>();
+export function secretAnswerRoutes(app: FastifyInstance): string[] {
+  return [...(declared.get(app) ?? [])].sort();
+}
 
 function scopeOf(req: FastifyRequest): string {
   if (req.actor) return `user:${req.actor.userId}`;
@@ -22,13 +48,20 @@ function scopeOf(req: FastifyRequest): string {
   return `ip:${req.ip}`;
 }
 
-export function installIdempotency(app: FastifyInstance, db: Database, clock: Clock, hours: number) {
+export function installIdempotency(app: FastifyInstance, db: Database, clock: Clock, hours: number, sealer: Sealer) {
+  const routes = new Set<string>();
+  declared.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.secretAnswer) return;
+    for (const m of [route.method].flat()) routes.add(`${m} ${route.url}`);
+  });
+
   app.addHook('preHandler', async (req, reply) => {
     const key = req.headers['idempotency-key'];
     if (req.method !== 'POST' || typeof key !== 'string') return;
     if (!KEY.test(key)) throw new AppError(400, 'invalid_idempotency_key', 'Bad request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
     const scope = scopeOf(req);
-    const hash = createHash('sha256').update(`${req.method} ${req.url}\n${req.rawBody ?? ''}`).digest('base64url');
+    const hash = sealer.digest(`${req.method} ${req.url}\n${req.rawBody ?? ''}`);
     const now = clock.now();
     const fresh = new Date(now.getTime() - hours * 3600_000);
     const claimed = await db.insertInto('idempotency_keys').values({ scope, key, request_hash: hash, created_at: now })
@@ -45,8 +78,15 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
     if (prior.status === null) {
       throw new AppError(409, 'idempotency_in_progress', 'Conflict', 'The first request with this Idempotency-Key is still running.', undefined, { 'retry-after': '1' });
     }
+    if (prior.body === null) {
+      // A finished answer without a body is one whose secret was withheld (see onSend).
+      const hint = req.routeOptions.config?.secretAnswer;
+      throw new AppError(409, 'idempotent_secret_not_replayed', 'Conflict',
+        `The first request with this Idempotency-Key succeeded (${prior.status}) and its answer was delivered then. ` +
+        'That answer held a secret that is shown once and not kept, so it is not replayed.' + (hint ? ` ${hint}` : ''));
+    }
     const headers = (prior.headers ?? {}) as Record<string, string>;
-    return reply.code(prior.status).headers({ ...headers, 'idempotent-replayed': 'true' }).send(prior.body ?? '');
+    return reply.code(prior.status).headers({ ...headers, 'idempotent-replayed': 'true' }).send(prior.body);
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -58,8 +98,14 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
       await where(db.deleteFrom('idempotency_keys')).execute();
       return payload;
     }
+    const body = (payload as string | null) ?? '';
+    const declaredSecret = Boolean(req.routeOptions.config?.secretAnswer) && reply.statusCode < 300;
+    const shapedSecret = SECRET_SHAPE.test(body);
+    if (shapedSecret && !declaredSecret) {
+      req.log.error({ route: `${req.method} ${req.routeOptions.url}` }, 'answer holds a secret but its route does not declare config.secretAnswer; not kept for replay');
+    }
     const headers = Object.fromEntries(KEPT_HEADERS.map((h) => [h, reply.getHeader(h)]).filter(([, v]) => v !== undefined).map(([h, v]) => [h, String(v)]));
-    await where(db.updateTable('idempotency_keys').set({ status: reply.statusCode, headers: JSON.stringify(headers), body: (payload as string | null) ?? '' })).execute();
+    await where(db.updateTable('idempotency_keys').set({ status: reply.statusCode, headers: JSON.stringify(headers), body: declaredSecret || shapedSecret ? null : body })).execute();
     return payload;
   });
 }

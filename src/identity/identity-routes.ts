@@ -10,12 +10,12 @@ export function identityRoutes({ identity }: { identity: IdentityService }): Fas
     const tags = ['identity'];
 
     app.post('/v2/auth/signup', {
-      config: { auth: 'none' },
+      config: { auth: 'none', secretAnswer: 'Sign in with POST /v2/auth/login.' },
       schema: { tags, summary: 'Create an account', body: S.SignupBody, response: { 201: S.Session, ...problemResponses } },
     }, async (req, reply) => reply.code(201).send(await identity.signup(req.body, req.ip)));
 
     app.post('/v2/auth/login', {
-      config: { auth: 'none' },
+      config: { auth: 'none', secretAnswer: 'Sign in again with a new Idempotency-Key.' },
       schema: { tags, summary: 'Sign in with e-mail and password', body: S.LoginBody, response: { 200: S.Session, ...problemResponses } },
     }, async (req) => identity.login(req.body, req.ip));
 
@@ -38,6 +38,7 @@ export function identityRoutes({ identity }: { identity: IdentityService }): Fas
     }, async (req) => identity.myInvitations(actorOf(req), req.query.limit ?? 50, req.query.cursor));
 
     app.post('/v2/user/tokens', {
+      config: { secretAnswer: 'If it was lost, revoke the token it made (GET /v2/user/tokens lists them) and create another with a new Idempotency-Key.' },
       schema: { tags, summary: 'Create a personal access token (shown once)', body: S.CreateTokenBody, response: { 201: S.NewToken, ...problemResponses } },
     }, async (req, reply) => reply.code(201).send(await identity.createToken(actorOf(req), req.body)));
 
