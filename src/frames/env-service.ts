@@ -19,6 +19,31 @@ import type { FramesService } from './frames-service.ts';
 export const MAX_ENV_VARS = 500;
 export const MAX_ENV_VALUE_BYTES = 32 * 1024;
 
+/**
+ * Names the runtime sets itself, after the frame's env, so a value saved here would be silently
+ * replaced (runner/runtimes: docker.ts, process.ts, swarm-service.ts): PORT is the frame's `port`
+ * setting, FRAMEPLANE_* are the frame, deployment, replica and volume facts. Refused rather than
+ * ignored. Case-sensitive, as environment variables are.
+ */
+export function reservedEnvErrors(keys: Iterable<string>) {
+  const errors: Array<{ path: string; message: string }> = [];
+  for (const key of keys) {
+    if (key === 'PORT') {
+      errors.push({ path: `vars.${key}`, message: 'is set by Frameplane to the frame\'s port: change the frame\'s `port` setting (PATCH the frame) instead' });
+    } else if (key.startsWith('FRAMEPLANE_')) {
+      errors.push({ path: `vars.${key}`, message: 'the FRAMEPLANE_ prefix is reserved for what Frameplane sets (FRAMEPLANE_FRAME_ID, FRAMEPLANE_DEPLOYMENT_ID, FRAMEPLANE_REPLICA, FRAMEPLANE_VOLUME_*): choose another name' });
+    }
+  }
+  return errors;
+}
+
+function refuseReserved(keys: Iterable<string>) {
+  const errors = reservedEnvErrors(keys);
+  if (errors.length) {
+    throw unprocessable('reserved_env_var', `Frameplane sets ${errors.map((e) => e.path.slice(5)).join(', ')} itself; the app's port is the frame's \`port\` setting.`, errors);
+  }
+}
+
 interface Deps { db: Database; clock: Clock; access: AccessService; sealer: Sealer; frames: Pick<FramesService, 'load'> }
 
 export interface EnvAnswer { vars: Record<string, string | null>; values_visible: boolean }
@@ -89,12 +114,17 @@ export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
     /** PUT: the body is the whole new set. */
     async replace(actor: Actor, projectId: string, spaceId: string, frameId: string, vars: Record<string, string>) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
+      refuseReserved(Object.keys(vars));
       return change(actor, projectId, spaceId, frameId, () => new Map(Object.entries(vars)));
     },
 
-    /** PATCH: merged into the current set; null deletes a key (absent keys are fine). */
+    /**
+     * PATCH: merged into the current set; null deletes a key (absent keys are fine). Deleting a
+     * reserved name is allowed, so one saved before it was refused can be removed.
+     */
     async merge(actor: Actor, projectId: string, spaceId: string, frameId: string, vars: Record<string, string | null>) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
+      refuseReserved(Object.entries(vars).filter(([, v]) => v !== null).map(([k]) => k));
       return change(actor, projectId, spaceId, frameId, (before) => {
         const next = new Map(before);
         for (const [k, v] of Object.entries(vars)) {

@@ -152,6 +152,32 @@ describe('environment variables', () => {
     expect((await t.patch(env, { token: member.token, body: { vars: { ONE_MORE: 'v', K1: null } } })).status).toBe(200);
     expect(Object.keys((await t.get(env, { token: viewer.token })).json.vars)).toHaveLength(500);
   });
+
+  it('refuses PORT and FRAMEPLANE_* (the runtime sets them) with a message that points to the port setting', async () => {
+    const f = await frame();
+    const env = `${framePath(f)}/env`;
+    const put = await t.put(env, { token: member.token, body: { vars: { A: '1', PORT: '3000' } } });
+    expectProblem(put, 422, 'reserved_env_var');
+    expect(put.json.errors).toEqual([{ path: 'vars.PORT', message: expect.stringContaining('`port` setting') }]);
+    expect(put.json.detail).toContain('`port`');
+    const patch = await t.patch(env, { token: member.token, body: { vars: { PORT: '8080' } } });
+    expectProblem(patch, 422, 'reserved_env_var');
+    for (const key of ['FRAMEPLANE_FRAME_ID', 'FRAMEPLANE_DEPLOYMENT_ID', 'FRAMEPLANE_REPLICA', 'FRAMEPLANE_VOLUME_DATA', 'FRAMEPLANE_ANYTHING']) {
+      const r = await t.patch(env, { token: member.token, body: { vars: { [key]: 'x' } } });
+      expectProblem(r, 422, 'reserved_env_var');
+      expect(r.json.errors[0]).toMatchObject({ path: `vars.${key}`, message: expect.stringContaining('reserved') });
+    }
+    // Nothing was written; names that merely resemble them are fine.
+    expect((await t.get(env, { token: member.token })).json.vars).toEqual({});
+    const ok = await t.put(env, { token: member.token, body: { vars: { APP_PORT: '1', port: '2', FRAMEPLANE: '3', MY_FRAMEPLANE_X: '4' } } });
+    expect(ok.status, ok.text).toBe(200);
+    // A PORT saved before this rule can still be deleted (null), and other keys edited beside it.
+    await t.db.insertInto('frame_env').values({ frame_id: f.id, key: 'PORT', value_sealed: t.core.sealer.seal('1') }).execute();
+    expect((await t.patch(env, { token: member.token, body: { vars: { APP_PORT: '5' } } })).status).toBe(200);
+    const del = await t.patch(env, { token: member.token, body: { vars: { PORT: null } } });
+    expect(del.status, del.text).toBe(200);
+    expect(del.json.vars).not.toHaveProperty('PORT');
+  });
 });
 
 describe('domains', () => {
