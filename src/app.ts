@@ -56,6 +56,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: core.config.bodyLimitBytes,
+    trustProxy: core.config.trustProxy,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

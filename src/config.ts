@@ -1,5 +1,6 @@
 // Reads the variables of CONTRACT section 0 (and our own tuning knobs) once, at start-up.
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 
 export interface RateLimits {
   failedLoginsPerAddress: number; // per LOGIN_WINDOW
@@ -7,6 +8,8 @@ export interface RateLimits {
   loginWindowSeconds: number;
   signupsPerIp: number; // per hour
   acceptsPerIp: number; // per hour
+  invitationEmailsPerTeam: number; // per hour, resends included
+  invitationEmailsPerAddress: number; // per 24 hours, across all teams
 }
 
 export interface Config {
@@ -29,6 +32,8 @@ export interface Config {
   /** Longest a statement may run; a database that does not answer at all fails a little later. */
   databaseTimeoutMs: number;
   rateLimits: RateLimits;
+  /** Fastify's `trustProxy`: whose X-Forwarded-For to believe when deciding a client's IP. */
+  trustProxy: TrustProxy;
 }
 
 type Env = Record<string, string | undefined>;
@@ -46,6 +51,47 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   if (raw === undefined || raw === '') return fallback;
   if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+// Names proxy-addr (Fastify's trustProxy) understands besides addresses and CIDRs.
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function proxyEntryOk(entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true;
+  const slash = entry.indexOf('/');
+  if (slash < 0) return isIP(entry) !== 0;
+  const addr = entry.slice(0, slash);
+  const bits = entry.slice(slash + 1);
+  const family = isIP(addr);
+  if (family === 0) return false;
+  if (/^\d+$/.test(bits)) return Number(bits) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(bits) === 4; // 10.0.0.0/255.0.0.0
+}
+
+export type TrustProxy = boolean | string[] | ((address: string, hop: number) => boolean);
+
+/** TRUST_PROXY: false (default), true, a number of hops, or a comma-separated list of proxy
+ *  addresses/CIDRs, as Fastify's `trustProxy` takes it. Fastify 5 ignores a bare number (it
+ *  cannot check the peer), so a hop count becomes the function Express uses: the peer and the
+ *  next `hops - 1` forwarders are believed. */
+export function trustProxy(raw: string | undefined): TrustProxy {
+  const value = raw?.trim() ?? '';
+  const usage = 'TRUST_PROXY must be "false", "true", a number of proxy hops (e.g. 1), or a comma-separated list '
+    + 'of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16)';
+  if (value === '' || value.toLowerCase() === 'false') return false;
+  if (value.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (!Number.isSafeInteger(hops)) throw new Error(`${usage}, got "${raw}"`);
+    if (hops === 0) return false;
+    return Object.defineProperty((_address: string, hop: number) => hop < hops, 'name', { value: `trust${hops}Hops` });
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !proxyEntryOk(e));
+  if (bad.length) {
+    throw new Error(`${usage}, got "${raw}": ${bad.map((b) => b === '' ? 'an empty entry' : `"${b}"`).join(', ')} is not an address or CIDR`);
+  }
+  return entries;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -69,12 +115,15 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1),
     databaseTimeoutMs: int(env, 'DATABASE_TIMEOUT_MS', 15_000, 100),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     rateLimits: {
       failedLoginsPerAddress: int(env, 'RATE_FAILED_LOGINS_PER_ADDRESS', 20, 1),
       failedLoginsPerIp: int(env, 'RATE_FAILED_LOGINS_PER_IP', 100, 1),
       loginWindowSeconds: int(env, 'RATE_LOGIN_WINDOW_SECONDS', 15 * 60, 1),
       signupsPerIp: int(env, 'RATE_SIGNUPS_PER_IP', 300, 1),
       acceptsPerIp: int(env, 'RATE_ACCEPTS_PER_IP', 300, 1),
+      invitationEmailsPerTeam: int(env, 'RATE_INVITATION_EMAILS_PER_TEAM', 50, 1),
+      invitationEmailsPerAddress: int(env, 'RATE_INVITATION_EMAILS_PER_ADDRESS', 10, 1),
     },
   };
 }

@@ -9,9 +9,12 @@ export interface RateLimiter {
   /** Count one hit against `key` in its window. */
   count(key: string, windowSeconds: number): Promise<{ count: number; windowStart: Date }>;
   /** Count one hit; throws 429 once more than `limit` hits fall in the window. */
-  consume(key: string, limit: number, windowSeconds: number): Promise<void>;
+  consume(key: string, limit: number, windowSeconds: number): Promise<{ count: number; windowStart: Date }>;
   /** Throws 429 if `key` is already over its limit, without counting. */
   check(key: string, limit: number, windowSeconds: number): Promise<void>;
+  /** Takes back one hit counted by `count`/`consume` in the window that began at `windowStart`
+   *  (a hit that turned out not to count, such as a successful login). Never below zero. */
+  refund(key: string, windowStart: Date): Promise<void>;
   reset(key: string): Promise<void>;
 }
 
@@ -39,12 +42,19 @@ export function rateLimiter(db: Database, clock: Clock): RateLimiter {
     async consume(key, limit, windowSeconds) {
       const { count: n, windowStart } = await count(key, windowSeconds);
       if (n > limit) throw tooManyRequests(retryAfter(windowStart, windowSeconds));
+      return { count: n, windowStart };
     },
     async check(key, limit, windowSeconds) {
       const cutoff = new Date(clock.now().getTime() - windowSeconds * 1000);
       const row = await db.selectFrom('rate_limits').select(['window_start', 'count'])
         .where('key', '=', key).where('window_start', '>', cutoff).executeTakeFirst();
       if (row && row.count >= limit) throw tooManyRequests(retryAfter(row.window_start, windowSeconds));
+    },
+    async refund(key, windowStart) {
+      // Only in the same window: a refund that arrives after the window rolled over must not
+      // take a hit off the next one.
+      await db.updateTable('rate_limits').set({ count: sql`greatest(count - 1, 0)` })
+        .where('key', '=', key).where('window_start', '=', windowStart).execute();
     },
     async reset(key) {
       await db.deleteFrom('rate_limits').where('key', '=', key).execute();

@@ -79,19 +79,31 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
     },
 
     async login(input: { email: string; password: string }, ip: string) {
+      // Two throttles, as Auth0 separates brute-force protection from suspicious-IP throttling:
+      // failed logins per client IP (across accounts), and per account and client IP, so that
+      // an attacker's address is stopped without locking the owner out from anywhere else.
+      // Each attempt is counted before the password is verified, by one statement that
+      // increments and returns the count, so at most N verifications happen per window however
+      // many arrive at once. A successful login takes its hit back (it was not a failure) and
+      // clears its account+IP counter; the windows are fixed, so refused attempts never
+      // lengthen a block.
       const email = normalizeEmail(input.email);
-      const addressKey = `login:addr:${email}`;
+      const window = limits.loginWindowSeconds;
       const ipKey = `login:ip:${ip}`;
-      await limiter.check(addressKey, limits.failedLoginsPerAddress, limits.loginWindowSeconds);
-      await limiter.check(ipKey, limits.failedLoginsPerIp, limits.loginWindowSeconds);
+      const pairKey = `login:addr:${email}:ip:${ip}`;
+      const ipHit = await limiter.consume(ipKey, limits.failedLoginsPerIp, window);
+      try {
+        await limiter.consume(pairKey, limits.failedLoginsPerAddress, window);
+      } catch (err) {
+        // Refused before any verification: only the account+IP throttle counts this one.
+        await limiter.refund(ipKey, ipHit.windowStart);
+        throw err;
+      }
       const user = await dal.userByEmail(db, email);
       const ok = user ? await verifyPassword(user.password_hash, input.password) : (await verifyPassword(await dummyHash(), input.password), false);
-      if (!user || !ok) {
-        await limiter.count(addressKey, limits.loginWindowSeconds);
-        await limiter.count(ipKey, limits.loginWindowSeconds);
-        throw invalidCredentials();
-      }
-      await limiter.reset(addressKey);
+      if (!user || !ok) throw invalidCredentials();
+      await limiter.refund(ipKey, ipHit.windowStart);
+      await limiter.reset(pairKey);
       const expires = addDays(clock.now(), SESSION_DAYS);
       const { token } = await issueToken(user.id, 'login session', 'session', expires);
       return { user: presentUser(user), access_token: token, expires_at: iso(expires) };
