@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FieldError } from './errors.ts';
 import { fromPgError } from './pg-errors.ts';
+import { lingerOnClose } from './lingering-close.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
@@ -83,6 +84,8 @@ export function installErrorHandling(app: FastifyInstance) {
     if (known) {
       // Known 5xx (database down, agent offline, starting up): a line, not a stack trace.
       if (known.status >= 500) request.log.warn({ code: known.code, cause: err.message }, 'request failed: %s', known.code);
+      // Answered before its body was read: close only once the client has stopped sending.
+      if (known.status === 413) lingerOnClose(request.raw.socket);
       return sendProblem(reply, known);
     }
     request.log.error({ err }, 'unhandled error');
