@@ -89,7 +89,7 @@ export function trustProxy(raw: string | undefined): TrustProxy {
   const entries = value.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !proxyEntryOk(e));
   if (bad.length) {
-    throw new Error(`${usage}, got "${raw}": ${bad.map((b) => b === '' ? 'an empty entry' : `"${b}"`).join(', ')} is not an address or CIDR`);
+    throw new Error(`${usage}, got "${raw}": ${bad.map((b) => b === '' ? 'an empty entry' : `"${b}"`).join(', ')} ${bad.length > 1 ? 'are not addresses or CIDRs' : 'is not an address or CIDR'}`);
   }
   return entries;
 }
