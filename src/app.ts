@@ -13,6 +13,7 @@ import { AppError } from './http/errors.ts';
 import { installAuth, type AuthMode } from './http/auth.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { logSerializers } from './http/log-redaction.ts';
 import { IDEMPOTENCY_HOURS } from './jobs/sweeper.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Problem } from './http/schemas.ts';
@@ -53,7 +54,8 @@ const BASELINE_HEADERS = {
 
 export async function buildApp(core: Core, services: Services, opts: AppOptions = {}) {
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
+    // Whatever logger is given, URLs are logged with their tokens redacted (http/log-redaction.ts).
+    ...(opts.logger ? { loggerInstance: opts.logger.child({}, { serializers: logSerializers }) as FastifyBaseLogger } : { logger: false }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: core.config.bodyLimitBytes,
     trustProxy: core.config.trustProxy,

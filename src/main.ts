@@ -12,13 +12,14 @@ import { systemClock } from './clock.ts';
 import { sealer } from './secrets.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
+import { logSerializers } from './http/log-redaction.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
 import { startBuiltinAgent } from './cloud/builtin.ts';
 
 const config = loadConfig();
-const log = pino({ level: config.logLevel, base: { service: 'frameplane' } });
+const log = pino({ level: config.logLevel, base: { service: 'frameplane' }, serializers: logSerializers });
 
 function secretKey(): string {
   if (config.secretKey) return config.secretKey;

@@ -1,0 +1,36 @@
+// Secrets that travel in a URL never reach the log. The invitation token is a path segment
+// (`/invitations/<token>`, `/v2/teams/invitations/<token>/accept|decline`); a query value named
+// like a token or secret is cut too, and so is any value shaped like one of our secrets
+// (secrets.ts newSecret: a known prefix and 43 base64url characters) wherever it appears.
+// Applied as pino serializers (`url`, `req`) to every logger the service writes with.
+import type { SerializerFn } from 'pino';
+
+export const REDACTED = '[redacted]';
+
+/** `/invitations/<token>` (the page, not its assets) and `/v2/teams/invitations/<token>/...`. */
+const TOKEN_SEGMENT = /^(\/+(?:v2\/+teams\/+)?invitations\/+)(?!assets(?:[/?#]|$))[^/?#]+/i;
+const SECRET_QUERY = /(?:^|[-_.])(?:token|secret|password|signature|sig|code)$/i;
+const SECRET_SHAPE = /\b(?:fp|fpa|whsec|inv)_[A-Za-z0-9_-]{43}/g;
+
+export function redactUrl(url: unknown): unknown {
+  if (typeof url !== 'string') return url;
+  const q = url.indexOf('?');
+  let path = q < 0 ? url : url.slice(0, q);
+  let query = q < 0 ? '' : url.slice(q);
+  path = path.replace(TOKEN_SEGMENT, `$1${REDACTED}`);
+  if (query) {
+    query = query.replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (all, sep: string, name: string) => {
+      let decoded = name;
+      try { decoded = decodeURIComponent(name); } catch { /* keep as sent */ }
+      return SECRET_QUERY.test(decoded) ? `${sep}${name}=${REDACTED}` : all;
+    });
+  }
+  return `${path}${query}`.replace(SECRET_SHAPE, REDACTED);
+}
+
+/** Fastify's request serializer, with the URL redacted (for anything that logs `req`). */
+const req: SerializerFn = (r: any) => (r && typeof r === 'object'
+  ? { method: r.method, url: redactUrl(r.url), host: r.host ?? r.headers?.host, remoteAddress: r.ip ?? r.socket?.remoteAddress }
+  : r);
+
+export const logSerializers: Record<string, SerializerFn> = { url: redactUrl, req };
