@@ -12,10 +12,18 @@ const PushBody = Type.Object({
   after: Type.Optional(Type.String({ maxLength: 128 })),
   deleted: Type.Optional(Type.Boolean()),
   repository: Type.Optional(Type.Object({
+    // Unix seconds in GitHub's push events, an ISO 8601 string elsewhere; read leniently.
+    pushed_at: Type.Optional(Type.Unknown()),
     name: Type.Optional(Type.String({ maxLength: 200 })),
     owner: Type.Optional(Type.Object({ login: Type.Optional(Type.String({ maxLength: 200 })), name: Type.Optional(Type.String({ maxLength: 200 })) })),
   })),
 }, { additionalProperties: true });
+
+const HookAnswer = Type.Object({
+  event: Type.String(),
+  duplicate: Type.Optional(Type.Boolean({ description: 'true: this delivery was applied before; nothing was done (200)' })),
+  deployments: Type.Array(Type.Object({ frame_id: Type.String(), deployment_id: Nullable(Type.String()), skipped: Type.Optional(Type.String()) })),
+});
 
 export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -33,10 +41,13 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Fasti
       config: { auth: 'none' },
       schema: {
         tags, summary: 'GitHub-compatible push webhook, signed with X-Hub-Signature-256; deploys the frames watching the branch',
+        description: 'Each delivery is applied once: a repeat (same body, or same X-GitHub-Delivery) answers 200 with `duplicate: true` and deploys nothing. '
+          + 'A push older than 7 days (repository.pushed_at) is 422 `stale_delivery`. Any push whose signature does not verify is 401, whatever it names.',
         querystring: Type.Object({ project: Type.Optional(Type.String({ maxLength: 64 })) }),
         body: PushBody,
         response: {
-          202: Type.Object({ event: Type.String(), deployments: Type.Array(Type.Object({ frame_id: Type.String(), deployment_id: Nullable(Type.String()), skipped: Type.Optional(Type.String()) })) }),
+          200: HookAnswer,
+          202: HookAnswer,
           ...problemResponses,
         },
       },
@@ -44,9 +55,9 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhookService }): Fasti
       const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
       const result = await webhooks.receive({
         event: header('x-github-event'), signature: header('x-hub-signature-256'), rawBody: req.rawBody ?? '',
-        body: req.body, projectId: req.query.project,
+        body: req.body, projectId: req.query.project, deliveryId: header('x-github-delivery'),
       });
-      return reply.code(202).send(result);
+      return reply.code(result.duplicate ? 200 : 202).send(result);
     });
   };
 }

@@ -1,7 +1,20 @@
 // Git push webhooks (CONTRACT 5): GitHub-compatible push events, signed with HMAC-SHA256 under a
 // per-project secret (X-Hub-Signature-256), deploy every frame of that project watching the
 // pushed repository and branch. A bad signature is 401 and changes nothing.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+//
+// Against replay and probing (issue 12, item 10):
+// - Nothing about the projects is revealed before a signature verifies: an unsigned or badly
+//   signed push is 401 `invalid_signature`, with the same body, whether or not any frame watches
+//   that repository and branch, and whatever project `?project` names.
+// - A delivery is applied once per project: its body's SHA-256 (covered by the signature) and its
+//   X-GitHub-Delivery id (not covered, so only a second key) are remembered for
+//   DELIVERY_MEMORY_DAYS; a repeat answers 200 `{duplicate: true}` and deploys nothing. The row is
+//   written in the deployments' transaction under a unique key (ON CONFLICT DO NOTHING), so of
+//   concurrent copies exactly one deploys.
+// - A push whose signed `repository.pushed_at` is older than DELIVERY_MEMORY_DAYS is refused
+//   (422 `stale_delivery`): it could otherwise outlive its memory and roll a frame back. A
+//   delivery without pushed_at (hosts other than GitHub) is protected by the memory alone.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
@@ -10,11 +23,31 @@ import type { AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError, unprocessable } from '../http/errors.ts';
 import { startDeployment } from '../frames/deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 
-export interface PushEvent { ref?: string; after?: string; deleted?: boolean; repository?: { name?: string; owner?: { login?: string; name?: string } } }
+export interface PushEvent {
+  ref?: string; after?: string; deleted?: boolean;
+  repository?: { name?: string; owner?: { login?: string; name?: string }; pushed_at?: unknown };
+}
+
+/** How long a delivery is remembered, and how old a push may be to be applied. */
+export const DELIVERY_MEMORY_DAYS = 7;
+const MEMORY_MS = DELIVERY_MEMORY_DAYS * 86400_000;
+
+/** GitHub's push events carry pushed_at in Unix seconds; other events an ISO 8601 string. */
+function pushedAtOf(body: PushEvent): Date | null {
+  const v = body.repository?.pushed_at;
+  const ms = typeof v === 'number' ? v * 1000 : typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isFinite(ms) ? new Date(ms) : null;
+}
+
+export interface HookAnswer {
+  event: string;
+  duplicate?: boolean;
+  deployments: Array<{ frame_id: string; deployment_id: string | null; skipped?: string }>;
+}
 
 const badSignature = () => new AppError(401, 'invalid_signature', 'Unauthorized', 'The X-Hub-Signature-256 header does not match this payload and secret.');
 
@@ -56,33 +89,60 @@ export function createWebhookService({ db, clock, access, sealer, publicUrl }: D
     },
 
     /** Verifies and applies one delivery; answers which frames it deployed. */
-    async receive(o: { event: string | undefined; signature: string | undefined; rawBody: string; body: PushEvent; projectId?: string }) {
+    async receive(o: {
+      event: string | undefined; signature: string | undefined; rawBody: string; body: PushEvent; projectId?: string; deliveryId?: string;
+    }): Promise<HookAnswer> {
       const repo = o.body.repository?.name;
       const owner = o.body.repository?.owner?.login ?? o.body.repository?.owner?.name;
       const branch = o.body.ref?.startsWith('refs/heads/') ? o.body.ref.slice('refs/heads/'.length) : undefined;
       // The projects whose secret may have signed this: the one named in the URL, or those with
-      // frames watching the repository and branch.
-      let candidates: string[];
+      // frames watching the repository (any branch, so that a signed push to another branch is
+      // acknowledged rather than refused). Whichever it is, nothing is answered until a secret
+      // verifies: no candidate, no secret yet, or no match are the same 401.
+      let candidates: string[] = [];
       if (o.projectId) candidates = [o.projectId];
-      else if (repo && owner && branch) {
+      else if (repo && owner) {
         candidates = (await db.selectFrom('frames').select('project_id').distinct()
           .where(sql`lower(git_repository_owner)`, '=', owner.toLowerCase()).where(sql`lower(git_repository)`, '=', repo.toLowerCase())
-          .where('git_repository_branch', '=', branch).execute()).map((r) => r.project_id);
-        if (candidates.length === 0) return { event: o.event ?? 'push', deployments: [] };
-      } else throw badSignature();
-      const rows = await db.selectFrom('project_webhooks').select(['project_id', 'secret_sealed']).where('project_id', 'in', candidates).execute();
-      const verified = rows.filter((r) => signatureMatches(sealer.open(r.secret_sealed), o.rawBody, o.signature)).map((r) => r.project_id);
+          .execute()).map((r) => r.project_id);
+      }
+      const rows = candidates.length
+        ? await db.selectFrom('project_webhooks').select(['project_id', 'secret_sealed']).where('project_id', 'in', candidates).execute()
+        : [];
+      // One HMAC even with no secret to try, so that "nothing watches this" is not cheaper to answer.
+      if (rows.length === 0) signatureMatches(randomBytes(32).toString('hex'), o.rawBody, o.signature);
+      const verified = rows.filter((r) => signatureMatches(sealer.open(r.secret_sealed), o.rawBody, o.signature)).map((r) => r.project_id).sort();
       if (verified.length === 0) throw badSignature();
       if (o.event === 'ping' || !repo || !owner || !branch || o.body.deleted) return { event: o.event ?? 'push', deployments: [] };
 
       const now = clock.now();
+      const pushedAt = pushedAtOf(o.body);
+      if (pushedAt && now.getTime() - pushedAt.getTime() > MEMORY_MS) {
+        throw unprocessable('stale_delivery', `This push was made more than ${DELIVERY_MEMORY_DAYS} days ago (repository.pushed_at ${pushedAt.toISOString()}); `
+          + 'an old delivery is not applied, so that a replay cannot roll a frame back. Push again, or deploy the frame by hand.');
+      }
+      const bodySha = createHash('sha256').update(o.rawBody).digest('hex');
+      const deliveryId = o.deliveryId && o.deliveryId.length <= 200 ? o.deliveryId : null;
+      // Remembered for as long as it could be applied: until it is stale, or for the whole
+      // memory when it carries no time of its own.
+      const keepUntil = new Date((pushedAt ?? now).getTime() + MEMORY_MS);
+      // Forget what has expired; outside the transaction below, so deliveries never wait on it.
+      await sql`delete from webhook_deliveries where keep_until < ${now}`.execute(db);
+
       const commit = typeof o.body.after === 'string' && /^[0-9a-f]{7,64}$/i.test(o.body.after) ? o.body.after : null;
-      return transaction(db, async (trx) => {
+      return transaction(db, async (trx): Promise<HookAnswer> => {
+        // Remember the delivery first: a concurrent copy waits here on the unique key until this
+        // transaction ends, then inserts nothing. The projects that had already seen it deploy nothing.
+        const fresh = (await sql<{ project_id: string }>`insert into webhook_deliveries (project_id, body_sha256, delivery_id, received_at, keep_until)
+          select p, ${bodySha}, ${deliveryId}, ${now}, ${keepUntil} from unnest(${verified}::text[]) as p
+          on conflict do nothing returning project_id`.execute(trx)).rows.map((r) => r.project_id);
+        if (fresh.length === 0) return { event: o.event ?? 'push', duplicate: true, deployments: [] };
+
         const frames = await trx.selectFrom('frames as f').innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as u', 'u.id', 'p.owner_id')
-          .select(['f.id', 'u.billing_status']).where('f.project_id', 'in', verified)
+          .select(['f.id', 'u.billing_status']).where('f.project_id', 'in', fresh)
           .where(sql`lower(f.git_repository_owner)`, '=', owner.toLowerCase()).where(sql`lower(f.git_repository)`, '=', repo.toLowerCase())
           .where('f.git_repository_branch', '=', branch).orderBy('f.id').execute();
-        const deployments: Array<{ frame_id: string; deployment_id: string | null; skipped?: string }> = [];
+        const deployments: HookAnswer['deployments'] = [];
         for (const row of frames) {
           const f = await trx.selectFrom('frames').selectAll().where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
           if (row.billing_status === 'past_due') { deployments.push({ frame_id: f.id, deployment_id: null, skipped: 'billing_past_due' }); continue; }
