@@ -41,6 +41,7 @@ export function createServices({ config, db, clock, sealer, notifier }: Core) {
     members: createMembersService({ db, clock, access }),
     invitations: createInvitationsService({
       db, clock, access, sealer, limiter, publicUrl: config.publicUrl, acceptsPerIp: config.rateLimits.acceptsPerIp,
+      mailLimits: { perTeamHour: config.rateLimits.invitationEmailsPerTeam, perAddressDay: config.rateLimits.invitationEmailsPerAddress },
     }),
     grants: createGrantsService({ db, clock, access }),
     agents: createAgentsService({ db, clock, access, offlineAfterSeconds }),

@@ -237,7 +237,8 @@ function bodyAttacks(r: Route): Attack[] {
         at('a\ud800b', 'lone high surrogate'),
         at('a\udc00b', 'lone low surrogate'),
       );
-      const constrained = (s.minLength ?? 0) > 0 || s.pattern || s.format || s.anyOf || s.enum;
+      // A pattern that matches '' (PLAIN_TEXT_PATTERN: an optional signup name may be empty) does not refuse it.
+      const constrained = (s.minLength ?? 0) > 0 || (s.pattern && !new RegExp(s.pattern).test('')) || s.format || s.anyOf || s.enum;
       if (constrained) list.push(at('', 'empty string'));
     } else if (type === 'integer' || type === 'number') {
       list.push(at('12', 'string for a number'), at(1e300, 'huge number'));

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, NullableTimestamp, PlainName, StringEnum, Timestamp } from '../http/schemas.ts';
 import { REPLICA_REASONS, REPLICA_STATES } from '../frames/frame-status.ts';
 
 const agentFields = {
@@ -9,7 +9,7 @@ const agentFields = {
 export const Agent = Type.Object(agentFields, { $id: 'Agent' });
 export const NewAgent = Type.Object({ ...agentFields, token: Type.String({ description: 'Shown once' }) });
 export const AgentList = ListOf(Type.Ref('Agent'));
-export const AgentBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+export const AgentBody = Type.Object({ name: PlainName({ maxLength: 100 }) }, { additionalProperties: false });
 export const AgentParams = Type.Object({ project_id: IdParam('prj'), agent_id: IdParam('agt') });
 
 const FrameId = Type.String({ minLength: 1, maxLength: 64 });

@@ -50,6 +50,7 @@ export interface DB {
     created_at: Timestamp; delivered_at: Timestamp | null;
   };
   rate_limits: { key: string; window_start: Timestamp; count: number };
+  invitation_emails: { id: Generated<string>; team_id: string; email: string; invitation_id: string; sent_at: Timestamp };
   agents: {
     id: string; kind: 'cloud' | 'self_hosted'; project_id: string | null; name: string; token_hash: Buffer;
     created_at: Timestamp; last_seen_at: Timestamp | null;

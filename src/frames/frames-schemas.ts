@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, NullableEnum, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, NullableEnum, NullableTimestamp, PlainName, StringEnum, Timestamp } from '../http/schemas.ts';
 import { FRAME_STATUSES } from './frame-status.ts';
 
 // Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).
 export const RESERVED_PORTS = [6379, 27017, 9898, 27018];
 export const Port = Type.Integer({ minimum: 1024, maximum: 65535, not: { enum: RESERVED_PORTS }, description: '1024..65535, not 6379, 27017, 9898 or 27018' });
 export const ReplicaCount = Type.Integer({ minimum: 1, maximum: 100 });
-const FrameName = Type.String({ minLength: 1, maxLength: 100 });
+const FrameName = PlainName({ maxLength: 100 });
 const RepoName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
 const RepoOwner = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
 // A git branch name: no spaces, control characters, "..", or leading "-" or "/".

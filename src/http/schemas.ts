@@ -20,6 +20,23 @@ export const Nullable = <T extends TSchema & { type: string }>(t: T) =>
 export const NullableEnum = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
   Type.Unsafe<V[number] | null>({ enum: [...values, null], type: ['string', 'null'], ...options });
 
+/** Messages for `pattern` errors, by pattern, so that a refusal says what to send rather than
+ *  printing a regex (validation.ts puts them in place of Ajv's). */
+export const PATTERN_MESSAGES = new Map<string, string>();
+
+// C0 and C1 controls (TAB, LF, CR included), DEL, the Unicode line and paragraph separators, and
+// the bidirectional marks, embeddings, overrides and isolates: none belongs in a name, and each can
+// forge a line or reorder text where the name is shown (an e-mail, a log line, a terminal).
+export const PLAIN_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
+PATTERN_MESSAGES.set(PLAIN_TEXT_PATTERN, 'must be one line of plain text: send it without line breaks, tabs or other control '
+  + 'characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029, bidirectional controls)');
+
+/** A name a person sets and others read: user, team, project, space, frame, agent, token. */
+export const PlainName = (o: { minLength?: number; maxLength: number }) => Type.String({
+  minLength: o.minLength ?? 1, maxLength: o.maxLength, pattern: PLAIN_TEXT_PATTERN,
+  description: 'One line of text: no control characters (line breaks, tabs), no U+2028/U+2029, no bidirectional controls',
+});
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 export const NullableTimestamp = Nullable(Timestamp);
 

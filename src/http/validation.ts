@@ -4,6 +4,7 @@
 import AjvModule from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { PATTERN_MESSAGES } from './schemas.ts';
 
 // Both packages are CommonJS with a default export; ESM sees it under .default.
 const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as typeof AjvModule.default;
@@ -20,5 +21,16 @@ const lenient = make(true);
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strict : lenient;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = ajv.compile(schema as object);
+  // Fastify reads `.errors` of the function it called: a pattern with a message of its own
+  // (PATTERN_MESSAGES) is reported with that message instead of the regex.
+  const friendly = Object.assign((data: unknown) => {
+    const ok = validate(data);
+    friendly.errors = validate.errors?.map((e) => {
+      const message = e.keyword === 'pattern' ? PATTERN_MESSAGES.get(String(e.params.pattern)) : undefined;
+      return message ? { ...e, message } : e;
+    });
+    return ok;
+  }, { errors: undefined as typeof validate.errors });
+  return friendly as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };

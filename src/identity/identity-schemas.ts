@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, NullableTimestamp, PlainName, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 export const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
@@ -7,7 +7,7 @@ export const Password = Type.String({ minLength: 10, maxLength: 1024, descriptio
 export const User = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String(), created_at: Timestamp }, { $id: 'User' });
 
 export const SignupBody = Type.Object(
-  { email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 100 })) },
+  { email: Email, password: Password, name: Type.Optional(PlainName({ minLength: 0, maxLength: 100 })) },
   { additionalProperties: false },
 );
 export const LoginBody = Type.Object(
@@ -18,7 +18,7 @@ export const Session = Type.Object({ user: Type.Ref('User'), access_token: Type.
 
 export const CreateTokenBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    name: PlainName({ maxLength: 100 }),
     expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   },
   { additionalProperties: false },

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, PlainName, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const RoleName = StringEnum(['viewer', 'member', 'admin', 'owner']);
-const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Name = PlainName({ maxLength: 100 });
 
 export const Project = Type.Object({ id: Type.String(), name: Type.String(), owner_id: Type.String(), role: RoleName, created_at: Timestamp }, { $id: 'Project' });
 export const Space = Type.Object({ id: Type.String(), project_id: Type.String(), name: Type.String(), created_at: Timestamp }, { $id: 'Space' });

@@ -1,6 +1,7 @@
 // Invitations (spec 2 and 4, CONTRACT 4): a token of 256 random bits that lives only in the
 // e-mail (stored as a hash), 7 days of service clock, single use, e-mail matched
 // case-insensitively. The row, its audit record and its e-mail commit together.
+import { sql } from 'kysely';
 import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { addDays } from '../clock.ts';
@@ -13,7 +14,7 @@ import { hashSecret, newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { enqueueEmail } from '../mail/outbox.ts';
 import { invitationEmail } from '../mail/templates.ts';
-import { conflict, forbidden, gone, notFound } from '../http/errors.ts';
+import { AppError, conflict, forbidden, gone, notFound } from '../http/errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { normalizeEmail } from '../identity/identity-service.ts';
@@ -28,19 +29,73 @@ function byId(q: Queryable, teamId: string, id: string) {
   return q.selectFrom('invitations').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
 }
 
+/** How many invitation e-mails may go out: per team in any hour, per address in any 24 hours. */
+export interface InvitationMailLimits { perTeamHour: number; perAddressDay: number }
+
+const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
+// Advisory lock classes (the two-int form, apart from migrate.ts's one-bigint lock).
+const LOCK_TEAM_MAIL = 1209;
+const LOCK_ADDRESS_MAIL = 1210;
+
+/** A name stored before names were checked may hold line breaks or other controls: an e-mail
+ *  shows it on one line. (Names are refused with them now: PLAIN_TEXT_PATTERN.) */
+// eslint-disable-next-line no-control-regex
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+
 interface Deps {
   db: Database; clock: Clock; access: AccessService; sealer: Sealer; limiter: RateLimiter;
-  publicUrl: string; acceptsPerIp: number;
+  publicUrl: string; acceptsPerIp: number; mailLimits: InvitationMailLimits;
 }
 
-export function createInvitationsService({ db, clock, access, sealer, limiter, publicUrl, acceptsPerIp }: Deps) {
+export function createInvitationsService({ db, clock, access, sealer, limiter, publicUrl, acceptsPerIp, mailLimits }: Deps) {
   const present = (i: NonNullable<InvitationRow>) => ({
     id: i.id, team_id: i.team_id, email: i.email, role: i.role, status: invitationStatus(i, clock.now()),
     invited_by: i.invited_by, created_at: iso(i.created_at), expires_at: iso(i.expires_at),
   });
 
+  /**
+   * When the `limit`-th newest e-mail of a log still inside its window leaves it (the log is then
+   * under the limit), or undefined if the log is under the limit now.
+   */
+  async function fullUntil(trx: Queryable, column: 'team_id' | 'email', value: string, limit: number, windowMs: number, now: Date) {
+    const row = await trx.selectFrom('invitation_emails').select('sent_at')
+      .where(column, '=', value).where('sent_at', '>', new Date(now.getTime() - windowMs))
+      .orderBy('sent_at', 'desc').offset(limit - 1).limit(1).executeTakeFirst();
+    return row ? new Date(row.sent_at.getTime() + windowMs) : undefined;
+  }
+
+  /**
+   * Counts one invitation e-mail against its team (per hour) and its address (per 24 hours, all
+   * teams), or refuses it with 429. In the caller's transaction, under advisory locks taken team
+   * first, so that concurrent sends cannot both see room for one more, and a send that rolls back
+   * is not counted. Sliding windows: Retry-After is exactly when the next e-mail may go.
+   */
+  async function countMail(trx: Queryable, invitation: { id: string; team_id: string; email: string }, now: Date) {
+    await sql`select pg_advisory_xact_lock(${LOCK_TEAM_MAIL}, hashtext(${invitation.team_id}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(${LOCK_ADDRESS_MAIL}, hashtext(${invitation.email}))`.execute(trx);
+    const team = await fullUntil(trx, 'team_id', invitation.team_id, mailLimits.perTeamHour, HOUR_MS, now);
+    const address = await fullUntil(trx, 'email', invitation.email, mailLimits.perAddressDay, DAY_MS, now);
+    if (team || address) {
+      const until = new Date(Math.max(team?.getTime() ?? 0, address?.getTime() ?? 0));
+      const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+      const why = [
+        team && `this team has sent ${mailLimits.perTeamHour} invitation e-mails in the last hour`,
+        address && `${invitation.email} has been sent ${mailLimits.perAddressDay} invitation e-mails in the last 24 hours`,
+      ].filter(Boolean).join(', and ');
+      throw new AppError(429, 'rate_limited', 'Too many requests',
+        `No invitation e-mail was sent: ${why}, the most allowed. Try again after ${iso(until)} (in ${seconds} seconds).`,
+        undefined, { 'retry-after': String(seconds) });
+    }
+    // Past the longest window a row counts for nothing: the log of a team or address stays small.
+    await trx.deleteFrom('invitation_emails').where('sent_at', '<=', new Date(now.getTime() - DAY_MS))
+      .where((eb) => eb.or([eb('team_id', '=', invitation.team_id), eb('email', '=', invitation.email)])).execute();
+    await trx.insertInto('invitation_emails').values({ team_id: invitation.team_id, email: invitation.email, invitation_id: invitation.id, sent_at: now }).execute();
+  }
+
   /** Issues a fresh token and queues its e-mail, inside the caller's transaction. */
   async function sendToken(trx: Queryable, actor: Actor, invitation: { id: string; team_id: string; email: string; role: Role }, now: Date) {
+    await countMail(trx, invitation, now);
     const token = newSecret('inv');
     const expiresAt = addDays(now, INVITATION_DAYS);
     await trx.updateTable('invitations').set({ token_hash: hashSecret(token), expires_at: expiresAt }).where('id', '=', invitation.id).execute();
@@ -49,7 +104,7 @@ export function createInvitationsService({ db, clock, access, sealer, limiter, p
     await enqueueEmail(trx, sealer, now, {
       to: invitation.email,
       ...invitationEmail({
-        teamName: team.name, role: invitation.role, inviterName: inviter.name || inviter.email, to: invitation.email,
+        teamName: oneLine(team.name), role: invitation.role, inviterName: oneLine(inviter.name) || inviter.email, to: invitation.email,
         link: `${publicUrl}/invitations/${encodeURIComponent(token)}`, expiresAt,
       }),
     });

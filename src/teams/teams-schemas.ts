@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, Nullable, PlainName, Timestamp } from '../http/schemas.ts';
 import { RoleName } from '../projects/projects-schemas.ts';
 
 export { RoleName };
 export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: 'Lowercase letters, digits and single dashes' });
-const TeamName = Type.String({ minLength: 1, maxLength: 100 });
+const TeamName = PlainName({ maxLength: 100 });
 
 const teamFields = { id: Type.String(), name: Type.String(), slug: Type.String(), owner_id: Type.String(), created_at: Timestamp };
 export const Team = Type.Object({ ...teamFields, role: RoleName, member_count: Type.Integer() }, { $id: 'Team', description: "A team, with the caller's role and the member count" });
