@@ -28,7 +28,8 @@ export function agentRoutes({ agents, sync }: { agents: AgentsService; sync: Syn
     });
 
     app.post('/v2/agent/sync', {
-      config: { auth: 'agent' },
+      // The answer carries env values, which are sealed at rest: not kept for a replay either.
+      config: { auth: 'agent', secretAnswer: 'Sync again with a new Idempotency-Key: each answer is the current desired state.' },
       schema: {
         tags, summary: "The agent's heartbeat, report and instructions; ?wait=N holds the answer until the desired state changes",
         security: [{ agent: [] }], querystring: S.SyncQuery, body: Type.Optional(S.SyncBody), response: { 200: S.SyncAnswer, ...problemResponses },

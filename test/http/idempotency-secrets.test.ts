@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, FACTORY_PASSWORD, newProject, newUser } from '../helpers/factories.ts';
-import { ADMIN } from '../helpers/frames.ts';
+import { ADMIN, cloudWorld, framePath, newFrame } from '../helpers/frames.ts';
 import { secretAnswerRoutes } from '../../src/http/idempotency.ts';
 
 let t: TestApp;
@@ -53,6 +53,29 @@ describe('Idempotency-Key and secrets (issue 12, item 1)', () => {
     expect(JSON.stringify(await rows())).not.toMatch(SECRET);
   });
 
+  it('keeps no env values of an agent sync either', async () => {
+    const u = await testApp(); // its only cloud agent is the one every cloud frame lands on
+    try {
+      const w = await cloudWorld(u);
+      const frame = await newFrame(u, w.ann, w.project.id, w.space);
+      const value = 'postgres://app:hunter2-sync-secret@db/app';
+      const put = await u.put(`${framePath(frame)}/env`, { token: w.ann.token, body: { vars: { DATABASE_URL: value } } });
+      expect(put.status, put.text).toBeLessThan(300);
+      const deploy = await u.post(`${framePath(frame)}/deploy`, { token: w.ann.token, body: {} });
+      expect(deploy.status, deploy.text).toBeLessThan(300);
+      const headers = { 'idempotency-key': 'sync-1' };
+      const first = await u.post('/v2/agent/sync', { token: w.agent.token, body: {}, headers });
+      expect(first.status, first.text).toBe(200);
+      expect(first.text).toContain(value);
+      const stored = await u.db.selectFrom('idempotency_keys').selectAll().execute();
+      expect(stored.map((r) => r.key)).toContain('sync-1');
+      expect(JSON.stringify(stored)).not.toContain('hunter2-sync-secret');
+      expectProblem(await u.post('/v2/agent/sync', { token: w.agent.token, body: {}, headers }), 409, 'idempotent_secret_not_replayed');
+    } finally {
+      await u.close();
+    }
+  });
+
   it('still replays answers without a secret, and the errors of secret-bearing routes', async () => {
     const ann = await newUser(t, 'ann');
     const headers = { 'idempotency-key': 'wrong-password-1' };
@@ -86,7 +109,8 @@ describe('Idempotency-Key and secrets (issue 12, item 1)', () => {
       if (!s || depth > 6) return false;
       if (typeof s.description === 'string' && /shown once/i.test(s.description)) return true;
       for (const [name, p] of Object.entries<any>(s.properties ?? {})) {
-        if (/(^|_)(token|secret)$/i.test(name) || secretField(p, depth + 1)) return true;
+        // A token or secret, or env values (sealed at rest everywhere else).
+        if (/(^|_)(token|secret)$/i.test(name) || name === 'env' || secretField(p, depth + 1)) return true;
       }
       return [s.items, ...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].some((x) => x && secretField(x, depth + 1));
     };
@@ -101,6 +125,7 @@ describe('Idempotency-Key and secrets (issue 12, item 1)', () => {
     expect(found).toEqual(expect.arrayContaining([
       'POST /v2/auth/signup', 'POST /v2/auth/login', 'POST /v2/user/tokens',
       'POST /v2/projects/:project_id/webhook', 'POST /v2/projects/:project_id/agents', 'POST /v2/admin/agents',
+      'POST /v2/agent/sync',
     ]));
     expect(secretAnswerRoutes(t.app).filter((r) => r.startsWith('POST '))).toEqual(found.sort());
   });
