@@ -1,7 +1,7 @@
 // A tenant's app that tries, as an attacker would, every way out of its runtime: the service's
 // files, the agent's state, the service's database (embedded socket, loopback TCP, the host as a
-// container sees it), the service's process, the Docker socket, writing outside its own
-// directory. GET / answers what each attempt got, as JSON; a test asserts every attempt failed.
+// container sees it), the service's process (its environment, a signal), the Docker socket,
+// writing outside its own directory. GET / answers what each attempt got, as JSON; a test asserts every attempt failed.
 import { execFileSync } from 'node:child_process';
 import { expect } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -41,6 +41,8 @@ async function attempts() {
   list('data_dir', D);
   read('service_environ', '/proc/' + E.TARGET_PID + '/environ');
   read('service_cmdline', '/proc/' + E.TARGET_PID + '/cmdline');
+  // SIGCONT does the service no harm: only whether it could be signalled at all counts.
+  try { process.kill(Number(E.TARGET_PID), 'SIGCONT'); out.signal_service = 'SIGNALLED'; } catch (e) { out.signal_service = e.code || String(e); }
   write('write_service_source', E.TARGET_SOURCE + '/pwned.txt');
   write('write_etc', '/etc/pwned.txt');
   if (E.TARGET_PG_SOCKET) await dial('pg_socket', { path: E.TARGET_PG_SOCKET });
@@ -84,7 +86,7 @@ export function attackerRepo(root: string): string {
  * code at its own path, so DATA_DIR/agent exists inside, empty but for that path).
  */
 export function breaches(verdict: Record<string, string>, skeleton = ['agent']): Record<string, string> {
-  const leaks = (v: string) => /^(READ|WROTE|CONNECTED)/.test(v)
+  const leaks = (v: string) => /^(READ|WROTE|CONNECTED|SIGNALLED)/.test(v)
     || (v.startsWith('LISTED ') && v.slice(7).split(',').some((n) => n && !skeleton.includes(n)));
   return Object.fromEntries(Object.entries(verdict).filter(([, v]) => leaks(v)));
 }
