@@ -13,7 +13,7 @@
 // Changes are applied one at a time (a queue); crash restarts run on their own timers, and
 // check that their set still lives.
 import type { DesiredFrame, ReplicaEventType } from './protocol.ts';
-import type { FrameSupervisor, SupervisorDeps } from './supervisor.ts';
+import { replicaEvent, type FrameSupervisor, type SupervisorDeps } from './supervisor.ts';
 import type { PersistedFrame } from './state.ts';
 import { FrameProxy } from './proxy.ts';
 import { Replica, restartDelayMs, STABLE_AFTER_MS, type ExitReport, type ReplicaHooks } from './replica.ts';
@@ -190,12 +190,9 @@ export class FrameRunner implements FrameSupervisor {
   }
 
   private report(set: ReplicaSet, replica: number, type: ReplicaEventType, detail?: Record<string, unknown>) {
-    // Healthy behind a port someone else holds is not serving: the frame must say why.
-    const held = this.portHeld && type === 'healthy';
-    this.deps.event({
-      frame_id: this.frameId, replica, type: held ? 'unhealthy' : type, generation: set.generation, deployment_id: set.deploymentId,
-      at: new Date().toISOString(), ...(held ? { detail: { reason: 'port_in_use' } } : detail ? { detail } : {}),
-    });
+    this.deps.event(replicaEvent({
+      frameId: this.frameId, replica, type, generation: set.generation, deploymentId: set.deploymentId, detail, portHeld: this.portHeld,
+    }));
   }
 
   /** Says again how the serving set's replicas are, under the current generation (after a failed build, a port change of hands). */

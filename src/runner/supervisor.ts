@@ -1,7 +1,7 @@
 // What the agent asks of the supervisor of one frame, whatever runs it: replica runtimes
 // (frame-runner.ts, on process or docker) or a whole-frame orchestrator (runtimes/swarm.ts).
 import type { AgentLog } from './log.ts';
-import type { BuildReport, DesiredFrame, SyncEvent } from './protocol.ts';
+import type { BuildReport, DesiredFrame, ReplicaEventType, SyncEvent } from './protocol.ts';
 import type { PersistedFrame } from './state.ts';
 
 export interface FrameSupervisor {
@@ -34,3 +34,19 @@ export interface SupervisorDeps {
 export type SupervisorFactory = (frameId: string, deps: SupervisorDeps) => FrameSupervisor;
 
 export const nowIso = () => new Date().toISOString();
+
+/**
+ * A replica's event for the sync. Healthy behind a frame port that someone else holds is not
+ * serving: it goes out as unhealthy with `port_in_use`, so the frame says why.
+ */
+export function replicaEvent(e: {
+  frameId: string; replica: number; type: ReplicaEventType; generation: number; deploymentId?: string;
+  detail?: Record<string, unknown>; portHeld: boolean;
+}): SyncEvent {
+  const held = e.portHeld && e.type === 'healthy';
+  return {
+    frame_id: e.frameId, replica: e.replica, type: held ? 'unhealthy' : e.type, generation: e.generation,
+    ...(e.deploymentId ? { deployment_id: e.deploymentId } : {}), at: nowIso(),
+    ...(held ? { detail: { reason: 'port_in_use' } } : e.detail ? { detail: e.detail } : {}),
+  };
+}

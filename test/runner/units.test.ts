@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { isOomExit, restartDelayMs } from '../../src/runner/replica.ts';
 import { parseProcfile, runPlan } from '../../src/runner/build/plan.ts';
 import { repositoryUrl } from '../../src/runner/build/fetch.ts';
-import { generatedDockerfile } from '../../src/runner/build/dockerfile.ts';
+import { generatedDockerfile, runAsUser } from '../../src/runner/build/dockerfile.ts';
+import { replicaEvent } from '../../src/runner/supervisor.ts';
 import { nanosOf } from '../../src/runner/runtimes/docker-logs.ts';
 import { MAX_BATCH_BYTES, Outbox, SyncClient, takeBatch } from '../../src/runner/client.ts';
 import pino from 'pino';
@@ -68,6 +69,16 @@ describe('Procfile and build plan', () => {
       'ENV HOME=/tmp NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false',
       'RUN npm ci --no-audit --no-fund', 'RUN npm run build', 'CMD ["sh","-c","npm start"]', '',
     ]);
+  });
+
+  it.each([[undefined, '1000:1000'], ['', '1000:1000'], ['root', '1000:1000'], ['0:0', '1000:1000'], ['node', 'node'], ['1001:1001', '1001:1001']])(
+    'an image whose user is %j runs as %s', (imageUser, user) => expect(runAsUser(imageUser)).toBe(user));
+
+  it('reports a healthy replica behind a held port as port_in_use, and other events as they are', () => {
+    const base = { frameId: 'frm_x', replica: 1, generation: 3, deploymentId: 'dep_y' };
+    expect(replicaEvent({ ...base, type: 'healthy', portHeld: true })).toMatchObject({ type: 'unhealthy', detail: { reason: 'port_in_use' }, deployment_id: 'dep_y' });
+    expect(replicaEvent({ ...base, type: 'healthy', portHeld: false })).not.toHaveProperty('detail');
+    expect(replicaEvent({ ...base, type: 'crashed', detail: { exit_code: 4 }, portHeld: true })).toMatchObject({ type: 'crashed', detail: { exit_code: 4 } });
   });
 
   it('orders container log timestamps to the nanosecond', () => {

@@ -6,6 +6,10 @@ import type { RunPlan } from './plan.ts';
 /** The user that generated images run as, by number: the image need not name it. */
 export const APP_USER = '1000:1000';
 
+/** The user a container of an image runs as: the image's own, unless that is root (or unset). */
+export const runAsUser = (imageUser: string | undefined) =>
+  !imageUser || /^(root|0)(:.*)?$/.test(imageUser) ? APP_USER : imageUser;
+
 export function generatedDockerfile(plan: RunPlan, baseImage: string): string {
   return [
     `FROM ${baseImage}`,

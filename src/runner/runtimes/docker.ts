@@ -7,7 +7,7 @@
 import { constants } from 'node:os';
 import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../build/image.ts';
-import { APP_USER } from '../build/dockerfile.ts';
+import { APP_USER, runAsUser } from '../build/dockerfile.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import type { ExitInfo, ReplicaRef, ReplicaRuntime, ReplicaSpec, RunningReplica, Release, Volume } from './runtime.ts';
 
@@ -44,7 +44,6 @@ export async function dockerAnswers(docker: Docker): Promise<boolean> {
 }
 
 const signalName = (code: number) => Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] ?? null;
-const isRoot = (user: string | undefined) => !user || /^(root|0)(:.*)?$/.test(user);
 
 export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
   const { docker } = o;
@@ -128,7 +127,7 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
       const container = await docker.createContainer({
         Image: spec.release.artifact,
         // An image that would run as root runs as the unprivileged user instead.
-        User: isRoot(image.Config?.User) ? APP_USER : image.Config.User,
+        User: runAsUser(image.Config?.User),
         Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
         ExposedPorts: { [`${spec.port}/tcp`]: {} },
         Labels: {

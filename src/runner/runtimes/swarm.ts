@@ -7,12 +7,12 @@ import type Docker from 'dockerode';
 import { buildImage, inspectImage, pruneImages } from '../build/image.ts';
 import { FrameProxy } from '../proxy.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
-import { nowIso, type FrameSupervisor, type SupervisorDeps } from '../supervisor.ts';
+import { nowIso, replicaEvent, type FrameSupervisor, type SupervisorDeps } from '../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
 import type { PersistedFrame } from '../state.ts';
 import { BuildError, type Endpoint, type Release } from './runtime.ts';
 import { applyService, findService, scaleService, serviceSpec, tasksOf, type TaskView } from './swarm-service.ts';
-import { APP_USER } from '../build/dockerfile.ts';
+import { runAsUser } from '../build/dockerfile.ts';
 
 export interface SwarmOptions {
   docker: Docker; baseImage: string; memoryMb: number; cpus: number;
@@ -131,7 +131,7 @@ class SwarmFrame implements FrameSupervisor {
   private async deploy(spec: DesiredFrame) {
     const { release, env } = this.release!;
     const image = await inspectImage(this.o.docker, release.artifact);
-    const user = image?.Config?.User && !/^(root|0)(:.*)?$/.test(image.Config.User) ? image.Config.User : APP_USER;
+    const user = runAsUser(image?.Config?.User);
     const sent = await applyService(this.o.docker, serviceSpec({
       frameId: this.frameId, release, env, replicas: spec.replica_count, port: spec.port, volumes: spec.volumes,
       memoryMb: this.o.memoryMb, cpus: this.o.cpus, user, nodeId: this.o.registry ? undefined : await this.self(),
@@ -187,12 +187,9 @@ class SwarmFrame implements FrameSupervisor {
   }
 
   private report(replica: number, type: ReplicaEventType, deploymentId: string, detail?: Record<string, unknown>) {
-    const held = this.portHeld && type === 'healthy';
-    this.deps.event({
-      frame_id: this.frameId, replica, type: held ? 'unhealthy' : type, generation: this.spec!.generation,
-      ...(deploymentId ? { deployment_id: deploymentId } : {}), at: nowIso(),
-      ...(held ? { detail: { reason: 'port_in_use' } } : detail ? { detail } : {}),
-    });
+    this.deps.event(replicaEvent({
+      frameId: this.frameId, replica, type, generation: this.spec!.generation, deploymentId, detail, portHeld: this.portHeld,
+    }));
   }
 
   private reportStopped() {
