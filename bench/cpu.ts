@@ -19,7 +19,8 @@ function taskCpu(path: string): number | undefined {
 }
 
 /** The service's main thread (the event loop), apart from the load generator's worker thread. */
-export const serviceThreadCpu = () => taskCpu(`/proc/${process.pid}/task/${process.pid}/stat`) ?? NaN;
+export const serviceThreadCpu = () =>
+  taskCpu(`/proc/${process.pid}/task/${process.pid}/stat`) ?? NaN;
 
 export type CpuSnapshot = Map<number, number>;
 

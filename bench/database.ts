@@ -44,7 +44,11 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
       const pool = createPool(url.toString(), { max: 2, timeoutMs: 3_600_000 });
-      try { await migrate(pool); } finally { await pool.end(); }
+      try {
+        await migrate(pool);
+      } finally {
+        await pool.end();
+      }
       return url.toString();
     },
     async version() {
@@ -52,7 +56,9 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
     },
     async stop() {
       // On a shared server, leave nothing behind; the embedded one goes away whole.
-      if (!dir) for (const name of created) await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+      if (!dir)
+        for (const name of created)
+          await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
       await admin.end();
       await stopEmbedded();
       if (dir) rmSync(dir, { recursive: true, force: true });

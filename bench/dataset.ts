@@ -7,28 +7,99 @@
 import type { Role } from '../src/db/schema.ts';
 import { newId } from '../src/ids.ts';
 import { newSecret } from '../src/secrets.ts';
-import { powerLaw, randomInt, seededRandom, shuffle, weighted, zipfSizes, type Random } from './shape.ts';
+import {
+  powerLaw,
+  randomInt,
+  seededRandom,
+  shuffle,
+  weighted,
+  zipfSizes,
+  type Random,
+} from './shape.ts';
 
 export const FRAMES_PER_AGENT = 500;
 
-export interface Sizes { users: number; teams: number; memberships: number; projects: number; grants: number; frames: number }
+export interface Sizes {
+  users: number;
+  teams: number;
+  memberships: number;
+  projects: number;
+  grants: number;
+  frames: number;
+}
 
 export function sizesFor(scale: number): Sizes {
   const n = (full: number) => Math.round(full * scale);
-  return { users: n(100_000), teams: n(20_000), memberships: n(200_000), projects: n(50_000), grants: n(100_000), frames: n(50_000) };
+  return {
+    users: n(100_000),
+    teams: n(20_000),
+    memberships: n(200_000),
+    projects: n(50_000),
+    grants: n(100_000),
+    frames: n(50_000),
+  };
 }
 
-export interface User { id: string; email: string; name: string; createdAt: Date; token: string; tokenId: string }
-export interface Member { user: number; role: Role; joinedAt: Date }
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  createdAt: Date;
+  token: string;
+  tokenId: string;
+}
+export interface Member {
+  user: number;
+  role: Role;
+  joinedAt: Date;
+}
 /** members[0] is the owner: teams.owner_id and the one row with role owner. */
-export interface Team { id: string; name: string; slug: string; createdAt: Date; members: Member[] }
-export interface Project { id: string; spaceId: string; owner: number; name: string; createdAt: Date; grants: number[] }
-export interface Grant { id: string; team: number; project: number; role: Exclude<Role, 'owner'>; createdAt: Date }
-export interface Agent { id: string; name: string; token: string; createdAt: Date }
-export interface Frame { id: string; deploymentId: string; project: number; agent: number; name: string; port: number; createdAt: Date }
+export interface Team {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: Date;
+  members: Member[];
+}
+export interface Project {
+  id: string;
+  spaceId: string;
+  owner: number;
+  name: string;
+  createdAt: Date;
+  grants: number[];
+}
+export interface Grant {
+  id: string;
+  team: number;
+  project: number;
+  role: Exclude<Role, 'owner'>;
+  createdAt: Date;
+}
+export interface Agent {
+  id: string;
+  name: string;
+  token: string;
+  createdAt: Date;
+}
+export interface Frame {
+  id: string;
+  deploymentId: string;
+  project: number;
+  agent: number;
+  name: string;
+  port: number;
+  createdAt: Date;
+}
 
 export interface Dataset {
-  sizes: Sizes; users: User[]; teams: Team[]; projects: Project[]; grants: Grant[]; agents: Agent[]; frames: Frame[];
+  sizes: Sizes;
+  users: User[];
+  teams: Team[];
+  projects: Project[];
+  grants: Grant[];
+  agents: Agent[];
+  frames: Frame[];
 }
 
 const DAY = 86_400_000;
@@ -39,7 +110,8 @@ const STAMP = new Date();
 const id = (kind: Parameters<typeof newId>[0]) => newId(kind, STAMP);
 
 /** A time between `from` and now, at fraction `x` of the way. */
-const between = (from: Date, now: number, x: number) => new Date(from.getTime() + (now - from.getTime()) * x);
+const between = (from: Date, now: number, x: number) =>
+  new Date(from.getTime() + (now - from.getTime()) * x);
 
 export function drawDataset(scale: number, seed = 20261122): Dataset {
   const sizes = sizesFor(scale);
@@ -50,22 +122,39 @@ export function drawDataset(scale: number, seed = 20261122): Dataset {
   const at = (i: number, n: number) => new Date(start + ((now - start) * i) / n);
 
   const users: User[] = Array.from({ length: sizes.users }, (_, i) => ({
-    id: id('user'), email: `user${i}@bench.example`, name: `User ${i}`,
-    createdAt: at(i, sizes.users), token: newSecret('fp'), tokenId: id('token'),
+    id: id('user'),
+    email: `user${i}@bench.example`,
+    name: `User ${i}`,
+    createdAt: at(i, sizes.users),
+    token: newSecret('fp'),
+    tokenId: id('token'),
   }));
   const teams = drawTeams(random, sizes, users, now, at);
   const projects: Project[] = Array.from({ length: sizes.projects }, (_, i) => ({
-    id: id('project'), spaceId: id('space'),
-    owner: randomInt(random, sizes.users), name: `Project ${i}`, createdAt: at(i, sizes.projects), grants: [],
+    id: id('project'),
+    spaceId: id('space'),
+    owner: randomInt(random, sizes.users),
+    name: `Project ${i}`,
+    createdAt: at(i, sizes.projects),
+    grants: [],
   }));
   const grants = drawGrants(random, sizes, projects, now);
   const { agents, frames } = drawFrames(random, sizes, projects, now);
   return { sizes, users, teams, projects, grants, agents, frames };
 }
 
-function drawTeams(random: Random, sizes: Sizes, users: User[], now: number, at: (i: number, n: number) => Date): Team[] {
+function drawTeams(
+  random: Random,
+  sizes: Sizes,
+  users: User[],
+  now: number,
+  at: (i: number, n: number) => Date,
+): Team[] {
   // A few very large teams (the largest about a tenth of all users), most with a handful.
-  const teamSizes = shuffle(random, zipfSizes(sizes.teams, sizes.memberships, 0.9, 1, Math.ceil(sizes.users / 8)));
+  const teamSizes = shuffle(
+    random,
+    zipfSizes(sizes.teams, sizes.memberships, 0.9, 1, Math.ceil(sizes.users / 8)),
+  );
   // Each user gets a number of seats; the seats, shuffled, fill the teams. A few more seats than
   // memberships, so that a seat refused as a duplicate can be given to another team.
   const seatsOf = powerLaw(random, 2.3, 50);
@@ -75,24 +164,42 @@ function drawTeams(random: Random, sizes: Sizes, users: User[], now: number, at:
   shuffle(random, seats);
 
   const teams: Team[] = teamSizes.map((_, i) => ({
-    id: id('team'), name: `Team ${i}`, slug: `team-${i}`, createdAt: at(i, sizes.teams), members: [],
+    id: id('team'),
+    name: `Team ${i}`,
+    slug: `team-${i}`,
+    createdAt: at(i, sizes.teams),
+    members: [],
   }));
   const deferred: number[] = [];
   let next = 0;
   // Largest first: they are the most likely to draw a seat of a user already in them.
-  const order = teamSizes.map((size, t) => [size, t]).sort((a, b) => b[0] - a[0]).map(([, t]) => t);
+  const order = teamSizes
+    .map((size, t) => [size, t])
+    .sort((a, b) => b[0] - a[0])
+    .map(([, t]) => t);
   for (const t of order) {
     const team = teams[t];
     const taken = new Set<number>();
     const take = (u: number) => {
       const joinedAt = taken.size === 0 ? team.createdAt : between(team.createdAt, now, random());
-      const role: Role = taken.size === 0 ? 'owner' : weighted(random, [['viewer', 35], ['member', 55], ['admin', 10]]);
+      const role: Role =
+        taken.size === 0
+          ? 'owner'
+          : weighted(random, [
+              ['viewer', 35],
+              ['member', 55],
+              ['admin', 10],
+            ]);
       taken.add(u);
       team.members.push({ user: u, role, joinedAt });
     };
-    for (let i = 0; i < deferred.length && taken.size < teamSizes[t];) {
+    for (let i = 0; i < deferred.length && taken.size < teamSizes[t]; ) {
       if (taken.has(deferred[i])) i++;
-      else { take(deferred[i]); deferred[i] = deferred[deferred.length - 1]; deferred.pop(); }
+      else {
+        take(deferred[i]);
+        deferred[i] = deferred[deferred.length - 1];
+        deferred.pop();
+      }
     }
     while (taken.size < teamSizes[t]) {
       if (next >= seats.length) throw new Error('ran out of seats while drawing memberships');
@@ -117,8 +224,15 @@ function drawGrants(random: Random, sizes: Sizes, projects: Project[], now: numb
       const createdAt = between(project.createdAt, now, random());
       project.grants.push(grants.length);
       grants.push({
-        id: id('grant'), team, project: p, createdAt,
-        role: weighted(random, [['viewer', 40], ['member', 40], ['admin', 20]]),
+        id: id('grant'),
+        team,
+        project: p,
+        createdAt,
+        role: weighted(random, [
+          ['viewer', 40],
+          ['member', 40],
+          ['admin', 20],
+        ]),
       });
     }
   });
@@ -131,14 +245,30 @@ function drawFrames(random: Random, sizes: Sizes, projects: Project[], now: numb
   perProject.forEach((count, p) => {
     for (let k = 0; k < count; k++) {
       const createdAt = between(projects[p].createdAt, now, random());
-      frames.push({ id: id('frame'), deploymentId: id('deployment'), project: p, agent: 0, name: `frame-${frames.length}`, port: 3000 + (frames.length % 1000), createdAt });
+      frames.push({
+        id: id('frame'),
+        deploymentId: id('deployment'),
+        project: p,
+        agent: 0,
+        name: `frame-${frames.length}`,
+        port: 3000 + (frames.length % 1000),
+        createdAt,
+      });
     }
   });
   // Cloud agents carry FRAMES_PER_AGENT frames each, drawn at random; agent 0 is the one whose
   // sync is measured, with exactly that many.
-  shuffle(random, frames).forEach((f, i) => { f.agent = Math.floor(i / FRAMES_PER_AGENT); });
-  const agents: Agent[] = Array.from({ length: Math.ceil(frames.length / FRAMES_PER_AGENT) }, (_, a) => ({
-    id: id('agent'), name: `cloud-${a}`, token: newSecret('fpa'), createdAt: new Date(now),
-  }));
+  shuffle(random, frames).forEach((f, i) => {
+    f.agent = Math.floor(i / FRAMES_PER_AGENT);
+  });
+  const agents: Agent[] = Array.from(
+    { length: Math.ceil(frames.length / FRAMES_PER_AGENT) },
+    (_, a) => ({
+      id: id('agent'),
+      name: `cloud-${a}`,
+      token: newSecret('fpa'),
+      createdAt: new Date(now),
+    }),
+  );
   return { agents, frames };
 }

@@ -9,7 +9,10 @@ import { encodeCursor } from '../src/http/schemas.ts';
 export const CALLERS = 1_000;
 
 /** One request a caller makes: its bearer token and its path. */
-export interface Call { token: string; path: string }
+export interface Call {
+  token: string;
+  path: string;
+}
 
 export interface Fixtures {
   baseline: Call[];
@@ -45,7 +48,10 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     return undefined;
   }
 
-  const baseline = Array.from({ length: CALLERS }, () => ({ token: token(randomInt(random, users.length)), path: '/bench/baseline' }));
+  const baseline = Array.from({ length: CALLERS }, () => ({
+    token: token(randomInt(random, users.length)),
+    path: '/bench/baseline',
+  }));
 
   // The access check: a project reached through a grant. Grants are sampled uniformly, so the
   // projects shared with hundreds of teams come up as often as they hold grants.
@@ -53,27 +59,41 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
   while (projectRead.length < CALLERS) {
     const g = pick(grants);
     const u = viaGrant(g.project, 'viewer');
-    if (u !== undefined) projectRead.push({ token: token(u), path: `/v2/projects/${projects[g.project].id}` });
+    if (u !== undefined)
+      projectRead.push({ token: token(u), path: `/v2/projects/${projects[g.project].id}` });
   }
 
   const inTeams = new Set(teams.flatMap((t) => t.members.map((m) => m.user)));
   const members = [...inTeams];
-  const teamList = Array.from({ length: CALLERS }, () => ({ token: token(pick(members)), path: '/v2/teams' }));
+  const teamList = Array.from({ length: CALLERS }, () => ({
+    token: token(pick(members)),
+    path: '/v2/teams',
+  }));
 
   const big = teams.reduce((a, b) => (b.members.length > a.members.length ? b : a));
-  const memberList = Array.from({ length: CALLERS }, () => ({ token: token(pick(big.members).user), path: `/v2/teams/${big.id}/members` }));
+  const memberList = Array.from({ length: CALLERS }, () => ({
+    token: token(pick(big.members).user),
+    path: `/v2/teams/${big.id}/members`,
+  }));
   // The list's order is (joined_at, user id); a cursor names the row a page starts after.
-  const byJoin = [...big.members].sort((x, y) => x.joinedAt.getTime() - y.joinedAt.getTime() || (users[x.user].id < users[y.user].id ? -1 : 1));
+  const byJoin = [...big.members].sort(
+    (x, y) =>
+      x.joinedAt.getTime() - y.joinedAt.getTime() || (users[x.user].id < users[y.user].id ? -1 : 1),
+  );
   const memberPages = Array.from({ length: CALLERS }, () => {
     const after = pick(byJoin);
     const cursor = encodeCursor([after.joinedAt.toISOString(), users[after.user].id]);
-    return { token: token(pick(big.members).user), path: `/v2/teams/${big.id}/members?cursor=${cursor}` };
+    return {
+      token: token(pick(big.members).user),
+      path: `/v2/teams/${big.id}/members?cursor=${cursor}`,
+    };
   });
 
   // Frames of shared projects, read and operated by members of a team holding the grant. The
   // sync agent's frames are left alone, when there are others, so that its answer does not
   // change under it.
-  const frameUrl = (f: (typeof frames)[number]) => `/v2/projects/${projects[f.project].id}/spaces/${projects[f.project].spaceId}/frames/${f.id}`;
+  const frameUrl = (f: (typeof frames)[number]) =>
+    `/v2/projects/${projects[f.project].id}/spaces/${projects[f.project].spaceId}/frames/${f.id}`;
   const shared = frames.filter((f) => projects[f.project].grants.length > 0);
   const others = shared.filter((f) => f.agent !== 0);
   const operable = others.length > 0 ? others : shared;
@@ -89,7 +109,10 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     if (stopStart.length === CALLERS) break;
     const u = viaGrant(f.project, 'member');
     if (u === undefined) continue;
-    stopStart.push([{ token: token(u), path: `${frameUrl(f)}/stop` }, { token: token(u), path: `${frameUrl(f)}/start` }]);
+    stopStart.push([
+      { token: token(u), path: `${frameUrl(f)}/stop` },
+      { token: token(u), path: `${frameUrl(f)}/start` },
+    ]);
   }
 
   const sync = { token: data.agents[0].token, path: '/v2/agent/sync' };
@@ -98,6 +121,15 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     `agent sync: agent ${data.agents[0].id} with ${FRAMES_PER_AGENT} cloud frames`,
     `callers: ${CALLERS} per endpoint (stop/start: ${stopStart.length} frames, frame read: ${frameRead.length} callers)`,
   ];
-  return { baseline, projectRead, teamList, memberList, memberPages, frameRead, stopStart, sync, notes };
+  return {
+    baseline,
+    projectRead,
+    teamList,
+    memberList,
+    memberPages,
+    frameRead,
+    stopStart,
+    sync,
+    notes,
+  };
 }
-

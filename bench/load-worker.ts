@@ -23,15 +23,30 @@ const requests = Array.from({ length: steps }, (_, k) => ({
 // autocannon's own histogram keeps whole milliseconds; these keep the exact times (2xx only).
 const latencies: number[] = [];
 const statuses: Record<string, number> = {};
-const options = { url: spec.url, connections: spec.connections, duration: spec.seconds, timeout: 10, requests: requests as autocannon.Request[] };
+const options = {
+  url: spec.url,
+  connections: spec.connections,
+  duration: spec.seconds,
+  timeout: 10,
+  requests: requests as autocannon.Request[],
+};
 const instance = autocannon(options, (err, result) => {
   if (err) throw err;
   const sorted = Float64Array.from(latencies).sort();
-  const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
+  const at = (q: number) =>
+    sorted.length
+      ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
+      : NaN;
   const total = Object.values(statuses).reduce((s, n) => s + n, 0);
   const answer: LoadResult = {
-    requests: total, seconds: result.duration, rps: total / result.duration, p50: at(0.5), p99: at(0.99),
-    statuses, errors: result.errors, timeouts: result.timeouts,
+    requests: total,
+    seconds: result.duration,
+    rps: total / result.duration,
+    p50: at(0.5),
+    p99: at(0.99),
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
   };
   parentPort!.postMessage(answer);
 });

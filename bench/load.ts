@@ -2,7 +2,12 @@
 // its event loop to itself, as it would with the load generator in another process.
 import { Worker } from 'node:worker_threads';
 
-export interface Step { method: 'GET' | 'POST'; token: string; path: string; body?: string }
+export interface Step {
+  method: 'GET' | 'POST';
+  token: string;
+  path: string;
+  body?: string;
+}
 
 export interface LoadSpec {
   url: string;
@@ -32,9 +37,14 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(BOOT, { eval: true, workerData: spec });
     let result: LoadResult | undefined;
-    worker.once('message', (m: LoadResult) => { result = m; void worker.terminate(); });
+    worker.once('message', (m: LoadResult) => {
+      result = m;
+      void worker.terminate();
+    });
     worker.once('error', reject);
-    worker.once('exit', () => (result ? resolve(result) : reject(new Error('the load worker exited without a result'))));
+    worker.once('exit', () =>
+      result ? resolve(result) : reject(new Error('the load worker exited without a result')),
+    );
   });
 }
 

@@ -7,7 +7,10 @@ import { median } from './rounds.ts';
 import type { Scenario } from './scenarios.ts';
 
 export interface Measurement {
-  scenario: Scenario; connections: number; result: LoadResult; queriesPerRequest: number;
+  scenario: Scenario;
+  connections: number;
+  result: LoadResult;
+  queriesPerRequest: number;
   /** The baseline's median req/s over the rounds, at the same connection count (itself, for the baseline). */
   baselineRps: number;
   /** req/s over the baseline's, round by round (bench/rounds.ts). */
@@ -30,11 +33,15 @@ const us = (x: number) => (Number.isNaN(x) ? '–' : String(Math.round(x)));
 
 export const ratio = (m: Measurement) => median(m.ratios);
 
-const ratioText = (m: Measurement) => m.ratios.length < 2 ? ratio(m).toFixed(2)
-  : `${ratio(m).toFixed(2)} (${Math.min(...m.ratios).toFixed(2)}–${Math.max(...m.ratios).toFixed(2)})`;
+const ratioText = (m: Measurement) =>
+  m.ratios.length < 2
+    ? ratio(m).toFixed(2)
+    : `${ratio(m).toFixed(2)} (${Math.min(...m.ratios).toFixed(2)}–${Math.max(...m.ratios).toFixed(2)})`;
 
 const problems = (r: LoadResult) => {
-  const bad = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${n}×${s}`);
+  const bad = Object.entries(r.statuses)
+    .filter(([s]) => !s.startsWith('2'))
+    .map(([s, n]) => `${n}×${s}`);
   if (r.errors) bad.push(`${r.errors} errors`);
   if (r.timeouts) bad.push(`${r.timeouts} timeouts`);
   return bad.join(', ') || '0';
@@ -46,41 +53,62 @@ export const TABLE_HEAD = [
 ];
 
 export function tableRow(m: Measurement): string {
-  return `| ${m.scenario.name} | ${m.connections} | ${Math.round(m.result.rps)} | ${ms(m.result.p50)} | ${ms(m.result.p99)} | ` +
+  return (
+    `| ${m.scenario.name} | ${m.connections} | ${Math.round(m.result.rps)} | ${ms(m.result.p50)} | ${ms(m.result.p99)} | ` +
     `${Math.round(m.baselineRps)} | ${ratioText(m)} | ${m.queriesPerRequest.toFixed(2)} | ${us(m.serviceUsPerRequest)} | ${us(m.databaseUsPerRequest)} | ` +
-    `${problems(m.result)} | ${m.load.toFixed(1)} |`;
+    `${problems(m.result)} | ${m.load.toFixed(1)} |`
+  );
 }
 
 /** Project reads at P99_AT_CONNECTIONS, alternating between the two datasets. */
-export interface AccessCheck { small: LoadResult[]; large: LoadResult[]; smallUsers: number; largeUsers: number }
+export interface AccessCheck {
+  small: LoadResult[];
+  large: LoadResult[];
+  smallUsers: number;
+  largeUsers: number;
+}
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 export const p50Of = (runs: LoadResult[]) => mean(runs.map((r) => r.p50));
-export interface Target { what: string; pass: boolean; detail: string; /** Only errors fail a quick run. */ serviceError?: boolean }
+export interface Target {
+  what: string;
+  pass: boolean;
+  detail: string /** Only errors fail a quick run. */;
+  serviceError?: boolean;
+}
 
 export function evaluate(all: Measurement[], access: AccessCheck): Target[] {
   const targets: Target[] = [];
-  const failed = [...all.map((m) => ({ name: `${m.scenario.name} @${m.connections}`, r: m.result })),
-    ...[...access.small, ...access.large].map((r) => ({ name: 'access check', r }))].filter((x) => !clean(x.r));
+  const failed = [
+    ...all.map((m) => ({ name: `${m.scenario.name} @${m.connections}`, r: m.result })),
+    ...[...access.small, ...access.large].map((r) => ({ name: 'access check', r })),
+  ].filter((x) => !clean(x.r));
   targets.push({
-    what: 'every answer 2xx, no socket errors or timeouts (no 503 from cloud frames)', pass: failed.length === 0, serviceError: true,
+    what: 'every answer 2xx, no socket errors or timeouts (no 503 from cloud frames)',
+    pass: failed.length === 0,
+    serviceError: true,
     detail: failed.map((x) => `${x.name}: ${problems(x.r)}`).join('; ') || 'none failed',
   });
   for (const m of all.filter((x) => x.scenario.kind === 'read')) {
     const r = ratio(m);
     targets.push({
-      what: `${m.scenario.name} @${m.connections}: req/s ≥ ${MIN_RATIO} × baseline`, pass: r >= MIN_RATIO,
+      what: `${m.scenario.name} @${m.connections}: req/s ≥ ${MIN_RATIO} × baseline`,
+      pass: r >= MIN_RATIO,
       detail: `${ratioText(m)} (aim ${AIM_RATIO}: ${r >= AIM_RATIO ? 'reached' : 'not reached'})`,
     });
   }
-  for (const m of all.filter((x) => x.scenario.kind === 'read' && x.connections === P99_AT_CONNECTIONS)) {
+  for (const m of all.filter(
+    (x) => x.scenario.kind === 'read' && x.connections === P99_AT_CONNECTIONS,
+  )) {
     targets.push({
-      what: `${m.scenario.name} @${m.connections}: p99 < ${MAX_READ_P99_MS} ms`, pass: m.result.p99 < MAX_READ_P99_MS,
+      what: `${m.scenario.name} @${m.connections}: p99 < ${MAX_READ_P99_MS} ms`,
+      pass: m.result.p99 < MAX_READ_P99_MS,
       detail: `${ms(m.result.p99)} ms`,
     });
   }
   const growth = p50Of(access.large) / p50Of(access.small);
   targets.push({
-    what: `access check @${P99_AT_CONNECTIONS}: p50 on the large dataset ≤ ${MAX_P50_GROWTH} × the small one`, pass: growth <= MAX_P50_GROWTH,
+    what: `access check @${P99_AT_CONNECTIONS}: p50 on the large dataset ≤ ${MAX_P50_GROWTH} × the small one`,
+    pass: growth <= MAX_P50_GROWTH,
     detail: `${ms(p50Of(access.large))} ms vs ${ms(p50Of(access.small))} ms (× ${growth.toFixed(2)})`,
   });
   return targets;
@@ -88,11 +116,24 @@ export function evaluate(all: Measurement[], access: AccessCheck): Target[] {
 
 export const targetLine = (t: Target) => `- ${t.pass ? 'PASS' : 'MISS'} ${t.what}: ${t.detail}`;
 
-export interface Machine { cpu: string; memory: string; node: string; postgres: string; date: string; commit: string }
+export interface Machine {
+  cpu: string;
+  memory: string;
+  node: string;
+  postgres: string;
+  date: string;
+  commit: string;
+}
 
 export function machine(postgres: string): Machine {
   const cpus = os.cpus();
-  const git = (...args: string[]) => { try { return execFileSync('git', args, { encoding: 'utf8' }).trim(); } catch { return ''; } };
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
   const commit = git('rev-parse', '--short', 'HEAD') || 'unknown';
   return {
     cpu: `${cpus[0]?.model ?? 'unknown'} × ${cpus.length}`,
@@ -101,13 +142,22 @@ export function machine(postgres: string): Machine {
     postgres,
     date: new Date().toISOString(),
     // The figures are of the work tree, which may differ from the commit.
-    commit: git('status', '--porcelain', '--', 'src', 'migrations', 'package.json') ? `${commit} (with uncommitted changes)` : commit,
+    commit: git('status', '--porcelain', '--', 'src', 'migrations', 'package.json')
+      ? `${commit} (with uncommitted changes)`
+      : commit,
   };
 }
 
 export interface Report {
-  mode: 'full' | 'quick' | 'partial'; seconds: number; rounds: number; machine: Machine; datasets: string[]; notes: string[];
-  measurements: Measurement[]; access: AccessCheck; targets: Target[];
+  mode: 'full' | 'quick' | 'partial';
+  seconds: number;
+  rounds: number;
+  machine: Machine;
+  datasets: string[];
+  notes: string[];
+  measurements: Measurement[];
+  access: AccessCheck;
+  targets: Target[];
 }
 
 export function writeResults(file: string, r: Report) {
@@ -131,7 +181,7 @@ export function writeResults(file: string, r: Report) {
     '',
     'The machine is shared and its speed drifts, so each endpoint was measured in rounds, each right after a baseline run at the same connection count; ' +
       '`× baseline` is the median of the per-round ratios (their range in brackets), and the targets hold it. `req/s`, `p50` and `p99` are medians over the rounds. `queries/req` counts statements sent to PostgreSQL per request (round trips, BEGIN/COMMIT included). ' +
-      '`service µs/req` is the CPU the service\'s thread spent per request (the load generator\'s thread apart), `db µs/req` that of the PostgreSQL server\'s processes (– when the server is on another machine): on two shared cores they tell a heavier query from a heavier response. ' +
+      "`service µs/req` is the CPU the service's thread spent per request (the load generator's thread apart), `db µs/req` that of the PostgreSQL server's processes (– when the server is on another machine): on two shared cores they tell a heavier query from a heavier response. " +
       '`load` is the 1-minute load average at the end of the run: the bench itself keeps about 2 to 3 busy (service thread, load thread, PostgreSQL); more means other work shared the two cores.',
     '',
     ...TABLE_HEAD,
@@ -143,8 +193,12 @@ export function writeResults(file: string, r: Report) {
     '',
     '| dataset | users | run | req/s | p50 ms | p99 ms |',
     '|---|--:|--:|--:|--:|--:|',
-    ...(['small', 'large'] as const).flatMap((k) => r.access[k].map((x, i) =>
-      `| ${k} | ${k === 'small' ? r.access.smallUsers : r.access.largeUsers} | ${i + 1} | ${Math.round(x.rps)} | ${ms(x.p50)} | ${ms(x.p99)} |`)),
+    ...(['small', 'large'] as const).flatMap((k) =>
+      r.access[k].map(
+        (x, i) =>
+          `| ${k} | ${k === 'small' ? r.access.smallUsers : r.access.largeUsers} | ${i + 1} | ${Math.round(x.rps)} | ${ms(x.p50)} | ${ms(x.p99)} |`,
+      ),
+    ),
     '',
     '## Targets',
     '',

@@ -5,7 +5,11 @@
 import type { LoadResult } from './load.ts';
 
 export interface Run {
-  result: LoadResult; queriesPerRequest: number; load: number; serviceUsPerRequest: number; databaseUsPerRequest: number;
+  result: LoadResult;
+  queriesPerRequest: number;
+  load: number;
+  serviceUsPerRequest: number;
+  databaseUsPerRequest: number;
 }
 
 export const median = (xs: number[]) => {
@@ -17,14 +21,21 @@ export const median = (xs: number[]) => {
 /** Medians of the rates and latencies; every answer counted for the failure check; CPU and queries per request over all rounds. */
 export function fold(runs: Run[]): Run {
   const requests = runs.reduce((s, r) => s + r.result.requests, 0);
-  const perRequest = (pick: (r: Run) => number) => runs.reduce((s, r) => s + pick(r) * r.result.requests, 0) / Math.max(1, requests);
+  const perRequest = (pick: (r: Run) => number) =>
+    runs.reduce((s, r) => s + pick(r) * r.result.requests, 0) / Math.max(1, requests);
   const statuses: Record<string, number> = {};
-  for (const r of runs) for (const [k, n] of Object.entries(r.result.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
+  for (const r of runs)
+    for (const [k, n] of Object.entries(r.result.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
   return {
     result: {
-      requests, seconds: runs.reduce((s, r) => s + r.result.seconds, 0), statuses,
-      rps: median(runs.map((r) => r.result.rps)), p50: median(runs.map((r) => r.result.p50)), p99: median(runs.map((r) => r.result.p99)),
-      errors: runs.reduce((s, r) => s + r.result.errors, 0), timeouts: runs.reduce((s, r) => s + r.result.timeouts, 0),
+      requests,
+      seconds: runs.reduce((s, r) => s + r.result.seconds, 0),
+      statuses,
+      rps: median(runs.map((r) => r.result.rps)),
+      p50: median(runs.map((r) => r.result.p50)),
+      p99: median(runs.map((r) => r.result.p99)),
+      errors: runs.reduce((s, r) => s + r.result.errors, 0),
+      timeouts: runs.reduce((s, r) => s + r.result.timeouts, 0),
     },
     queriesPerRequest: perRequest((r) => r.queriesPerRequest),
     serviceUsPerRequest: perRequest((r) => r.serviceUsPerRequest),

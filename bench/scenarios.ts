@@ -11,20 +11,55 @@ export interface Scenario {
 }
 
 const get = (c: Call): Step[] => [{ method: 'GET', token: c.token, path: c.path }];
-const post = (c: Call, body?: string): Step => ({ method: 'POST', token: c.token, path: c.path, body });
+const post = (c: Call, body?: string): Step => ({
+  method: 'POST',
+  token: c.token,
+  path: c.path,
+  body,
+});
 
 export function scenarios(f: Fixtures): Scenario[] {
   return [
-    { key: 'baseline', name: 'baseline: auth + 1 indexed query', kind: 'baseline', sequences: f.baseline.map(get) },
-    { key: 'project', name: 'GET /v2/projects/:id (via a grant)', kind: 'read', sequences: f.projectRead.map(get) },
+    {
+      key: 'baseline',
+      name: 'baseline: auth + 1 indexed query',
+      kind: 'baseline',
+      sequences: f.baseline.map(get),
+    },
+    {
+      key: 'project',
+      name: 'GET /v2/projects/:id (via a grant)',
+      kind: 'read',
+      sequences: f.projectRead.map(get),
+    },
     { key: 'teams', name: 'GET /v2/teams', kind: 'read', sequences: f.teamList.map(get) },
-    { key: 'members', name: 'GET /v2/teams/:id/members (big team)', kind: 'read', sequences: f.memberList.map(get) },
+    {
+      key: 'members',
+      name: 'GET /v2/teams/:id/members (big team)',
+      kind: 'read',
+      sequences: f.memberList.map(get),
+    },
     // Member pages are memoized per team version (src/teams/member-pages.ts); a page per caller
     // all through the team measures the path behind the memo.
-    { key: 'memberpages', name: 'GET /v2/teams/:id/members?cursor= (1000 pages, unmemoized)', kind: 'reported', sequences: f.memberPages.map(get) },
+    {
+      key: 'memberpages',
+      name: 'GET /v2/teams/:id/members?cursor= (1000 pages, unmemoized)',
+      kind: 'reported',
+      sequences: f.memberPages.map(get),
+    },
     { key: 'frame', name: 'GET …/frames/:id', kind: 'read', sequences: f.frameRead.map(get) },
     // Each stop and each start counts as one request; cloud frames never wait for an agent.
-    { key: 'stopstart', name: 'POST …/stop, then …/start', kind: 'write', sequences: f.stopStart.map(([stop, start]) => [post(stop), post(start)]) },
-    { key: 'sync', name: 'POST /v2/agent/sync (500 frames)', kind: 'write', sequences: [[post(f.sync, '{}')]] },
+    {
+      key: 'stopstart',
+      name: 'POST …/stop, then …/start',
+      kind: 'write',
+      sequences: f.stopStart.map(([stop, start]) => [post(stop), post(start)]),
+    },
+    {
+      key: 'sync',
+      name: 'POST /v2/agent/sync (500 frames)',
+      kind: 'write',
+      sequences: [[post(f.sync, '{}')]],
+    },
   ];
 }

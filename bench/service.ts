@@ -25,14 +25,24 @@ export interface RunningService {
 
 export async function startService(databaseUrl: string): Promise<RunningService> {
   const config = loadConfig({
-    DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent',
-    SECRET_KEY: BENCH_SECRET_KEY, DATA_DIR: '/tmp/frameplane-bench-unused',
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SECRET_KEY: BENCH_SECRET_KEY,
+    DATA_DIR: '/tmp/frameplane-bench-unused',
   });
-  const pool = createPool(databaseUrl, { max: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs }); // as src/main.ts
+  const pool = createPool(databaseUrl, {
+    max: config.databasePoolSize,
+    timeoutMs: config.databaseTimeoutMs,
+  }); // as src/main.ts
   let queries = 0;
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: typeof query }).query = (...args) => { queries++; return query(...args); };
+    (client as unknown as { query: typeof query }).query = (...args) => {
+      queries++;
+      return query(...args);
+    };
   });
   const db = createDatabase(pool);
   const clock = systemClock(db);
@@ -44,7 +54,12 @@ export async function startService(databaseUrl: string): Promise<RunningService>
   // What every read is held against: a minimal authenticated route on the same stack (hooks,
   // auth, error mapping, pool) doing one indexed query.
   app.get('/bench/baseline', { config: { auth: 'user' }, schema: { hide: true } }, async (req) =>
-    db.selectFrom('users').select(['id', 'email', 'name', 'created_at']).where('id', '=', actorOf(req).userId).executeTakeFirstOrThrow());
+    db
+      .selectFrom('users')
+      .select(['id', 'email', 'name', 'created_at'])
+      .where('id', '=', actorOf(req).userId)
+      .executeTakeFirstOrThrow(),
+  );
 
   await app.listen({ port: 0, host: '127.0.0.1' });
   const database = await databaseCpu(databaseUrl);

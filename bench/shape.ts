@@ -37,8 +37,15 @@ export function weighted<T>(random: Random, choices: Array<[T, number]>): T {
  * a few huge, a long tail of small ones. Each size lies in [min, max]; whatever the cap cuts
  * off goes to the next ranks, so the sum stays exact.
  */
-export function zipfSizes(n: number, total: number, alpha: number, min: number, max: number): number[] {
-  if (n * min > total || n * max < total) throw new Error(`cannot split ${total} into ${n} sizes in [${min}, ${max}]`);
+export function zipfSizes(
+  n: number,
+  total: number,
+  alpha: number,
+  min: number,
+  max: number,
+): number[] {
+  if (n * min > total || n * max < total)
+    throw new Error(`cannot split ${total} into ${n} sizes in [${min}, ${max}]`);
   const weights = Array.from({ length: n }, (_, r) => 1 / (r + 1) ** alpha);
   const sum = weights.reduce((s, w) => s + w, 0);
   const extra = total - n * min;
@@ -46,9 +53,19 @@ export function zipfSizes(n: number, total: number, alpha: number, min: number, 
   const sizes = exact.map(Math.floor);
   let left = total - sizes.reduce((s, x) => s + x, 0);
   // Largest remainders first; what a cap refused goes to the top ranks that still have room.
-  const byRemainder = exact.map((x, r) => [x - Math.floor(x), r] as const).sort((a, b) => b[0] - a[0]);
-  for (const [, r] of byRemainder) if (left > 0 && sizes[r] < max) { sizes[r]++; left--; }
-  for (let r = 0; left > 0; r = (r + 1) % n) if (sizes[r] < max) { sizes[r]++; left--; }
+  const byRemainder = exact
+    .map((x, r) => [x - Math.floor(x), r] as const)
+    .sort((a, b) => b[0] - a[0]);
+  for (const [, r] of byRemainder)
+    if (left > 0 && sizes[r] < max) {
+      sizes[r]++;
+      left--;
+    }
+  for (let r = 0; left > 0; r = (r + 1) % n)
+    if (sizes[r] < max) {
+      sizes[r]++;
+      left--;
+    }
   return sizes;
 }
 
@@ -81,7 +98,11 @@ export function histogram(values: Iterable<number>, buckets: number[]): string {
     while (i > 0 && v < buckets[i]) i--;
     counts[i]++;
   }
-  const label = (i: number) => (i === buckets.length - 1 ? `${buckets[i]}+`
-    : buckets[i + 1] - buckets[i] === 1 ? `${buckets[i]}` : `${buckets[i]}-${buckets[i + 1] - 1}`);
+  const label = (i: number) =>
+    i === buckets.length - 1
+      ? `${buckets[i]}+`
+      : buckets[i + 1] - buckets[i] === 1
+        ? `${buckets[i]}`
+        : `${buckets[i]}-${buckets[i + 1] - 1}`;
   return buckets.map((_, i) => `${label(i)}: ${counts[i]}`).join(', ');
 }

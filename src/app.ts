@@ -14,6 +14,7 @@ import { installAuth, type AuthMode } from './http/auth.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { logSerializers } from './http/log-redaction.ts';
+import { installAccessLog } from './http/access-log.ts';
 import { IDEMPOTENCY_HOURS } from './jobs/sweeper.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Problem } from './http/schemas.ts';
@@ -38,7 +39,10 @@ import { agentRoutes } from './agent-api/agents-routes.ts';
 import { webhookRoutes } from './hooks/webhook-routes.ts';
 import { Agent } from './agent-api/agents-schemas.ts';
 
-export interface AppOptions { logger?: Logger; isReady?: () => boolean }
+export interface AppOptions {
+  logger?: Logger;
+  isReady?: () => boolean;
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -55,7 +59,14 @@ const BASELINE_HEADERS = {
 export async function buildApp(core: Core, services: Services, opts: AppOptions = {}) {
   const app = Fastify({
     // Whatever logger is given, URLs are logged with their tokens redacted (http/log-redaction.ts).
-    ...(opts.logger ? { loggerInstance: opts.logger.child({}, { serializers: logSerializers }) as FastifyBaseLogger } : { logger: false }),
+    ...(opts.logger
+      ? {
+          loggerInstance: opts.logger.child(
+            {},
+            { serializers: logSerializers },
+          ) as FastifyBaseLogger,
+        }
+      : { logger: false }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: core.config.bodyLimitBytes,
     trustProxy: core.config.trustProxy,
@@ -67,40 +78,79 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     routerOptions: { maxParamLength: 512 },
     // Errors the router raises before any route runs are problems too: a path that cannot be
     // decoded is 400, a path parameter longer than any id is simply not found.
-    frameworkErrors: (err, req, reply) => sendProblem(reply.headers(BASELINE_HEADERS).header('x-request-id', req.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new AppError(404, 'not_found', 'Not found', 'No such resource.')
-      : new AppError(400, 'bad_url', 'Bad request', 'The URL is not valid (bad percent-encoding).')),
+    frameworkErrors: (err, req, reply) =>
+      sendProblem(
+        reply.headers(BASELINE_HEADERS).header('x-request-id', req.id),
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError(404, 'not_found', 'Not found', 'No such resource.')
+          : new AppError(
+              400,
+              'bad_url',
+              'Bad request',
+              'The URL is not valid (bad percent-encoding).',
+            ),
+      ),
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   installJsonParser(app);
-  for (const schema of [Problem, User, Project, Space, Team, Member, Grant, Invitation, Frame, Deployment, Agent]) app.addSchema(schema);
-  app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id); });
-  // One access-log line per request.
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  for (const schema of [
+    Problem,
+    User,
+    Project,
+    Space,
+    Team,
+    Member,
+    Grant,
+    Invitation,
+    Frame,
+    Deployment,
+    Agent,
+  ])
+    app.addSchema(schema);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
   });
+  installAccessLog(app);
 
   await app.register(helmet, {
     global: true,
     // A plain-HTTP deployment must not have its page assets rewritten to https.
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: core.config.publicUrl.startsWith('https:') ? [] : null } },
+    contentSecurityPolicy: {
+      directives: {
+        upgradeInsecureRequests: core.config.publicUrl.startsWith('https:') ? [] : null,
+      },
+    },
   });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Frameplane API', version: '2.0.0', description: 'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457).' },
-      components: { securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer' },
-        operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
-        agent: { type: 'http', scheme: 'bearer', description: 'An agent token' },
-      } },
+      info: {
+        title: 'Frameplane API',
+        version: '2.0.0',
+        description: 'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457).',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+          agent: { type: 'http', scheme: 'bearer', description: 'An agent token' },
+        },
+      },
     },
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
     transform: ({ schema, url, route }) => {
       const auth: AuthMode = (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'user';
-      const security = { user: [{ bearer: [] }], admin: [{ operator: [] }], agent: [{ agent: [] }], optional: [{}, { bearer: [] }], none: [] }[auth];
+      const security = {
+        user: [{ bearer: [] }],
+        admin: [{ operator: [] }],
+        agent: [{ agent: [] }],
+        optional: [{}, { bearer: [] }],
+        none: [],
+      }[auth];
       return { schema: { ...schema, security } as typeof schema, url };
     },
   });
@@ -108,11 +158,15 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   installAuth(app, services.identity, services.agents, core.config.adminToken);
   installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS, core.sealer);
 
-  app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
   // The API reference is public, like the document it shows (a browser sends no token). It is
   // registered after the error handler, so that its errors are problems too.
   await app.register(async (docs) => {
-    docs.addHook('onRoute', (route) => { route.config = { ...route.config, auth: 'none' }; });
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, auth: 'none' };
+    });
     await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   });
 
@@ -129,7 +183,9 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(settingsRoutes(services));
   await app.register(agentRoutes(services));
   await app.register(webhookRoutes(services));
-  await app.register(adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }));
+  await app.register(
+    adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }),
+  );
   await app.register(webRoutes(services));
   return app;
 }

@@ -10,6 +10,7 @@ export interface RateLimits {
   acceptsPerIp: number; // per hour
   invitationEmailsPerTeam: number; // per hour, resends included
   invitationEmailsPerAddress: number; // per 24 hours, across all teams
+  verificationEmailsPerAddress: number; // per hour, resends and sign-ups waiting for proof
 }
 
 export interface Config {
@@ -34,6 +35,7 @@ export interface Config {
   rateLimits: RateLimits;
   /** Fastify's `trustProxy`: whose X-Forwarded-For to believe when deciding a client's IP. */
   trustProxy: TrustProxy;
+  growth: GrowthLimits;
 }
 
 type Env = Record<string, string | undefined>;
@@ -42,14 +44,16 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  if (!allowed.includes(raw as T))
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
 }
 
@@ -76,20 +80,25 @@ export type TrustProxy = boolean | string[] | ((address: string, hop: number) =>
  *  next `hops - 1` forwarders are believed. */
 export function trustProxy(raw: string | undefined): TrustProxy {
   const value = raw?.trim() ?? '';
-  const usage = 'TRUST_PROXY must be "false", "true", a number of proxy hops (e.g. 1), or a comma-separated list '
-    + 'of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16)';
+  const usage =
+    'TRUST_PROXY must be "false", "true", a number of proxy hops (e.g. 1), or a comma-separated list ' +
+    'of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16)';
   if (value === '' || value.toLowerCase() === 'false') return false;
   if (value.toLowerCase() === 'true') return true;
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
     if (!Number.isSafeInteger(hops)) throw new Error(`${usage}, got "${raw}"`);
     if (hops === 0) return false;
-    return Object.defineProperty((_address: string, hop: number) => hop < hops, 'name', { value: `trust${hops}Hops` });
+    return Object.defineProperty((_address: string, hop: number) => hop < hops, 'name', {
+      value: `trust${hops}Hops`,
+    });
   }
   const entries = value.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !proxyEntryOk(e));
   if (bad.length) {
-    throw new Error(`${usage}, got "${raw}": ${bad.map((b) => b === '' ? 'an empty entry' : `"${b}"`).join(', ')} ${bad.length > 1 ? 'are not addresses or CIDRs' : 'is not an address or CIDR'}`);
+    throw new Error(
+      `${usage}, got "${raw}": ${bad.map((b) => (b === '' ? 'an empty entry' : `"${b}"`)).join(', ')} ${bad.length > 1 ? 'are not addresses or CIDRs' : 'is not an address or CIDR'}`,
+    );
   }
   return entries;
 }
@@ -124,6 +133,26 @@ export function loadConfig(env: Env = process.env): Config {
       acceptsPerIp: int(env, 'RATE_ACCEPTS_PER_IP', 300, 1),
       invitationEmailsPerTeam: int(env, 'RATE_INVITATION_EMAILS_PER_TEAM', 50, 1),
       invitationEmailsPerAddress: int(env, 'RATE_INVITATION_EMAILS_PER_ADDRESS', 10, 1),
+      verificationEmailsPerAddress: int(env, 'RATE_VERIFICATION_EMAILS_PER_ADDRESS', 5, 1),
     },
+    growth: growthLimits(env),
+  };
+}
+
+/** What a frame may keep and an instance may remember (docs/api.md, "Bounded growth"). */
+export interface GrowthLimits {
+  /** UTF-8 bytes of a frame's env vars, keys and values together. */
+  envMaxBytes: number;
+  /** Deployments kept per frame; the serving, latest and in-progress ones are never pruned. */
+  deploymentHistory: number;
+  /** Decrypted deployment env the agent sync keeps in memory, per instance. */
+  envCacheMaxBytes: number;
+}
+
+export function growthLimits(env: Env): GrowthLimits {
+  return {
+    envMaxBytes: int(env, 'ENV_MAX_BYTES', 64 * 1024, 1024),
+    deploymentHistory: int(env, 'DEPLOYMENT_HISTORY', 50, 1),
+    envCacheMaxBytes: int(env, 'ENV_CACHE_MAX_BYTES', 32 * 1024 * 1024, 1024 * 1024),
   };
 }

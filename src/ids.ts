@@ -4,9 +4,21 @@ import { decodeTime, monotonicFactory } from 'ulidx';
 const next = monotonicFactory();
 
 export const ID_PREFIXES = {
-  user: 'usr', team: 'team', invitation: 'inv', grant: 'grt', project: 'prj', space: 'spc',
-  frame: 'frm', agent: 'agt', deployment: 'dep', domain: 'dom', volume: 'vol', token: 'tok',
-  audit: 'aud', email: 'eml', event: 'evt',
+  user: 'usr',
+  team: 'team',
+  invitation: 'inv',
+  grant: 'grt',
+  project: 'prj',
+  space: 'spc',
+  frame: 'frm',
+  agent: 'agt',
+  deployment: 'dep',
+  domain: 'dom',
+  volume: 'vol',
+  token: 'tok',
+  audit: 'aud',
+  email: 'eml',
+  event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

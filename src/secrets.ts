@@ -1,6 +1,13 @@
 // Secrets at rest: random tokens that are stored only as hashes, and AES-256-GCM for values
 // we must read back (outbox e-mail bodies carrying a token, env var values).
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 /** A bearer secret with a readable prefix and 256 random bits. */
 export function newSecret(prefix: string): string {

@@ -7,6 +7,7 @@ import { createAccessService } from './access/access-service.ts';
 import { rateLimiter } from './http/rate-limit.ts';
 import { createIdentityService } from './identity/identity-service.ts';
 import { createTokenCache } from './identity/token-cache.ts';
+import { createSignupService } from './identity/signup-service.ts';
 import { createProjectsService } from './projects/projects-service.ts';
 import { createTeamsService } from './teams/teams-service.ts';
 import { createMembersService } from './teams/members-service.ts';
@@ -20,40 +21,100 @@ import { createFrameOpsService } from './frames/frame-ops-service.ts';
 import { createHistoryService } from './frames/history-service.ts';
 import { createEnvService } from './frames/env-service.ts';
 import { createDomainsService } from './frames/domains-service.ts';
+import { systemTxtResolver, type TxtResolver } from './frames/domain-verification.ts';
 import { createVolumesService } from './frames/volumes-service.ts';
 import { createSweeper } from './jobs/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
 import { createWebhookService } from './hooks/webhook-service.ts';
 
-export interface Core { config: Config; db: Database; clock: Clock; sealer: Sealer; notifier?: Notifier }
+export interface Core {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  sealer: Sealer;
+  notifier?: Notifier;
+  /** DNS for domain verification; the system's resolver unless given (tests give a table). */
+  dns?: TxtResolver;
+}
 
-export function createServices({ config, db, clock, sealer, notifier }: Core) {
+export function createServices(core: Core) {
+  const { config, db, clock, sealer, notifier, dns = systemTxtResolver() } = core;
   const access = createAccessService(db);
   const limiter = rateLimiter(db, clock);
   const offlineAfterSeconds = config.agentOfflineAfterSeconds;
-  const frames = createFramesService({ db, clock, access, sealer, notifier, offlineAfterSeconds });
+  const { deploymentHistory } = config.growth;
+  const frames = createFramesService({
+    db,
+    clock,
+    access,
+    sealer,
+    notifier,
+    offlineAfterSeconds,
+    deploymentHistory,
+  });
   const sweeper = createSweeper({ db, clock });
+  const tokens = createTokenCache(notifier);
   return {
     access,
-    identity: createIdentityService({ db, clock, config, limiter, tokens: createTokenCache(notifier) }),
+    identity: createIdentityService({ db, clock, config, limiter, tokens }),
+    signup: createSignupService({ db, clock, config, limiter, sealer, tokens }),
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),
     members: createMembersService({ db, clock, access }),
     invitations: createInvitationsService({
-      db, clock, access, sealer, limiter, publicUrl: config.publicUrl, acceptsPerIp: config.rateLimits.acceptsPerIp,
-      mailLimits: { perTeamHour: config.rateLimits.invitationEmailsPerTeam, perAddressDay: config.rateLimits.invitationEmailsPerAddress },
+      db,
+      clock,
+      access,
+      sealer,
+      limiter,
+      publicUrl: config.publicUrl,
+      acceptsPerIp: config.rateLimits.acceptsPerIp,
+      mailLimits: {
+        perTeamHour: config.rateLimits.invitationEmailsPerTeam,
+        perAddressDay: config.rateLimits.invitationEmailsPerAddress,
+      },
     }),
     grants: createGrantsService({ db, clock, access }),
     agents: createAgentsService({ db, clock, access, offlineAfterSeconds }),
-    sync: createSyncService({ db, clock, sealer, notifier, offlineAfterSeconds, schedulePullCheck: sweeper.schedulePullCheck }),
+    sync: createSyncService({
+      db,
+      clock,
+      sealer,
+      notifier,
+      offlineAfterSeconds,
+      schedulePullCheck: sweeper.schedulePullCheck,
+      envCacheMaxBytes: config.growth.envCacheMaxBytes,
+    }),
     frames,
-    frameOps: createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }),
+    frameOps: createFrameOpsService({
+      db,
+      clock,
+      access,
+      sealer,
+      frames,
+      offlineAfterSeconds,
+      deploymentHistory,
+    }),
     history: createHistoryService({ db, clock, access, frames, notifier }),
-    env: createEnvService({ db, clock, access, sealer, frames }),
-    domains: createDomainsService({ db, clock, access, frames }),
+    env: createEnvService({
+      db,
+      clock,
+      access,
+      sealer,
+      frames,
+      maxBytes: config.growth.envMaxBytes,
+    }),
+    domains: createDomainsService({ db, clock, access, frames, dns }),
     volumes: createVolumesService({ db, clock, access, frames }),
     billing: createBillingService({ db, clock }),
-    webhooks: createWebhookService({ db, clock, access, sealer, publicUrl: config.publicUrl }),
+    webhooks: createWebhookService({
+      db,
+      clock,
+      access,
+      sealer,
+      publicUrl: config.publicUrl,
+      deploymentHistory,
+    }),
     // The time rules that the operator's clock advance runs at once.
     timeRules: sweeper,
   };

@@ -11,12 +11,22 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { testApp, type Reply } from './helpers/app.ts';
-import { ADMIN, buildWorld, fill, routesOf, type Route, type Schema, type World } from './helpers/world.ts';
+import {
+  ADMIN,
+  buildWorld,
+  fill,
+  routesOf,
+  type Route,
+  type Schema,
+  type World,
+} from './helpers/world.ts';
 import { newUser } from './helpers/factories.ts';
 import { unique } from './helpers/endpoints.ts';
 
 const t = await testApp();
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const LIMIT = t.config.bodyLimitBytes;
 
@@ -27,12 +37,28 @@ const takesBody = (r: Route) => r.method !== 'GET';
 // A world of real ids (helpers/world.ts), rebuilt whenever a request changed something (a
 // success, or a bug).
 let world: World | undefined;
-async function getWorld() { return (world ??= await buildWorld(t)); }
+async function getWorld() {
+  return (world ??= await buildWorld(t));
+}
 
 /** Path params this file knows a real value for. A new kind of id needs a line in buildWorld(). */
-const KNOWN_PARAMS = ['team_id', 'user_id', 'invitation_id', 'grant_id', 'project_id', 'space_id', 'token_id', 'token', 'agent_id', 'frame_id', 'domain_id', 'volume_id'];
+const KNOWN_PARAMS = [
+  'team_id',
+  'user_id',
+  'invitation_id',
+  'grant_id',
+  'project_id',
+  'space_id',
+  'token_id',
+  'token',
+  'agent_id',
+  'frame_id',
+  'domain_id',
+  'volume_id',
+];
 
-const fillPath = (r: Route, w: World, override: Record<string, string> = {}) => fill(r, { ...w.ids, ...override });
+const fillPath = (r: Route, w: World, override: Record<string, string> = {}) =>
+  fill(r, { ...w.ids, ...override });
 
 // ---------------------------------------------------------------------------------------------
 // Every table the API writes (users, teams, team_members, invitations, grants, projects, spaces,
@@ -42,10 +68,16 @@ const fillPath = (r: Route, w: World, override: Record<string, string> = {}) => 
 // service clock is the operator's, and last_used_at / last_seen_at move on every authenticated call.
 const NOT_STATE = new Set(['rate_limits', 'service_clock']);
 const VOLATILE = ['last_used_at', 'last_seen_at'];
-const { rows: tableRows } = await sql<{ name: string }>`select table_name as name from information_schema.tables
+const { rows: tableRows } = await sql<{
+  name: string;
+}>`select table_name as name from information_schema.tables
   where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`.execute(t.db);
-const TABLES = tableRows.map((r) => r.name).filter((n) => !NOT_STATE.has(n) && !/migration/i.test(n));
-const { rows: volatileRows } = await sql<{ name: string }>`select distinct table_name as name from information_schema.columns
+const TABLES = tableRows
+  .map((r) => r.name)
+  .filter((n) => !NOT_STATE.has(n) && !/migration/i.test(n));
+const { rows: volatileRows } = await sql<{
+  name: string;
+}>`select distinct table_name as name from information_schema.columns
   where table_schema = 'public' and column_name in (${sql.join(VOLATILE)})`.execute(t.db);
 const WITH_VOLATILE = new Set(volatileRows.map((r) => r.name));
 
@@ -60,7 +92,11 @@ const SNAPSHOT_SQL = TABLES.map((name) => {
 }).join(' union all ');
 
 async function snapshot(): Promise<Record<string, { rows: number; digest: string }>> {
-  const { rows } = await sql<{ tb: string; n: number; h: string }>`${sql.raw(SNAPSHOT_SQL)}`.execute(t.db);
+  const { rows } = await sql<{
+    tb: string;
+    n: number;
+    h: string;
+  }>`${sql.raw(SNAPSHOT_SQL)}`.execute(t.db);
   return Object.fromEntries(rows.map((r) => [r.tb, { rows: r.n, digest: r.h }]));
 }
 
@@ -89,18 +125,28 @@ function sample(s: Schema, name = ''): unknown {
   if (s.const !== undefined) return s.const;
   if (s.enum) return s.enum[0];
   switch (s.type) {
-    case 'string': return sampleString(s, name);
-    case 'integer': case 'number': return s.minimum ?? 1;
-    case 'boolean': return true;
-    case 'array': return [];
+    case 'string':
+      return sampleString(s, name);
+    case 'integer':
+    case 'number':
+      return s.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
     case 'object': {
-      const out = Object.fromEntries(Object.entries<Schema>(s.properties ?? {}).map(([k, v]) => [k, sample(v, k)]));
+      const out = Object.fromEntries(
+        Object.entries<Schema>(s.properties ?? {}).map(([k, v]) => [k, sample(v, k)]),
+      );
       // A record (env vars): one entry, so that minProperties holds.
-      const each = Object.values<Schema>(s.patternProperties ?? {})[0] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+      const each =
+        Object.values<Schema>(s.patternProperties ?? {})[0] ??
+        (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
       if (each && Object.keys(out).length === 0) out.ZZ_KEY = sample(each, 'ZZ_KEY');
       return out;
     }
-    default: return 'a';
+    default:
+      return 'a';
   }
 }
 
@@ -124,54 +170,80 @@ interface Attack {
 function expectWellFormed(res: Reply, where: string) {
   expect(res.status, `${where}: never a 5xx; ${res.text.slice(0, 300)}`).toBeLessThan(500);
   if (res.status < 400) return;
-  expect(String(res.headers['content-type']), `${where}: problem+json; ${res.text.slice(0, 300)}`).toMatch(/^application\/problem\+json/);
+  expect(
+    String(res.headers['content-type']),
+    `${where}: problem+json; ${res.text.slice(0, 300)}`,
+  ).toMatch(/^application\/problem\+json/);
   expect(res.json?.status, `${where}: status in the body`).toBe(res.status);
-  expect(typeof res.json?.code === 'string' && /^[a-z][a-z0-9_]*$/.test(res.json.code), `${where}: snake_case code, got ${res.json?.code}`).toBe(true);
-  expect(res.text, `${where}: no internals`).not.toMatch(/\bat .+\.(ts|js):\d+|syntax error at|relation "|violates .* constraint/i);
+  expect(
+    typeof res.json?.code === 'string' && /^[a-z][a-z0-9_]*$/.test(res.json.code),
+    `${where}: snake_case code, got ${res.json?.code}`,
+  ).toBe(true);
+  expect(res.text, `${where}: no internals`).not.toMatch(
+    /\bat .+\.(ts|js):\d+|syntax error at|relation "|violates .* constraint/i,
+  );
   if (res.status === 422) expectFieldErrors(res, where);
 }
 
 function expectFieldErrors(res: Reply, where: string) {
-  expect(Array.isArray(res.json?.errors) && res.json.errors.length > 0, `${where}: a 422 lists errors [{path, message}]: ${res.text.slice(0, 300)}`).toBe(true);
+  expect(
+    Array.isArray(res.json?.errors) && res.json.errors.length > 0,
+    `${where}: a 422 lists errors [{path, message}]: ${res.text.slice(0, 300)}`,
+  ).toBe(true);
   for (const e of res.json.errors) {
     expect(typeof e.path, `${where}: error path`).toBe('string');
-    expect(typeof e.message === 'string' && e.message.length > 0, `${where}: error message`).toBe(true);
+    expect(typeof e.message === 'string' && e.message.length > 0, `${where}: error message`).toBe(
+      true,
+    );
   }
 }
 
 function expectStatus(res: Reply, status: number | number[], code?: string | RegExp) {
   const allowed = Array.isArray(status) ? status : [status];
   expect(allowed, `status ${res.status}: ${res.text.slice(0, 300)}`).toContain(res.status);
-  if (code) expect(res.json?.code, res.text.slice(0, 300)).toMatch(typeof code === 'string' ? new RegExp(`^${code}$`) : code);
+  if (code)
+    expect(res.json?.code, res.text.slice(0, 300)).toMatch(
+      typeof code === 'string' ? new RegExp(`^${code}$`) : code,
+    );
 }
 
 function expectErrorAt(res: Reply, path: string) {
   expectStatus(res, 422);
   const paths: string[] = (res.json?.errors ?? []).map((e: { path: string }) => e.path);
   // The field itself, or something inside it (events.0 for an array of objects).
-  expect(paths.some((p) => p === path || p.startsWith(`${path}.`)), `errors name "${path}": ${res.text.slice(0, 300)}`).toBe(true);
+  expect(
+    paths.some((p) => p === path || p.startsWith(`${path}.`)),
+    `errors name "${path}": ${res.text.slice(0, 300)}`,
+  ).toBe(true);
 }
 
 async function send(r: Route, a: Attack): Promise<void> {
   const w = await getWorld();
   const path = fillPath(r, w, a.params) + (a.query ? `?${a.query}` : '');
-  const bearer = r.scheme === 'operator' ? ADMIN : r.scheme === 'agent' ? w.tokens.agent : w.owner.token;
+  const bearer =
+    r.scheme === 'operator' ? ADMIN : r.scheme === 'agent' ? w.tokens.agent : w.owner.token;
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   let payload: string | undefined;
   if (a.raw !== undefined) payload = a.raw;
   else if (a.json) payload = JSON.stringify(a.json(r));
-  if (payload !== undefined && a.contentType !== null) headers['content-type'] = a.contentType ?? 'application/json';
+  if (payload !== undefined && a.contentType !== null)
+    headers['content-type'] = a.contentType ?? 'application/json';
   const before = await snapshot();
   const res0 = await t.app.inject({ method: r.method as 'GET', url: path, headers, payload });
   let json: any = null;
-  try { json = res0.body ? JSON.parse(res0.body) : null; } catch { /* not JSON */ }
+  try {
+    json = res0.body ? JSON.parse(res0.body) : null;
+  } catch {
+    /* not JSON */
+  }
   const res: Reply = { status: res0.statusCode, json, text: res0.body, headers: res0.headers };
   const after = await snapshot();
   const changed = JSON.stringify(before) !== JSON.stringify(after);
   if (changed || (res.status < 400 && r.method !== 'GET')) world = undefined; // start clean next time
   const where = `${r.method} ${path.slice(0, 120)} [${a.name}]`;
   expectWellFormed(res, where);
-  if (res.status >= 400) expect(after, `${where}: a refused request changes nothing`).toEqual(before);
+  if (res.status >= 400)
+    expect(after, `${where}: a refused request changes nothing`).toEqual(before);
   a.check(res, r);
 }
 
@@ -179,53 +251,151 @@ async function send(r: Route, a: Attack): Promise<void> {
 // The attacks.
 
 const validBody = (r: Route) => (r.body ? sample(r.body) : undefined);
-const withBody = (r: Route, extra: Record<string, unknown>) => ({ ...(validBody(r) as object | undefined), ...extra });
+const withBody = (r: Route, extra: Record<string, unknown>) => ({
+  ...(validBody(r) as object | undefined),
+  ...extra,
+});
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 /** Attacks on the body of any route that can carry one; a route without a body schema takes none. */
 function bodyAttacks(r: Route): Attack[] {
   const list: Attack[] = [
-    { name: 'truncated JSON', raw: '{"name": "a', check: (res) => expectStatus(res, 400, 'invalid_json') },
-    { name: 'JSON with trailing garbage', raw: '{"name": "a"} xyz', check: (res) => expectStatus(res, 400, 'invalid_json') },
-    { name: 'single-quoted pseudo-JSON', raw: "{'name': 'a'}", check: (res) => expectStatus(res, 400, 'invalid_json') },
+    {
+      name: 'truncated JSON',
+      raw: '{"name": "a',
+      check: (res) => expectStatus(res, 400, 'invalid_json'),
+    },
+    {
+      name: 'JSON with trailing garbage',
+      raw: '{"name": "a"} xyz',
+      check: (res) => expectStatus(res, 400, 'invalid_json'),
+    },
+    {
+      name: 'single-quoted pseudo-JSON',
+      raw: "{'name': 'a'}",
+      check: (res) => expectStatus(res, 400, 'invalid_json'),
+    },
     { name: 'bare word', raw: 'undefined', check: (res) => expectStatus(res, 400, 'invalid_json') },
-    { name: 'text/plain', raw: JSON.stringify(validBody(r) ?? { a: 1 }), contentType: 'text/plain', check: (res) => expectStatus(res, 400) },
-    { name: 'text/plain garbage', raw: 'hello there', contentType: 'text/plain', check: (res) => expectStatus(res, 400) },
-    { name: 'form-urlencoded', raw: 'name=a&slug=b', contentType: 'application/x-www-form-urlencoded', check: (res) => expectStatus(res, 400) },
-    { name: 'application/xml', raw: '<name>a</name>', contentType: 'application/xml', check: (res) => expectStatus(res, 400) },
-    { name: 'no content type', raw: JSON.stringify(validBody(r) ?? { a: 1 }), contentType: null, check: (res) => expectStatus(res, 400) },
-    { name: 'body over the limit (1 MiB)', raw: JSON.stringify({ name: 'x'.repeat(1 << 20) }), check: (res) => expectStatus(res, 413, 'body_too_large') },
-    { name: 'body just over the limit', raw: JSON.stringify({ name: 'x'.repeat(LIMIT) }), check: (res) => expectStatus(res, 413, 'body_too_large') },
+    {
+      name: 'text/plain',
+      raw: JSON.stringify(validBody(r) ?? { a: 1 }),
+      contentType: 'text/plain',
+      check: (res) => expectStatus(res, 400),
+    },
+    {
+      name: 'text/plain garbage',
+      raw: 'hello there',
+      contentType: 'text/plain',
+      check: (res) => expectStatus(res, 400),
+    },
+    {
+      name: 'form-urlencoded',
+      raw: 'name=a&slug=b',
+      contentType: 'application/x-www-form-urlencoded',
+      check: (res) => expectStatus(res, 400),
+    },
+    {
+      name: 'application/xml',
+      raw: '<name>a</name>',
+      contentType: 'application/xml',
+      check: (res) => expectStatus(res, 400),
+    },
+    {
+      name: 'no content type',
+      raw: JSON.stringify(validBody(r) ?? { a: 1 }),
+      contentType: null,
+      check: (res) => expectStatus(res, 400),
+    },
+    {
+      name: 'body over the limit (1 MiB)',
+      raw: JSON.stringify({ name: 'x'.repeat(1 << 20) }),
+      check: (res) => expectStatus(res, 413, 'body_too_large'),
+    },
+    {
+      name: 'body just over the limit',
+      raw: JSON.stringify({ name: 'x'.repeat(LIMIT) }),
+      check: (res) => expectStatus(res, 413, 'body_too_large'),
+    },
     { name: 'JSON array', raw: '[{"name": "a"}]', check: (res) => expectStatus(res, 422) },
     { name: 'JSON string', raw: '"a string"', check: (res) => expectStatus(res, 422) },
     { name: 'JSON number', raw: '42', check: (res) => expectStatus(res, 422) },
     { name: 'JSON true', raw: 'true', check: (res) => expectStatus(res, 422) },
-    { name: '__proto__ key', raw: '{"__proto__": {"role": "owner"}}', check: (res) => expectStatus(res, [400, 422]) },
-    { name: 'constructor.prototype key', raw: '{"constructor": {"prototype": {"role": "owner"}}}', check: (res) => expectStatus(res, [400, 422]) },
-    { name: 'deeply nested arrays', raw: nested(50_000), check: (res) => expectStatus(res, [400, 422]) },
+    {
+      name: '__proto__ key',
+      raw: '{"__proto__": {"role": "owner"}}',
+      check: (res) => expectStatus(res, [400, 422]),
+    },
+    {
+      name: 'constructor.prototype key',
+      raw: '{"constructor": {"prototype": {"role": "owner"}}}',
+      check: (res) => expectStatus(res, [400, 422]),
+    },
+    {
+      name: 'deeply nested arrays',
+      raw: nested(50_000),
+      check: (res) => expectStatus(res, [400, 422]),
+    },
   ];
   // Unknown fields are refused (CONTRACT 1), except by a body schema that declares it takes any
   // (the git push webhook reads a few fields of GitHub's payload).
   if (r.body?.additionalProperties !== true) {
-    list.push({ name: 'unknown field', json: (x) => withBody(x, { zz_unknown_field: 1 }), check: (res) => { expectErrorAt(res, 'zz_unknown_field'); expectStatus(res, 422, 'unknown_field'); } });
+    list.push({
+      name: 'unknown field',
+      json: (x) => withBody(x, { zz_unknown_field: 1 }),
+      check: (res) => {
+        expectErrorAt(res, 'zz_unknown_field');
+        expectStatus(res, 422, 'unknown_field');
+      },
+    });
   }
   if (!r.body) return list;
   list.push(
     { name: 'JSON null', raw: 'null', check: (res) => expectStatus(res, [400, 422]) },
-    { name: 'empty body with a JSON content type', raw: '', check: (res) => expectStatus(res, 400) },
-    ...(r.body.additionalProperties === true ? [] : [{ name: 'misspelled field', json: (x) => { const b = { ...(validBody(x) as object) } as Record<string, unknown>; const k = Object.keys(b)[0]; if (k) { b[`${k}x`] = b[k]; delete b[k]; } return b; },
-      check: (res: Reply, x: Route) => { const k = Object.keys(x.body?.properties ?? {})[0]; expectErrorAt(res, `${k}x`); } } satisfies Attack]),
-    { name: 'control: the well-formed body passes validation', json: (x) => validBody(x), check: (res) => expect([400, 413, 422], res.text.slice(0, 300)).not.toContain(res.status) },
+    {
+      name: 'empty body with a JSON content type',
+      raw: '',
+      check: (res) => expectStatus(res, 400),
+    },
+    ...(r.body.additionalProperties === true
+      ? []
+      : [
+          {
+            name: 'misspelled field',
+            json: (x) => {
+              const b = { ...(validBody(x) as object) } as Record<string, unknown>;
+              const k = Object.keys(b)[0];
+              if (k) {
+                b[`${k}x`] = b[k];
+                delete b[k];
+              }
+              return b;
+            },
+            check: (res: Reply, x: Route) => {
+              const k = Object.keys(x.body?.properties ?? {})[0];
+              expectErrorAt(res, `${k}x`);
+            },
+          } satisfies Attack,
+        ]),
+    {
+      name: 'control: the well-formed body passes validation',
+      json: (x) => validBody(x),
+      check: (res) => expect([400, 413, 422], res.text.slice(0, 300)).not.toContain(res.status),
+    },
   );
   if ((r.body.required ?? []).length > 0 || (r.body.minProperties ?? 0) > 0) {
     list.push({ name: 'empty object', json: () => ({}), check: (res) => expectStatus(res, 422) });
   }
   for (const [field, s] of Object.entries<Schema>(r.body.properties ?? {})) {
     const type = typeOf(s);
-    const at = (v: unknown, name: string): Attack => ({ name: `${field}: ${name}`, json: (x) => withBody(x, { [field]: v }), check: (res) => expectErrorAt(res, field) });
+    const at = (v: unknown, name: string): Attack => ({
+      name: `${field}: ${name}`,
+      json: (x) => withBody(x, { [field]: v }),
+      check: (res) => expectErrorAt(res, field),
+    });
     // Each value of a type other than the field's.
     list.push(at(null, 'null'));
-    if (type !== 'object') list.push(at({ a: { b: 1 } }, 'nested object'), at({ $gt: '' }, 'operator object'));
+    if (type !== 'object')
+      list.push(at({ a: { b: 1 } }, 'nested object'), at({ $gt: '' }, 'operator object'));
     if (type !== 'array' || typeOf(s.items ?? {}) !== 'string') list.push(at(['a'], 'array'));
     if (type !== 'boolean') list.push(at(true, 'boolean'));
     if (type === 'string') {
@@ -238,7 +408,12 @@ function bodyAttacks(r: Route): Attack[] {
         at('a\udc00b', 'lone low surrogate'),
       );
       // A pattern that matches '' (PLAIN_TEXT_PATTERN: an optional signup name may be empty) does not refuse it.
-      const constrained = (s.minLength ?? 0) > 0 || (s.pattern && !new RegExp(s.pattern).test('')) || s.format || s.anyOf || s.enum;
+      const constrained =
+        (s.minLength ?? 0) > 0 ||
+        (s.pattern && !new RegExp(s.pattern).test('')) ||
+        s.format ||
+        s.anyOf ||
+        s.enum;
       if (constrained) list.push(at('', 'empty string'));
     } else if (type === 'integer' || type === 'number') {
       list.push(at('12', 'string for a number'), at(1e300, 'huge number'));
@@ -270,11 +445,21 @@ function pathAttacks(r: Route): Attack[] {
   const list: Attack[] = [];
   for (const p of r.params) {
     for (const v of PATH_VALUES) {
-      list.push({ name: `{${p}} = ${v.name}`, params: { [p]: v.value }, json: r.body ? validBody : undefined, check: (res) => expectStatus(res, v.status) });
+      list.push({
+        name: `{${p}} = ${v.name}`,
+        params: { [p]: v.value },
+        json: r.body ? validBody : undefined,
+        check: (res) => expectStatus(res, v.status),
+      });
     }
     // A real id of another kind.
     const other = p === 'project_id' ? 'team_id' : 'project_id';
-    list.push({ name: `{${p}} = an id of another kind`, params: { [p]: `@${other}` }, json: r.body ? validBody : undefined, check: (res) => expectStatus(res, 404) });
+    list.push({
+      name: `{${p}} = an id of another kind`,
+      params: { [p]: `@${other}` },
+      json: r.body ? validBody : undefined,
+      check: (res) => expectStatus(res, 404),
+    });
   }
   return list;
 }
@@ -282,14 +467,25 @@ function pathAttacks(r: Route): Attack[] {
 const b64 = (v: string) => Buffer.from(v).toString('base64url');
 const QUERY_VALUES: Record<string, (s: Schema) => Array<{ name: string; value: string }>> = {
   limit: (s) => [
-    { name: 'zero', value: '0' }, { name: 'negative', value: '-1' }, { name: 'word', value: 'abc' }, { name: 'fraction', value: '1.5' },
-    { name: 'over the maximum', value: String((s.maximum ?? 200) + 1) }, { name: 'huge', value: '100000' }, { name: 'overflow', value: '1e400' },
-    { name: 'NUL', value: '%00' }, { name: 'twice', value: '1&limit=2' },
+    { name: 'zero', value: '0' },
+    { name: 'negative', value: '-1' },
+    { name: 'word', value: 'abc' },
+    { name: 'fraction', value: '1.5' },
+    { name: 'over the maximum', value: String((s.maximum ?? 200) + 1) },
+    { name: 'huge', value: '100000' },
+    { name: 'overflow', value: '1e400' },
+    { name: 'NUL', value: '%00' },
+    { name: 'twice', value: '1&limit=2' },
   ],
   cursor: () => [
-    { name: 'garbage', value: 'garbage!!' }, { name: 'NUL', value: '%00' }, { name: '600 characters', value: 'x'.repeat(600) },
-    { name: 'an object', value: b64('{"a":1}') }, { name: 'a number key', value: b64('[1]') }, { name: 'three parts', value: b64('["a","b","c"]') },
-    { name: 'NUL in the key', value: b64('["\\u0000"]') }, { name: 'a date that is not one', value: b64('["not-a-date","usr_x"]') },
+    { name: 'garbage', value: 'garbage!!' },
+    { name: 'NUL', value: '%00' },
+    { name: '600 characters', value: 'x'.repeat(600) },
+    { name: 'an object', value: b64('{"a":1}') },
+    { name: 'a number key', value: b64('[1]') },
+    { name: 'three parts', value: b64('["a","b","c"]') },
+    { name: 'NUL in the key', value: b64('["\\u0000"]') },
+    { name: 'a date that is not one', value: b64('["not-a-date","usr_x"]') },
   ],
 };
 
@@ -299,11 +495,16 @@ function queryValuesFrom(s: Schema): Array<{ name: string; value: string }> {
   const out: Array<{ name: string; value: string }> = [];
   if (type === 'integer' || type === 'number') {
     out.push({ name: 'word', value: 'abc' }, { name: 'overflow', value: '1e400' });
-    if (s.maximum !== undefined) out.push({ name: 'over the maximum', value: String(s.maximum + 1) });
-    if (s.minimum !== undefined) out.push({ name: 'under the minimum', value: String(s.minimum - 1) });
+    if (s.maximum !== undefined)
+      out.push({ name: 'over the maximum', value: String(s.maximum + 1) });
+    if (s.minimum !== undefined)
+      out.push({ name: 'under the minimum', value: String(s.minimum - 1) });
     if (type === 'integer') out.push({ name: 'fraction', value: '1.5' });
   } else if (s.anyOf || s.enum) {
-    out.push({ name: 'not one of the values', value: 'zz-not-a-value' }, { name: 'NUL', value: '%00' });
+    out.push(
+      { name: 'not one of the values', value: 'zz-not-a-value' },
+      { name: 'NUL', value: '%00' },
+    );
   } else if (s.format === 'date-time') {
     out.push({ name: 'not a time', value: 'yesterday' }, { name: 'NUL', value: '%00' });
   } else if (type === 'string' && s.maxLength !== undefined) {
@@ -316,11 +517,21 @@ function queryAttacks(r: Route): Attack[] {
   const list: Attack[] = [];
   for (const [q, schema] of Object.entries(r.query)) {
     for (const v of QUERY_VALUES[q]?.(schema) ?? queryValuesFrom(schema)) {
-      list.push({ name: `?${q} = ${v.name}`, query: `${q}=${v.value}`, json: r.body ? validBody : undefined, check: (res) => expectErrorAt(res, q) });
+      list.push({
+        name: `?${q} = ${v.name}`,
+        query: `${q}=${v.value}`,
+        json: r.body ? validBody : undefined,
+        check: (res) => expectErrorAt(res, q),
+      });
     }
   }
   // Parameters the route does not know: ignored or refused, never a crash.
-  list.push({ name: 'unknown query parameters', query: `zz=%00&__proto__=1&limit[]=1`, json: r.body ? validBody : undefined, check: () => {} });
+  list.push({
+    name: 'unknown query parameters',
+    query: `zz=%00&__proto__=1&limit[]=1`,
+    json: r.body ? validBody : undefined,
+    check: () => {},
+  });
   return list;
 }
 
@@ -330,7 +541,10 @@ function attacksFor(r: Route): Attack[] {
 
 // "@team_id" in a param override means: that other real id.
 const resolveOverrides = (w: World, o?: Record<string, string>) =>
-  o && Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v.startsWith('@') ? w.ids[v.slice(1)] : v]));
+  o &&
+  Object.fromEntries(
+    Object.entries(o).map(([k, v]) => [k, v.startsWith('@') ? w.ids[v.slice(1)] : v]),
+  );
 
 // ---------------------------------------------------------------------------------------------
 
@@ -344,7 +558,18 @@ describe('the route list', () => {
   });
 
   it('snapshots the tables the API writes', () => {
-    for (const name of ['users', 'teams', 'team_members', 'invitations', 'grants', 'projects', 'spaces', 'emails', 'audit_events', 'access_tokens']) {
+    for (const name of [
+      'users',
+      'teams',
+      'team_members',
+      'invitations',
+      'grants',
+      'projects',
+      'spaces',
+      'emails',
+      'audit_events',
+      'access_tokens',
+    ]) {
       expect(TABLES).toContain(name);
     }
   });
@@ -352,7 +577,11 @@ describe('the route list', () => {
   it('the snapshot sees an insert, an update and a delete, and ignores last_used_at', async () => {
     const w = await getWorld();
     const s0 = await snapshot();
-    await t.db.updateTable('teams').set({ name: 'Renamed by the snapshot test' }).where('id', '=', w.ids.team_id).execute();
+    await t.db
+      .updateTable('teams')
+      .set({ name: 'Renamed by the snapshot test' })
+      .where('id', '=', w.ids.team_id)
+      .execute();
     const s1 = await snapshot();
     expect(s1.teams).not.toEqual(s0.teams);
     expect(s1.teams.rows).toBe(s0.teams.rows);
@@ -368,7 +597,9 @@ describe('the route list', () => {
   });
 
   it('has a real id for every path parameter (extend buildWorld() for new kinds)', () => {
-    const missing = [...new Set(ROUTES.flatMap((r) => r.params))].filter((p) => !KNOWN_PARAMS.includes(p));
+    const missing = [...new Set(ROUTES.flatMap((r) => r.params))].filter(
+      (p) => !KNOWN_PARAMS.includes(p),
+    );
     expect(missing).toEqual([]);
   });
 });
@@ -379,12 +610,36 @@ describe('a route that does not exist', () => {
     ['POST', '/v2/no-such-thing', { json: () => ({ name: 'a' }) }],
     ['DELETE', '/v2/teams/team_01/no-such-thing', { json: () => ({ zz: 1 }) }],
     ['PATCH', '/v2/user/no-such-thing', { raw: '[1, 2]' }],
-    ['PUT', '/v2/projects', { json: () => ({ name: 'a' }) }],
   ];
   for (const [method, path, a] of cases) {
     it(`${method} ${path} → 404 route_not_found, whatever the body`, async () => {
       const r: Route = { method, path, params: [], query: {}, scheme: 'bearer' };
-      await send(r, { name: 'no such route', ...a, check: (res) => expectStatus(res, 404, 'route_not_found') });
+      await send(r, {
+        name: 'no such route',
+        ...a,
+        check: (res) => expectStatus(res, 404, 'route_not_found'),
+      });
+    });
+  }
+});
+
+describe('a method that a path does not take', () => {
+  const cases: Array<[string, string, string, Omit<Attack, 'name' | 'check'>]> = [
+    ['PUT', '/v2/projects', 'GET, HEAD, POST', { json: () => ({ name: 'a' }) }],
+    ['DELETE', '/v2/user', 'GET, HEAD', { json: () => ({ zz: 1 }) }],
+    ['POST', '/v2/user/tokens/tok_01', 'DELETE', { raw: '[1, 2]' }],
+  ];
+  for (const [method, path, allow, a] of cases) {
+    it(`${method} ${path} → 405 method_not_allowed, Allow: ${allow}, whatever the body`, async () => {
+      const r: Route = { method, path, params: [], query: {}, scheme: 'bearer' };
+      await send(r, {
+        name: 'wrong method',
+        ...a,
+        check: (res) => {
+          expectStatus(res, 405, 'method_not_allowed');
+          expect(res.headers.allow).toBe(allow);
+        },
+      });
     });
   }
 });

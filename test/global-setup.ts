@@ -11,7 +11,11 @@ import { createPool } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 
 declare module 'vitest' {
-  export interface ProvidedContext { pgAdminUrl: string; pgTemplate: string; pgPrefix: string }
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+    pgPrefix: string;
+  }
 }
 
 export default async function setup(project: TestProject) {
@@ -41,8 +45,12 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     // Drop what this run created on a shared server; the embedded one goes away whole.
-    const { rows } = await admin.query(`select datname from pg_database where datname like 'fp_test_${process.pid}_%' or datname = $1`, [template]);
-    for (const r of rows) await admin.query(`drop database if exists "${r.datname}" with (force)`).catch(() => {});
+    const { rows } = await admin.query(
+      `select datname from pg_database where datname like 'fp_test_${process.pid}_%' or datname = $1`,
+      [template],
+    );
+    for (const r of rows)
+      await admin.query(`drop database if exists "${r.datname}" with (force)`).catch(() => {});
     await admin.end();
     await stop();
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,9 @@ import pg from 'pg';
 import { freshDatabaseUrl } from './helpers/database.ts';
 
 const children: ChildProcess[] = [];
-afterAll(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+});
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -21,16 +23,32 @@ function freePort(): Promise<number> {
 async function startInstance(databaseUrl: string) {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', CLOUD_AGENT: 'none', SECRET_KEY: 'k', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CLOUD_AGENT: 'none',
+      SECRET_KEY: 'k',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let log = '';
-  child.stdout!.on('data', (d) => { log += d; });
-  child.stderr!.on('data', (d) => { log += d; });
+  child.stdout!.on('data', (d) => {
+    log += d;
+  });
+  child.stderr!.on('data', (d) => {
+    log += d;
+  });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
-    try { if ((await fetch(`${base}/readyz`)).status === 200) return { child, base, log: () => log }; } catch { /* not up yet */ }
+    try {
+      if ((await fetch(`${base}/readyz`)).status === 200) return { child, base, log: () => log };
+    } catch {
+      /* not up yet */
+    }
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -43,7 +61,9 @@ describe('service lifecycle', () => {
     // An empty database: drop everything the template gave us, so both instances migrate it.
     const c = new pg.Client({ connectionString: url });
     await c.connect();
-    await c.query('drop schema public cascade; create schema public; drop schema graphile_worker cascade');
+    await c.query(
+      'drop schema public cascade; create schema public; drop schema graphile_worker cascade',
+    );
     const [a, b] = await Promise.all([startInstance(url), startInstance(url)]);
     const { rows } = await c.query('select name from schema_migrations');
     expect(rows.length).toBeGreaterThan(0);
@@ -51,13 +71,17 @@ describe('service lifecycle', () => {
 
     expect((await fetch(`${a.base}/healthz`)).status).toBe(200);
     const signup = await fetch(`${a.base}/v2/auth/signup`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'life@example.test', password: 'long-enough-pw' }),
     });
     expect(signup.status).toBe(201);
     const { access_token } = await signup.json();
     // The token works on the other instance: state is in the shared database.
-    expect((await fetch(`${b.base}/v2/user`, { headers: { authorization: `Bearer ${access_token}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${b.base}/v2/user`, { headers: { authorization: `Bearer ${access_token}` } }))
+        .status,
+    ).toBe(200);
 
     for (const inst of [a, b]) {
       const exited = new Promise<number | null>((r) => inst.child.once('exit', (code) => r(code)));

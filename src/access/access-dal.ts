@@ -7,7 +7,10 @@ import type { DB, Role } from '../db/schema.ts';
 import type { RoleSeen } from './role-memo.ts';
 
 /** The two versions a remembered role holds at: the project `p`'s and the caller `cu`'s. */
-export const ACCESS_VERSIONS = ['cu.access_version as caller_access_version', 'p.access_version as project_access_version'] as const;
+export const ACCESS_VERSIONS = [
+  'cu.access_version as caller_access_version',
+  'p.access_version as project_access_version',
+] as const;
 
 /**
  * SQL for the caller's effective role on the project `projectRef` (a column reference).
@@ -40,27 +43,46 @@ export function reachableProjectIdsSql(userId: string) {
 
 /** The project, with the caller's user row as `cu` (for ACCESS_VERSIONS). */
 const projectOf = (q: Kysely<DB>, projectId: string, userId: string) =>
-  q.selectFrom('projects as p').innerJoin('users as cu', (j) => j.on('cu.id', '=', userId)).selectAll('p').where('p.id', '=', projectId);
+  q
+    .selectFrom('projects as p')
+    .innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
+    .selectAll('p')
+    .where('p.id', '=', projectId);
 
 const projectRead = compiledOnce((q, projectId: string, userId: string) =>
-  projectOf(q, projectId, userId).select([projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS]));
+  projectOf(q, projectId, userId).select([
+    projectRoleSql('p', userId).as('role'),
+    ...ACCESS_VERSIONS,
+  ]),
+);
 const projectVersions = compiledOnce((q, projectId: string, userId: string) =>
-  projectOf(q, projectId, userId).select(ACCESS_VERSIONS));
+  projectOf(q, projectId, userId).select(ACCESS_VERSIONS),
+);
 
 /**
  * The project and the caller's role with the versions it holds at (role-memo.ts); with
  * `remembered`, the role is left out and only the versions are read, for withRole to compare.
  */
-export async function projectWithRole(q: Queryable, projectId: string, userId: string, remembered?: boolean) {
+export async function projectWithRole(
+  q: Queryable,
+  projectId: string,
+  userId: string,
+  remembered?: boolean,
+) {
   const rows = await (remembered ? projectVersions : projectRead)(q, projectId, userId);
   return rows[0] as (Awaited<ReturnType<typeof projectRead>>[number] & RoleSeen) | undefined;
 }
 
 const teamRead = compiledOnce((q, teamId: string, userId: string) =>
-  q.selectFrom('teams as t')
-    .innerJoin('team_members as m', (j) => j.onRef('m.team_id', '=', 't.id').on('m.user_id', '=', userId))
-    .selectAll('t').select('m.role')
-    .where('t.id', '=', teamId));
+  q
+    .selectFrom('teams as t')
+    .innerJoin('team_members as m', (j) =>
+      j.onRef('m.team_id', '=', 't.id').on('m.user_id', '=', userId),
+    )
+    .selectAll('t')
+    .select('m.role')
+    .where('t.id', '=', teamId),
+);
 
 export async function teamWithRole(q: Queryable, teamId: string, userId: string) {
   return (await teamRead(q, teamId, userId))[0];

@@ -5,7 +5,15 @@ import type { Queryable } from '../db/database.ts';
 import { notFound, roleTooLow } from '../http/errors.ts';
 import { projectWithRole, teamWithRole } from './access-dal.ts';
 import { createRoleMemo, type RoleSeen } from './role-memo.ts';
-import { canOnProject, canOnTeam, PROJECT_ACTIONS, TEAM_ACTIONS, type ProjectAction, type Role, type TeamAction } from './roles.ts';
+import {
+  canOnProject,
+  canOnTeam,
+  PROJECT_ACTIONS,
+  TEAM_ACTIONS,
+  type ProjectAction,
+  type Role,
+  type TeamAction,
+} from './roles.ts';
 
 /** The decision alone, for a role a caller's query already computed (see projectRoleSql). */
 export function decideProject(role: Role | null, action: ProjectAction): Role {
@@ -29,13 +37,21 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
    * full read runs. Only on the pool: inside a transaction a read may see versions of its own
    * that a rollback would later hand to another change.
    */
-  async function withRole<R extends RoleSeen>(q: Queryable, userId: string, projectId: string, read: (remembered: boolean) => Promise<R | undefined>) {
+  async function withRole<R extends RoleSeen>(
+    q: Queryable,
+    userId: string,
+    projectId: string,
+    read: (remembered: boolean) => Promise<R | undefined>,
+  ) {
     if (q !== db) return read(false);
     const hint = memo.hint(userId, projectId);
     if (hint) {
       const row = await read(true);
       if (!row) return undefined;
-      if (row.caller_access_version === hint.userVersion && row.project_access_version === hint.projectVersion) {
+      if (
+        row.caller_access_version === hint.userVersion &&
+        row.project_access_version === hint.projectVersion
+      ) {
         row.role = hint.role;
         return row;
       }
@@ -46,7 +62,9 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
   }
 
   async function roleOn(userId: string, projectId: string, q: Queryable = db) {
-    return withRole(q, userId, projectId, (remembered) => projectWithRole(q, projectId, userId, remembered));
+    return withRole(q, userId, projectId, (remembered) =>
+      projectWithRole(q, projectId, userId, remembered),
+    );
   }
 
   return {
@@ -54,7 +72,12 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
     /** How many (user, project) roles are remembered: for tests and diagnostics. */
     rememberedRoles: () => memo.size,
 
-    async requireProject(userId: string, projectId: string, action: ProjectAction, q: Queryable = db) {
+    async requireProject(
+      userId: string,
+      projectId: string,
+      action: ProjectAction,
+      q: Queryable = db,
+    ) {
       const project = await roleOn(userId, projectId, q);
       return { ...project!, role: decideProject(project?.role ?? null, action) };
     },

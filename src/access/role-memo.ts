@@ -8,10 +8,18 @@ import type { Role } from '../db/schema.ts';
 
 const MAX_ENTRIES = 50_000;
 
-export interface RoleHint { role: Role | null; userVersion: number; projectVersion: number }
+export interface RoleHint {
+  role: Role | null;
+  userVersion: number;
+  projectVersion: number;
+}
 
 /** What a read answers: the role and the versions, all of one snapshot. */
-export interface RoleSeen { role: Role | null; caller_access_version: number; project_access_version: number }
+export interface RoleSeen {
+  role: Role | null;
+  caller_access_version: number;
+  project_access_version: number;
+}
 
 export function createRoleMemo(maxEntries = MAX_ENTRIES) {
   // A Map keeps insertion order: re-inserting on a hit makes the first key the least recent.
@@ -22,16 +30,26 @@ export function createRoleMemo(maxEntries = MAX_ENTRIES) {
     hint(userId: string, projectId: string): RoleHint | undefined {
       const key = keyOf(userId, projectId);
       const hint = entries.get(key);
-      if (hint) { entries.delete(key); entries.set(key, hint); }
+      if (hint) {
+        entries.delete(key);
+        entries.set(key, hint);
+      }
       return hint;
     },
     /** Only what a read outside any transaction answered (see withRole). */
     remember(userId: string, projectId: string, seen: RoleSeen) {
       const key = keyOf(userId, projectId);
-      if (!entries.has(key) && entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(key, { role: seen.role, userVersion: seen.caller_access_version, projectVersion: seen.project_access_version });
+      if (!entries.has(key) && entries.size >= maxEntries)
+        entries.delete(entries.keys().next().value!);
+      entries.set(key, {
+        role: seen.role,
+        userVersion: seen.caller_access_version,
+        projectVersion: seen.project_access_version,
+      });
     },
-    get size() { return entries.size; },
+    get size() {
+      return entries.size;
+    },
   };
 }
 

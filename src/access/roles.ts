@@ -12,7 +12,10 @@ export const atLeast = (r: Role, min: Role) => rank(r) >= rank(min);
 export const lower = (a: Role, b: Role): Role => (rank(a) <= rank(b) ? a : b);
 export const higher = (a: Role, b: Role): Role => (rank(a) >= rank(b) ? a : b);
 
-export interface Share { teamRole: Role; grantRole: Role }
+export interface Share {
+  teamRole: Role;
+  grantRole: Role;
+}
 
 /**
  * The caller's role on a project: owner for its owner; otherwise the highest, over the
@@ -63,5 +66,6 @@ export const TEAM_ACTIONS = {
 export type ProjectAction = keyof typeof PROJECT_ACTIONS;
 export type TeamAction = keyof typeof TEAM_ACTIONS;
 
-export const canOnProject = (role: Role, action: ProjectAction) => atLeast(role, PROJECT_ACTIONS[action]);
+export const canOnProject = (role: Role, action: ProjectAction) =>
+  atLeast(role, PROJECT_ACTIONS[action]);
 export const canOnTeam = (role: Role, action: TeamAction) => atLeast(role, TEAM_ACTIONS[action]);

@@ -13,20 +13,53 @@ export function createBillingService({ db, clock }: { db: Database; clock: Clock
       const now = clock.now();
       return transaction(db, async (trx) => {
         // FOR NO KEY UPDATE: rows that merely reference the user (audit, tokens) stay insertable.
-        const user = await trx.selectFrom('users').select(['id', 'billing_status']).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
+        const user = await trx
+          .selectFrom('users')
+          .select(['id', 'billing_status'])
+          .where('id', '=', userId)
+          .forNoKeyUpdate()
+          .executeTakeFirst();
         if (!user) throw notFound('user');
         // Frames in id order, as the agent sync locks them.
-        await trx.selectFrom('frames').select('id')
-          .where('project_id', 'in', (eb) => eb.selectFrom('projects').select('id').where('owner_id', '=', userId))
-          .orderBy('id').forUpdate().execute();
-        const frames = user.billing_status === status ? [] : await trx.updateTable('frames')
-          .set({ generation: sql`generation + 1`, updated_at: now })
-          .where('project_id', 'in', (eb) => eb.selectFrom('projects').select('id').where('owner_id', '=', userId))
-          .returning(['id', 'agent_id']).execute();
-        await trx.updateTable('users').set({ billing_status: status }).where('id', '=', userId).execute();
-        for (const f of frames) await recordFrameEvent(trx, f.id, now, { type: status === 'past_due' ? 'suspended' : 'restored', detail: { billing_status: status } });
-        await refreshStatus(trx, frames.map((f) => f.id), now);
-        await notifyAgents(trx, frames.map((f) => f.agent_id));
+        await trx
+          .selectFrom('frames')
+          .select('id')
+          .where('project_id', 'in', (eb) =>
+            eb.selectFrom('projects').select('id').where('owner_id', '=', userId),
+          )
+          .orderBy('id')
+          .forUpdate()
+          .execute();
+        const frames =
+          user.billing_status === status
+            ? []
+            : await trx
+                .updateTable('frames')
+                .set({ generation: sql`generation + 1`, updated_at: now })
+                .where('project_id', 'in', (eb) =>
+                  eb.selectFrom('projects').select('id').where('owner_id', '=', userId),
+                )
+                .returning(['id', 'agent_id'])
+                .execute();
+        await trx
+          .updateTable('users')
+          .set({ billing_status: status })
+          .where('id', '=', userId)
+          .execute();
+        for (const f of frames)
+          await recordFrameEvent(trx, f.id, now, {
+            type: status === 'past_due' ? 'suspended' : 'restored',
+            detail: { billing_status: status },
+          });
+        await refreshStatus(
+          trx,
+          frames.map((f) => f.id),
+          now,
+        );
+        await notifyAgents(
+          trx,
+          frames.map((f) => f.agent_id),
+        );
         return { user_id: userId, status, frames_affected: frames.length };
       });
     },

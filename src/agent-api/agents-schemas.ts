@@ -1,55 +1,138 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, NullableTimestamp, PlainName, StringEnum, Timestamp } from '../http/schemas.ts';
+import {
+  IdParam,
+  ListOf,
+  Nullable,
+  NullableTimestamp,
+  PlainName,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 import { REPLICA_REASONS, REPLICA_STATES } from '../frames/frame-status.ts';
 
 const agentFields = {
-  id: Type.String(), name: Type.String(), kind: StringEnum(['cloud', 'self_hosted']),
-  project_id: Nullable(Type.String()), online: Type.Boolean(), last_seen_at: NullableTimestamp, created_at: Timestamp,
+  id: Type.String(),
+  name: Type.String(),
+  kind: StringEnum(['cloud', 'self_hosted']),
+  project_id: Nullable(Type.String()),
+  online: Type.Boolean(),
+  last_seen_at: NullableTimestamp,
+  created_at: Timestamp,
 };
 export const Agent = Type.Object(agentFields, { $id: 'Agent' });
-export const NewAgent = Type.Object({ ...agentFields, token: Type.String({ description: 'Shown once' }) });
+export const NewAgent = Type.Object({
+  ...agentFields,
+  token: Type.String({ description: 'Shown once' }),
+});
 export const AgentList = ListOf(Type.Ref('Agent'));
-export const AgentBody = Type.Object({ name: PlainName({ maxLength: 100 }) }, { additionalProperties: false });
+export const AgentBody = Type.Object(
+  { name: PlainName({ maxLength: 100 }) },
+  { additionalProperties: false },
+);
 export const AgentParams = Type.Object({ project_id: IdParam('prj'), agent_id: IdParam('agt') });
 
 const FrameId = Type.String({ minLength: 1, maxLength: 64 });
 const DeploymentId = Type.String({ minLength: 1, maxLength: 64 });
-export const SyncBody = Type.Object({
-  events: Type.Optional(Type.Array(Type.Object({
-    frame_id: FrameId,
-    replica: Type.Integer({ minimum: 0, maximum: 999 }),
-    type: StringEnum(REPLICA_STATES),
-    at: Type.Optional(Type.String({ format: 'date-time' })),
-    generation: Type.Optional(Type.Integer({ minimum: 0 })),
-    deployment_id: Type.Optional(Type.String({ ...DeploymentId, description: 'The deployment whose release the replica runs' })),
-    detail: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
-      description: `detail.reason: one of ${REPLICA_REASONS.join(', ')}; detail.message: what to show of a failure`,
-    })),
-  }, { additionalProperties: false }), { maxItems: 5000 })),
-  builds: Type.Optional(Type.Array(Type.Object({
-    deployment_id: DeploymentId,
-    state: StringEnum(['building', 'succeeded', 'failed']),
-    commit_sha: Type.Optional(Type.String({ pattern: '^[0-9a-f]{7,64}$', description: 'The commit the agent resolved the branch to' })),
-    message: Type.Optional(Type.String({ maxLength: 2000, description: 'Why the build failed (a log tail)' })),
-    at: Type.Optional(Type.String({ format: 'date-time' })),
-  }, { additionalProperties: false }), { maxItems: 500, description: 'Applied before the events of the same sync' })),
-  logs: Type.Optional(Type.Array(Type.Object({
-    frame_id: FrameId,
-    replica: Type.Integer({ minimum: 0, maximum: 999 }),
-    at: Type.String({ format: 'date-time' }),
-    line: Type.String({ maxLength: 8192 }),
-  }, { additionalProperties: false }), { maxItems: 5000 })),
-}, { additionalProperties: false });
-export const SyncQuery = Type.Object({ wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 })) });
+export const SyncBody = Type.Object(
+  {
+    events: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            frame_id: FrameId,
+            replica: Type.Integer({ minimum: 0, maximum: 999 }),
+            type: StringEnum(REPLICA_STATES),
+            at: Type.Optional(Type.String({ format: 'date-time' })),
+            generation: Type.Optional(Type.Integer({ minimum: 0 })),
+            deployment_id: Type.Optional(
+              Type.String({
+                ...DeploymentId,
+                description: 'The deployment whose release the replica runs',
+              }),
+            ),
+            detail: Type.Optional(
+              Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
+                description: `detail.reason: one of ${REPLICA_REASONS.join(', ')}; detail.message: what to show of a failure`,
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 5000 },
+      ),
+    ),
+    builds: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            deployment_id: DeploymentId,
+            state: StringEnum(['building', 'succeeded', 'failed']),
+            commit_sha: Type.Optional(
+              Type.String({
+                pattern: '^[0-9a-f]{7,64}$',
+                description: 'The commit the agent resolved the branch to',
+              }),
+            ),
+            message: Type.Optional(
+              Type.String({ maxLength: 2000, description: 'Why the build failed (a log tail)' }),
+            ),
+            at: Type.Optional(Type.String({ format: 'date-time' })),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 500, description: 'Applied before the events of the same sync' },
+      ),
+    ),
+    logs: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            frame_id: FrameId,
+            replica: Type.Integer({ minimum: 0, maximum: 999 }),
+            at: Type.String({ format: 'date-time' }),
+            line: Type.String({ maxLength: 8192 }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 5000 },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const SyncQuery = Type.Object({
+  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 })),
+});
 export const SyncAnswer = Type.Object({
-  frames: Type.Array(Type.Object({
-    frame_id: Type.String(), generation: Type.Integer(), desired_state: StringEnum(['running', 'stopped']),
-    replica_count: Type.Integer(), port: Type.Integer(), health_check_path: Type.String(),
-    build_failed: Type.Boolean({ description: 'The latest deployment failed to build: do not build it again' }),
-    git_repository_owner: Type.String(), git_repository: Type.String(),
-    git_repository_branch: Type.String(), deployment_id: Type.String(), commit_sha: Nullable(Type.String()),
-    env: Type.Record(Type.String(), Type.String()),
-    volumes: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), mount_path: Type.String(), size_gb: Type.Integer() })),
-  })),
+  frames: Type.Array(
+    Type.Object({
+      frame_id: Type.String(),
+      generation: Type.Integer(),
+      desired_state: StringEnum(['running', 'stopped']),
+      replica_count: Type.Integer(),
+      port: Type.Integer(),
+      health_check_path: Type.String(),
+      build_failed: Type.Boolean({
+        description: 'The latest deployment failed to build: do not build it again',
+      }),
+      git_repository_owner: Type.String(),
+      git_repository: Type.String(),
+      git_repository_branch: Type.String(),
+      deployment_id: Type.String(),
+      commit_sha: Nullable(Type.String()),
+      env: Type.Record(Type.String(), Type.String()),
+      volumes: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          name: Type.String(),
+          mount_path: Type.String(),
+          size_gb: Type.Integer(),
+        }),
+      ),
+      domains: Type.Array(Type.String(), {
+        description: 'Hostnames to route to the frame: verified custom domains only',
+      }),
+    }),
+  ),
   sync_after_ms: Type.Integer(),
 });

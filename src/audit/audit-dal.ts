@@ -13,25 +13,44 @@ export interface AuditEntry {
   after?: unknown;
 }
 
-export async function recordAudit(q: Queryable, actor: Pick<Actor, 'userId' | 'requestId'> | null, at: Date, e: AuditEntry) {
-  await q.insertInto('audit_events').values({
-    id: newId('audit', at),
-    team_id: e.teamId ?? null,
-    project_id: e.projectId ?? null,
-    actor_id: actor?.userId ?? null,
-    action: e.action,
-    target_type: e.targetType,
-    target_id: e.targetId,
-    before: e.before === undefined ? null : JSON.stringify(e.before),
-    after: e.after === undefined ? null : JSON.stringify(e.after),
-    request_id: actor?.requestId ?? null,
-    at,
-  }).execute();
+export async function recordAudit(
+  q: Queryable,
+  actor: Pick<Actor, 'userId' | 'requestId'> | null,
+  at: Date,
+  e: AuditEntry,
+) {
+  await q
+    .insertInto('audit_events')
+    .values({
+      id: newId('audit', at),
+      team_id: e.teamId ?? null,
+      project_id: e.projectId ?? null,
+      actor_id: actor?.userId ?? null,
+      action: e.action,
+      target_type: e.targetType,
+      target_id: e.targetId,
+      before: e.before === undefined ? null : JSON.stringify(e.before),
+      after: e.after === undefined ? null : JSON.stringify(e.after),
+      request_id: actor?.requestId ?? null,
+      at,
+    })
+    .execute();
 }
 
-export function listAudit(q: Queryable, scope: { teamId: string } | { projectId: string }, limit: number, beforeId?: string) {
+export function listAudit(
+  q: Queryable,
+  scope: { teamId: string } | { projectId: string },
+  limit: number,
+  beforeId?: string,
+) {
   let query = q.selectFrom('audit_events').selectAll();
-  query = 'teamId' in scope ? query.where('team_id', '=', scope.teamId) : query.where('project_id', '=', scope.projectId);
+  query =
+    'teamId' in scope
+      ? query.where('team_id', '=', scope.teamId)
+      : query.where('project_id', '=', scope.projectId);
   if (beforeId) query = query.where('id', '<', beforeId);
-  return query.orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }

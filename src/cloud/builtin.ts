@@ -4,7 +4,9 @@
 // the `builtin` row gets a new token rather than a second row, and its frames stay placed on it.
 // The child is restarted if it dies and stopped (SIGTERM, then SIGKILL) with the service; its
 // frames keep running across (the next start adopts them), as apps do across a control plane
-// restart on any host.
+// restart on any host. It runs in a process group of its own, so that Ctrl-C in a terminal
+// reaches the service alone, which stops the agent in its drain; a service killed outright
+// leaves no agent behind (it watches its parent: FRAMEPLANE_AGENT_EXIT_WITH_PARENT).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,31 +24,70 @@ import { lines } from '../runner/build/command.ts';
 export const BUILTIN_AGENT_NAME = 'builtin';
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 /** What the agent must not inherit from the service: it needs none of it, and apps must never see it. */
-const SERVICE_SECRETS = ['DATABASE_URL', 'SECRET_KEY', 'ADMIN_TOKEN', 'SMTP_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'DATA_DIR'];
+const SERVICE_SECRETS = [
+  'DATABASE_URL',
+  'SECRET_KEY',
+  'ADMIN_TOKEN',
+  'SMTP_URL',
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'DATA_DIR',
+];
 
-export interface BuiltinCredentials { agent_id: string; token: string }
+export interface BuiltinCredentials {
+  agent_id: string;
+  token: string;
+}
 
-type Deps = { db: Database; config: Pick<Config, 'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel'> };
+type Deps = {
+  db: Database;
+  config: Pick<Config, 'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel'>;
+};
 
 /** The `builtin` cloud agent and its token: from the file if still valid, else made valid. */
 export async function ensureBuiltinAgent({ db, config }: Deps): Promise<BuiltinCredentials> {
   const file = join(config.dataDir, 'builtin-agent.json');
   let saved: Partial<BuiltinCredentials> = {};
-  try { saved = JSON.parse(readFileSync(file, 'utf8')); } catch { /* first start */ }
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    /* first start */
+  }
   if (typeof saved.token === 'string') {
-    const row = await db.selectFrom('agents').select('id').where('token_hash', '=', hashSecret(saved.token)).where('kind', '=', 'cloud').executeTakeFirst();
+    const row = await db
+      .selectFrom('agents')
+      .select('id')
+      .where('token_hash', '=', hashSecret(saved.token))
+      .where('kind', '=', 'cloud')
+      .executeTakeFirst();
     if (row) return { agent_id: row.id, token: saved.token };
   }
   let creds: BuiltinCredentials;
-  const existing = await db.selectFrom('agents').select('id').where('kind', '=', 'cloud').where('name', '=', BUILTIN_AGENT_NAME).orderBy('id').executeTakeFirst();
+  const existing = await db
+    .selectFrom('agents')
+    .select('id')
+    .where('kind', '=', 'cloud')
+    .where('name', '=', BUILTIN_AGENT_NAME)
+    .orderBy('id')
+    .executeTakeFirst();
   if (existing) {
     const token = newSecret('fpa');
-    await db.updateTable('agents').set({ token_hash: hashSecret(token) }).where('id', '=', existing.id).execute();
+    await db
+      .updateTable('agents')
+      .set({ token_hash: hashSecret(token) })
+      .where('id', '=', existing.id)
+      .execute();
     creds = { agent_id: existing.id, token };
   } else {
     const clock = systemClock(db);
     await clock.refresh();
-    const agents = createAgentsService({ db, clock, access: createAccessService(db), offlineAfterSeconds: config.agentOfflineAfterSeconds });
+    const agents = createAgentsService({
+      db,
+      clock,
+      access: createAccessService(db),
+      offlineAfterSeconds: config.agentOfflineAfterSeconds,
+    });
     const created = await agents.registerCloud({ name: BUILTIN_AGENT_NAME }); // also places frames that waited for a cloud agent
     creds = { agent_id: created.id, token: created.token };
   }
@@ -63,14 +104,29 @@ export function reachableUrl(url: string): string {
   return u.origin;
 }
 
-const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 
 /** Re-logs the agent's JSON lines through the service's logger, so one log holds both. */
 function forward(stream: NodeJS.ReadableStream, log: Logger) {
   lines(stream, (line) => {
     if (!line.trim()) return;
     try {
-      const { level, msg, time: _t, pid: _p, hostname: _h, service: _s, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      const {
+        level,
+        msg,
+        time: _t,
+        pid: _p,
+        hostname: _h,
+        service: _s,
+        ...fields
+      } = JSON.parse(line) as Record<string, unknown>;
       log[LEVELS[level as number] ?? 'info'](fields, String(msg ?? ''));
     } catch {
       log.info({ output: line }, 'agent output');
@@ -78,17 +134,39 @@ function forward(stream: NodeJS.ReadableStream, log: Logger) {
   });
 }
 
-export async function startBuiltinAgent({ db, config, log, url }: Deps & { log: Logger; url: string }): Promise<{ stop(): Promise<void> }> {
+export interface BuiltinAgent {
+  /** SIGTERM, then SIGKILL after 15 s; resolves once the agent is gone. */
+  stop(): Promise<void>;
+  /** SIGTERM and return at once: for an exit that cannot wait. */
+  requestStop(): void;
+}
+
+export async function startBuiltinAgent({
+  db,
+  config,
+  log,
+  url,
+}: Deps & { log: Logger; url: string }): Promise<BuiltinAgent> {
   const creds = await ensureBuiltinAgent({ db, config });
   const agentLog = log.child({ component: 'builtin-agent', agent_id: creds.agent_id });
   const env: NodeJS.ProcessEnv = {
-    ...process.env, FRAMEPLANE_AGENT_TOKEN: creds.token, LOG_LEVEL: config.logLevel, FRAMEPLANE_AGENT_EXIT_WITH_PARENT: '1',
+    ...process.env,
+    FRAMEPLANE_AGENT_TOKEN: creds.token,
+    LOG_LEVEL: config.logLevel,
+    FRAMEPLANE_AGENT_EXIT_WITH_PARENT: '1',
     // Apps must never read the service's data: its key, the database, this agent's token.
     FRAMEPLANE_AGENT_HIDE: config.dataDir,
   };
   for (const k of SERVICE_SECRETS) delete env[k];
   // The token goes by environment, not argument: arguments show in every user's `ps`.
-  const args = [BIN, 'agent', '--server', reachableUrl(url), '--data', join(config.dataDir, 'agent')];
+  const args = [
+    BIN,
+    'agent',
+    '--server',
+    reachableUrl(url),
+    '--data',
+    join(config.dataDir, 'agent'),
+  ];
 
   let child: ChildProcess | undefined;
   let stopping = false;
@@ -97,7 +175,12 @@ export async function startBuiltinAgent({ db, config, log, url }: Deps & { log: 
 
   const launch = () => {
     const startedAt = Date.now();
-    const c = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: Ctrl-C reaches the service, which stops the agent in order.
+    const c = spawn(process.execPath, args, {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = c;
     forward(c.stdout!, agentLog);
     forward(c.stderr!, agentLog);
@@ -115,6 +198,11 @@ export async function startBuiltinAgent({ db, config, log, url }: Deps & { log: 
   agentLog.info({ data: join(config.dataDir, 'agent') }, 'built-in cloud agent started');
 
   return {
+    requestStop() {
+      stopping = true;
+      clearTimeout(timer);
+      child?.kill('SIGTERM');
+    },
     async stop() {
       stopping = true;
       clearTimeout(timer);

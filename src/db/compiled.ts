@@ -16,17 +16,21 @@ const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;
  * The first call builds it with markers for the arguments and remembers where each is bound;
  * later calls bind the new values to the same compiled text.
  */
-export function compiledOnce<A extends Value[], R>(build: (q: Kysely<DB>, ...args: A) => Compilable<R>) {
+export function compiledOnce<A extends Value[], R>(
+  build: (q: Kysely<DB>, ...args: A) => Compilable<R>,
+) {
   let compiled: { sql: string; slots: Slot[] } | undefined;
 
   function compile(q: Queryable, count: number) {
     const markers = Array.from({ length: count }, (_, i) => marker(i)) as unknown as A;
     const { sql, parameters } = build(q as Kysely<DB>, ...markers).compile();
-    if (sql.includes('\u0000fp-arg-')) throw new Error('compiledOnce: an argument was written into the SQL text instead of bound');
+    if (sql.includes('\u0000fp-arg-'))
+      throw new Error('compiledOnce: an argument was written into the SQL text instead of bound');
     const slots = parameters.map((p): Slot => {
       const i = markers.indexOf(p as Value);
       if (i >= 0) return { arg: i };
-      if (JSON.stringify(p)?.includes('\\u0000fp-arg-')) throw new Error('compiledOnce: an argument was bound inside another value');
+      if (JSON.stringify(p)?.includes('\\u0000fp-arg-'))
+        throw new Error('compiledOnce: an argument was bound inside another value');
       return { value: p };
     });
     return { sql, slots };

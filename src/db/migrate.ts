@@ -18,16 +18,27 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     // A migration may rewrite a big table: no statement timeout here (see createPool).
     await client.query('set statement_timeout = 0');
     // Another instance may be migrating: wait for it as long as it takes.
-    await client.query({ text: 'select pg_advisory_lock($1)', values: [LOCK_KEY], query_timeout: UNLIMITED } as pg.QueryConfig);
+    await client.query({
+      text: 'select pg_advisory_lock($1)',
+      values: [LOCK_KEY],
+      query_timeout: UNLIMITED,
+    } as pg.QueryConfig);
     await client.query(`create table if not exists schema_migrations (
       name text primary key, applied_at timestamptz not null default now())`);
-    const done = new Set((await client.query('select name from schema_migrations')).rows.map((r) => r.name));
-    const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+    const done = new Set(
+      (await client.query('select name from schema_migrations')).rows.map((r) => r.name),
+    );
+    const files = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
     for (const file of files) {
       if (done.has(file)) continue;
       await client.query('begin');
       try {
-        await client.query({ text: readFileSync(join(MIGRATIONS_DIR, file), 'utf8'), query_timeout: UNLIMITED } as pg.QueryConfig);
+        await client.query({
+          text: readFileSync(join(MIGRATIONS_DIR, file), 'utf8'),
+          query_timeout: UNLIMITED,
+        } as pg.QueryConfig);
         await client.query('insert into schema_migrations (name) values ($1)', [file]);
         await client.query('commit');
         applied.push(file);

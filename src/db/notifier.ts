@@ -3,7 +3,13 @@
 // every instance exactly when the change commits. The connection reconnects if it drops.
 import pg from 'pg';
 
-export const CHANNELS = ['frameplane_agent', 'frameplane_frame_events', 'frameplane_logs', 'frameplane_clock', 'frameplane_tokens'] as const;
+export const CHANNELS = [
+  'frameplane_agent',
+  'frameplane_frame_events',
+  'frameplane_logs',
+  'frameplane_clock',
+  'frameplane_tokens',
+] as const;
 export type Channel = (typeof CHANNELS)[number];
 type Listener = (payload: string) => void;
 
@@ -33,23 +39,32 @@ export interface Notifier {
   close(): Promise<void>;
 }
 
-export function createNotifier(connectionString: string, onError: (err: Error) => void = () => {}): Notifier {
+export function createNotifier(
+  connectionString: string,
+  onError: (err: Error) => void = () => {},
+): Notifier {
   const listeners = new Map<string, Set<Listener>>();
   const gapListeners = new Set<() => void>();
-  const gap = () => { for (const fn of gapListeners) fn(); };
+  const gap = () => {
+    for (const fn of gapListeners) fn();
+  };
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
   const emit = (channel: string, payload: string) => {
-    for (const key of [`${channel}:${payload}`, `${channel}:*`]) for (const fn of listeners.get(key) ?? []) fn(payload);
+    for (const key of [`${channel}:${payload}`, `${channel}:*`])
+      for (const fn of listeners.get(key) ?? []) fn(payload);
   };
 
   async function connect() {
     if (closed) return;
     const c = new pg.Client({ connectionString });
     c.on('notification', (n) => emit(n.channel, n.payload ?? ''));
-    c.on('error', (err) => { onError(err); reconnect(c); });
+    c.on('error', (err) => {
+      onError(err);
+      reconnect(c);
+    });
     c.on('end', () => reconnect(c));
     try {
       await c.connect();
@@ -57,7 +72,10 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
       client = c;
       gap();
       // Anything may have changed while we were away: wake every waiter once.
-      for (const key of listeners.keys()) { const [ch, k] = key.split(/:(.*)/s); if (k !== '*') emit(ch, k); }
+      for (const key of listeners.keys()) {
+        const [ch, k] = key.split(/:(.*)/s);
+        if (k !== '*') emit(ch, k);
+      }
     } catch (err) {
       onError(err as Error);
       reconnect(c);
@@ -66,9 +84,15 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
 
   function reconnect(c: pg.Client) {
     if (closed || retry) return;
-    if (client === c) { client = undefined; gap(); }
+    if (client === c) {
+      client = undefined;
+      gap();
+    }
     c.end().catch(() => {});
-    retry = setTimeout(() => { retry = undefined; void connect(); }, 1000);
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, 1000);
   }
 
   const ready = connect();
@@ -79,12 +103,20 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
       let set = listeners.get(k);
       if (!set) listeners.set(k, (set = new Set()));
       set.add(fn);
-      return () => { set!.delete(fn); if (set!.size === 0) listeners.delete(k); };
+      return () => {
+        set!.delete(fn);
+        if (set!.size === 0) listeners.delete(k);
+      };
     },
     async wait(channel, key, ms, signal) {
       await ready;
       return new Promise<boolean>((resolve) => {
-        const done = (v: boolean) => { clearTimeout(timer); off(); signal?.removeEventListener('abort', abort); resolve(v); };
+        const done = (v: boolean) => {
+          clearTimeout(timer);
+          off();
+          signal?.removeEventListener('abort', abort);
+          resolve(v);
+        };
         const abort = () => done(false);
         const off = this.subscribe(channel, key, () => done(true));
         const timer = setTimeout(() => done(false), ms);
@@ -95,7 +127,10 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
     listen(channel, key) {
       let pending = false;
       let wake: (() => void) | undefined;
-      const off = this.subscribe(channel, key, () => { pending = true; wake?.(); });
+      const off = this.subscribe(channel, key, () => {
+        pending = true;
+        wake?.();
+      });
       return {
         async next(ms, signal) {
           await ready;
@@ -104,7 +139,12 @@ export function createNotifier(connectionString: string, onError: (err: Error) =
               const timer = setTimeout(done, ms);
               signal?.addEventListener('abort', done, { once: true });
               wake = done;
-              function done() { clearTimeout(timer); signal?.removeEventListener('abort', done); wake = undefined; resolve(); }
+              function done() {
+                clearTimeout(timer);
+                signal?.removeEventListener('abort', done);
+                wake = undefined;
+                resolve();
+              }
             });
           }
           const got = pending;

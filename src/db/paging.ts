@@ -9,10 +9,17 @@ import { decodeCursor, toPage, type Page } from '../http/schemas.ts';
 type AnySelect<O> = SelectQueryBuilder<any, any, O>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export async function pageById<O extends { id: string }, T>(
-  query: AnySelect<O>, limit: number, cursor: string | undefined, present: (row: O) => T, column = 'id',
+  query: AnySelect<O>,
+  limit: number,
+  cursor: string | undefined,
+  present: (row: O) => T,
+  column = 'id',
 ): Promise<Page<T>> {
   const after = decodeCursor(cursor, 1)?.[0];
   const q = after ? query.where(column, '>', after) : query;
-  const rows = await q.orderBy(column).limit(limit + 1).execute();
+  const rows = await q
+    .orderBy(column)
+    .limit(limit + 1)
+    .execute();
   return toPage(rows, limit, (r) => [r.id], present);
 }

@@ -23,7 +23,12 @@ export function prepareStatements(pool: pg.Pool) {
     const named = (text: string, values: unknown[], id: number) =>
       query({ name: `fp${id}_${generation}`, text, values }) as Promise<pg.QueryResult>;
     (client as unknown as { query: Query }).query = (config, values, callback) => {
-      if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) {
+      if (
+        typeof config !== 'string' ||
+        !Array.isArray(values) ||
+        values.length === 0 ||
+        callback !== undefined
+      ) {
         return query(config, values, callback);
       }
       let id = ids.get(config);

@@ -5,88 +5,263 @@ export type Role = 'viewer' | 'member' | 'admin' | 'owner';
 
 /** frames.replicas: each replica as the agent last reported it (timestamps as RFC 3339 text, UTC). */
 export interface ReplicaSummary {
-  replica: number; generation: number; state: string; reason: string | null; deployment_id: string | null; since: string;
+  replica: number;
+  generation: number;
+  state: string;
+  reason: string | null;
+  deployment_id: string | null;
+  since: string;
 }
 /** frames.latest_deployment: the newest deployment, as far as a frame's status and view need it. */
 export interface DeploymentSummary {
-  id: string; status: string; generation: number; trigger: string; git_repository: string; git_repository_owner: string;
-  git_repository_branch: string; env_digest: string; commit_sha: string | null;
-  failure_reason: DeploymentFailure | null; failure_message: string | null; created_at: string;
+  id: string;
+  status: string;
+  generation: number;
+  trigger: string;
+  git_repository: string;
+  git_repository_owner: string;
+  git_repository_branch: string;
+  env_digest: string;
+  commit_sha: string | null;
+  failure_reason: DeploymentFailure | null;
+  failure_message: string | null;
+  created_at: string;
 }
 /** frames.serving_deployment: the newest deployment a healthy replica runs. */
-export interface ServingSummary { id: string; commit_sha: string | null }
+export interface ServingSummary {
+  id: string;
+  commit_sha: string | null;
+}
 export type DeploymentFailure =
-  'crash' | 'oom' | 'health_check_failed' | 'image_pull_failed' | 'port_in_use' | 'build_failed' | 'backoff_tripped';
+  | 'crash'
+  | 'oom'
+  | 'health_check_failed'
+  | 'image_pull_failed'
+  | 'port_in_use'
+  | 'build_failed'
+  | 'backoff_tripped';
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json = ColumnType<unknown, string | null, string | null>;
 
 export interface DB {
   service_clock: { id: Generated<boolean>; offset_ms: ColumnType<string, never, unknown> };
   users: {
-    id: string; email: string; name: string; password_hash: string;
-    billing_status: Generated<'active' | 'past_due'>; access_version: Generated<number>; created_at: Timestamp;
+    id: string;
+    email: string;
+    name: string;
+    password_hash: string;
+    billing_status: Generated<'active' | 'past_due'>;
+    access_version: Generated<number>;
+    created_at: Timestamp;
+    email_verified_at: ColumnType<
+      Date | null,
+      Date | string | null | undefined,
+      Date | string | null
+    >;
   };
   access_tokens: {
-    id: string; user_id: string; name: string; kind: 'session' | 'personal'; token_hash: Buffer;
-    created_at: Timestamp; expires_at: Timestamp | null; last_used_at: Timestamp | null; revoked_at: Timestamp | null;
+    id: string;
+    user_id: string;
+    name: string;
+    kind: 'session' | 'personal';
+    token_hash: Buffer;
+    created_at: Timestamp;
+    expires_at: Timestamp | null;
+    last_used_at: Timestamp | null;
+    revoked_at: Timestamp | null;
   };
-  projects: { id: string; owner_id: string; name: string; access_version: Generated<number>; created_at: Timestamp };
+  projects: {
+    id: string;
+    owner_id: string;
+    name: string;
+    access_version: Generated<number>;
+    created_at: Timestamp;
+  };
   spaces: { id: string; project_id: string; name: string; created_at: Timestamp };
-  teams: { id: string; name: string; slug: string; owner_id: string; member_count: Generated<number>; members_version: Generated<number>; created_at: Timestamp };
+  teams: {
+    id: string;
+    name: string;
+    slug: string;
+    owner_id: string;
+    member_count: Generated<number>;
+    members_version: Generated<number>;
+    created_at: Timestamp;
+  };
   team_members: { team_id: string; user_id: string; role: Role; joined_at: Timestamp };
   invitations: {
-    id: string; team_id: string; email: string; role: Role; token_hash: Buffer; invited_by: string | null;
-    created_at: Timestamp; expires_at: Timestamp; accepted_at: Timestamp | null; accepted_by: string | null;
-    revoked_at: Timestamp | null; declined_at: Timestamp | null; closed_at: Timestamp | null;
+    id: string;
+    team_id: string;
+    email: string;
+    role: Role;
+    token_hash: Buffer;
+    invited_by: string | null;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+    accepted_at: Timestamp | null;
+    accepted_by: string | null;
+    revoked_at: Timestamp | null;
+    declined_at: Timestamp | null;
+    closed_at: Timestamp | null;
   };
-  grants: { id: string; team_id: string; project_id: string; role: Role; created_by: string | null; created_at: Timestamp };
+  grants: {
+    id: string;
+    team_id: string;
+    project_id: string;
+    role: Role;
+    created_by: string | null;
+    created_at: Timestamp;
+  };
   audit_events: {
-    id: string; team_id: string | null; project_id: string | null; actor_id: string | null; action: string;
-    target_type: string; target_id: string; before: Json; after: Json; request_id: string | null; at: Timestamp;
+    id: string;
+    team_id: string | null;
+    project_id: string | null;
+    actor_id: string | null;
+    action: string;
+    target_type: string;
+    target_id: string;
+    before: Json;
+    after: Json;
+    request_id: string | null;
+    at: Timestamp;
   };
   emails: {
-    id: string; to_address: string; subject: string; sealed_text: string; sealed_html: string;
-    status: Generated<'pending' | 'sent' | 'logged'>; attempts: Generated<number>; last_error: string | null;
-    created_at: Timestamp; delivered_at: Timestamp | null;
+    id: string;
+    to_address: string;
+    subject: string;
+    sealed_text: string;
+    sealed_html: string;
+    status: Generated<'pending' | 'sent' | 'logged'>;
+    attempts: Generated<number>;
+    last_error: string | null;
+    created_at: Timestamp;
+    delivered_at: Timestamp | null;
   };
-  rate_limits: { key: string; window_start: Timestamp; count: number };
-  invitation_emails: { id: Generated<string>; team_id: string; email: string; invitation_id: string; sent_at: Timestamp };
+  rate_limits: { key: string; window_start: Timestamp; count: number; expires_at: Timestamp };
+  email_verifications: {
+    id: Generated<string>;
+    email: string;
+    user_id: string | null;
+    password_hash: string | null;
+    name: string | null;
+    token_hash: Buffer;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+    used_at: Timestamp | null;
+  };
+  invitation_emails: {
+    id: Generated<string>;
+    team_id: string;
+    email: string;
+    invitation_id: string;
+    sent_at: Timestamp;
+  };
   agents: {
-    id: string; kind: 'cloud' | 'self_hosted'; project_id: string | null; name: string; token_hash: Buffer;
-    created_at: Timestamp; last_seen_at: Timestamp | null;
+    id: string;
+    kind: 'cloud' | 'self_hosted';
+    project_id: string | null;
+    name: string;
+    token_hash: Buffer;
+    created_at: Timestamp;
+    last_seen_at: Timestamp | null;
   };
   frames: {
-    id: string; project_id: string; space_id: string; owner_id: string; name: string; git_repository: string;
-    git_repository_owner: string; git_repository_branch: string; port: number; replica_count: Generated<number>;
-    runtime_kind: 'cloud' | 'agent'; agent_id: string | null; desired_state: Generated<'running' | 'stopped'>;
-    generation: Generated<number>; version: Generated<number>; env_digest: Generated<string>; crash_streak: Generated<number>;
-    backoff_tripped_at: Timestamp | null; last_status: string | null; last_status_reason: string | null;
-    health_check_path: Generated<string>; created_at: Timestamp; updated_at: Timestamp;
+    id: string;
+    project_id: string;
+    space_id: string;
+    owner_id: string;
+    name: string;
+    git_repository: string;
+    git_repository_owner: string;
+    git_repository_branch: string;
+    port: number;
+    replica_count: Generated<number>;
+    runtime_kind: 'cloud' | 'agent';
+    agent_id: string | null;
+    desired_state: Generated<'running' | 'stopped'>;
+    generation: Generated<number>;
+    version: Generated<number>;
+    env_digest: Generated<string>;
+    crash_streak: Generated<number>;
+    backoff_tripped_at: Timestamp | null;
+    last_status: string | null;
+    last_status_reason: string | null;
+    health_check_path: Generated<string>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
     // Kept by triggers (migrations/0005, 0006), never written by the service.
-    replicas: ColumnType<ReplicaSummary[], never, never>; latest_deployment: ColumnType<DeploymentSummary | null, never, never>;
+    replicas: ColumnType<ReplicaSummary[], never, never>;
+    latest_deployment: ColumnType<DeploymentSummary | null, never, never>;
     serving_deployment: ColumnType<ServingSummary | null, never, never>;
   };
   frame_replicas: {
-    frame_id: string; replica: number; generation: number; state: string; reason: string | null; deployment_id: string | null;
+    frame_id: string;
+    replica: number;
+    generation: number;
+    state: string;
+    reason: string | null;
+    deployment_id: string | null;
     since: Timestamp;
   };
   deployments: {
-    id: string; frame_id: string; trigger: 'create' | 'manual' | 'push' | 'reroll';
-    status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled'; generation: number;
-    git_repository: string; git_repository_owner: string; git_repository_branch: string; commit_sha: string | null;
-    env_sealed: string; env_digest: string; created_by: string | null; created_at: Timestamp; finished_at: Timestamp | null;
-    failure_reason: DeploymentFailure | null; failure_message: string | null;
+    id: string;
+    frame_id: string;
+    trigger: 'create' | 'manual' | 'push' | 'reroll';
+    status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled';
+    generation: number;
+    git_repository: string;
+    git_repository_owner: string;
+    git_repository_branch: string;
+    commit_sha: string | null;
+    env_sealed: string;
+    env_digest: string;
+    created_by: string | null;
+    created_at: Timestamp;
+    finished_at: Timestamp | null;
+    failure_reason: DeploymentFailure | null;
+    failure_message: string | null;
   };
   frame_env: { frame_id: string; key: string; value_sealed: string };
-  domains: { id: string; frame_id: string; hostname: string; created_at: Timestamp };
-  volumes: { id: string; frame_id: string; name: string; mount_path: string; size_gb: number; created_at: Timestamp };
-  frame_events: {
-    id: string; frame_id: string; type: string; status: string | null; status_reason: string | null;
-    detail: Json; actor_id: string | null; at: Timestamp;
+  domains: {
+    id: string;
+    frame_id: string;
+    hostname: string;
+    created_at: Timestamp;
+    verification_token: string;
+    verified_at: Timestamp | null;
   };
-  frame_logs: { id: Generated<string>; frame_id: string; replica: number; at: Timestamp; line: string };
+  volumes: {
+    id: string;
+    frame_id: string;
+    name: string;
+    mount_path: string;
+    size_gb: number;
+    created_at: Timestamp;
+  };
+  frame_events: {
+    id: string;
+    frame_id: string;
+    type: string;
+    status: string | null;
+    status_reason: string | null;
+    detail: Json;
+    actor_id: string | null;
+    at: Timestamp;
+  };
+  frame_logs: {
+    id: Generated<string>;
+    frame_id: string;
+    replica: number;
+    at: Timestamp;
+    line: string;
+  };
   project_webhooks: { project_id: string; secret_sealed: string; rotated_at: Timestamp };
   idempotency_keys: {
-    scope: string; key: string; request_hash: string; status: number | null; headers: Json; body: string | null; created_at: Timestamp;
+    scope: string;
+    key: string;
+    request_hash: string;
+    status: number | null;
+    headers: Json;
+    body: string | null;
+    created_at: Timestamp;
   };
 }

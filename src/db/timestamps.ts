@@ -21,7 +21,15 @@ const at = (s: string, i: number, c: string) => s.charCodeAt(i) === c.charCodeAt
 
 export function parseTimestamptz(s: string): Date {
   // YYYY-MM-DD HH:MM:SS, then an optional fraction, then ±HH, ±HH:MM or ±HH:MM:SS.
-  if (s.length < 22 || !at(s, 4, '-') || !at(s, 7, '-') || !at(s, 10, ' ') || !at(s, 13, ':') || !at(s, 16, ':')) return defaultParser(s) as Date;
+  if (
+    s.length < 22 ||
+    !at(s, 4, '-') ||
+    !at(s, 7, '-') ||
+    !at(s, 10, ' ') ||
+    !at(s, 13, ':') ||
+    !at(s, 16, ':')
+  )
+    return defaultParser(s) as Date;
   let i = 19;
   let ms = 0;
   if (at(s, i, '.')) {
@@ -37,12 +45,32 @@ export function parseTimestamptz(s: string): Date {
   }
   const sign = at(s, i, '+') ? 1 : at(s, i, '-') ? -1 : 0;
   const rest = s.length - i - 1;
-  if (sign === 0 || !(rest === 2 || (rest === 5 && at(s, i + 3, ':')) || (rest === 8 && at(s, i + 3, ':') && at(s, i + 6, ':')))) {
+  if (
+    sign === 0 ||
+    !(
+      rest === 2 ||
+      (rest === 5 && at(s, i + 3, ':')) ||
+      (rest === 8 && at(s, i + 3, ':') && at(s, i + 6, ':'))
+    )
+  ) {
     return defaultParser(s) as Date;
   }
   const year = digits(s, 0, 4);
-  const offsetSeconds = digits(s, i + 1, 2) * 3600 + (rest >= 5 ? digits(s, i + 4, 2) * 60 : 0) + (rest === 8 ? digits(s, i + 7, 2) : 0);
-  const time = Date.UTC(year, digits(s, 5, 2) - 1, digits(s, 8, 2), digits(s, 11, 2), digits(s, 14, 2), digits(s, 17, 2), ms) - sign * offsetSeconds * 1000;
+  const offsetSeconds =
+    digits(s, i + 1, 2) * 3600 +
+    (rest >= 5 ? digits(s, i + 4, 2) * 60 : 0) +
+    (rest === 8 ? digits(s, i + 7, 2) : 0);
+  const time =
+    Date.UTC(
+      year,
+      digits(s, 5, 2) - 1,
+      digits(s, 8, 2),
+      digits(s, 11, 2),
+      digits(s, 14, 2),
+      digits(s, 17, 2),
+      ms,
+    ) -
+    sign * offsetSeconds * 1000;
   // Years before 100 (Date.UTC maps them to 19xx) and anything malformed: the default parser.
   return Number.isNaN(time) || year < 100 ? (defaultParser(s) as Date) : new Date(time);
 }
@@ -65,7 +93,9 @@ export function isoString(d: Date): string {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;

@@ -8,7 +8,10 @@ export const CRASH_THRESHOLD = 5;
 export const PULL_TIMEOUT_SECONDS = 180;
 export const CLEARS_ON = ['push', 'deploy', 'start'] as const;
 
-export interface CrashCount { streak: number; trip: boolean }
+export interface CrashCount {
+  streak: number;
+  trip: boolean;
+}
 
 /** The crash streak after one replica event. */
 export function afterEvent(streak: number, type: ReplicaState): CrashCount {
@@ -22,8 +25,11 @@ export function afterEvent(streak: number, type: ReplicaState): CrashCount {
 
 /** True once a replica has been pulling for longer than the limit. */
 export function pullStuck(pullingSince: Date | null, now: Date): boolean {
-  return pullingSince !== null && now.getTime() - pullingSince.getTime() > PULL_TIMEOUT_SECONDS * 1000;
+  return (
+    pullingSince !== null && now.getTime() - pullingSince.getTime() > PULL_TIMEOUT_SECONDS * 1000
+  );
 }
 
 /** When a replica pulling since `since` will be stuck, for scheduling the check. */
-export const pullDeadline = (since: Date) => new Date(since.getTime() + PULL_TIMEOUT_SECONDS * 1000 + 1);
+export const pullDeadline = (since: Date) =>
+  new Date(since.getTime() + PULL_TIMEOUT_SECONDS * 1000 + 1);

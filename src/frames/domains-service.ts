@@ -1,21 +1,33 @@
-// Custom domains of a frame (CONTRACT 5). A hostname belongs to at most one frame in the whole
-// service; the unique index domains_hostname_key decides races (pg-errors.ts maps it to 409
-// domain_taken), so no read-then-insert check is needed. Deleting the frame releases its
-// domains (ON DELETE CASCADE; frames-service.ts reports them).
+// Custom domains of a frame (CONTRACT 5), with proof of ownership (issue 12, item 7). A POST is
+// a pending claim holding a random token; the claim is attached (verified, routed) once its
+// owner publishes the token as a DNS TXT record (domain-verification.ts) and asks to verify.
+// At most one verified claim per hostname in the whole service: the partial unique index
+// domains_hostname_key (migration 0012) is the invariant. Pending claims of several frames may
+// coexist, so claiming first blocks nobody and a POST never tells whether others claimed the
+// name; the claim that verifies deletes the others in the same transaction. Deleting the frame
+// releases its domains (ON DELETE CASCADE; frames-service.ts reports them).
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { transaction, type Database } from '../db/database.ts';
+import { sql } from 'kysely';
+import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { fieldError, notFound } from '../http/errors.ts';
-import { iso } from '../http/schemas.ts';
+import { conflict, fieldError, notFound } from '../http/errors.ts';
+import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { recordFrameEvent } from './frame-events.ts';
+import { notifyAgents, recordFrameEvent } from './frame-events.ts';
 import { lockFrame } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
 import { pageById } from '../db/paging.ts';
+import {
+  challengeOf,
+  checkChallenge,
+  MAX_VERIFIABLE_HOSTNAME,
+  newVerificationToken,
+  type TxtResolver,
+} from './domain-verification.ts';
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -30,64 +42,283 @@ export function parseHostname(input: string): { hostname: string } | { error: st
   if (/[^\x00-\x7f]/.test(h)) {
     // Internationalized names are stored in their ASCII (punycode) form, which is what DNS holds.
     const ascii = domainToASCII(h);
-    return { error: `must be ASCII; write internationalized names in punycode${ascii ? ` (here: ${ascii})` : ' (xn--…)'}` };
+    const hint = ascii ? ` (here: ${ascii})` : ' (xn--…)';
+    return { error: `must be ASCII; write internationalized names in punycode${hint}` };
   }
-  if (isIP(h) || isIP(h.replace(/^\[|\]$/g, ''))) return { error: 'must be a domain name, not an IP address' };
-  if (h.length > 253) return { error: 'must be at most 253 characters' };
+  if (isIP(h) || isIP(h.replace(/^\[|\]$/g, ''))) {
+    return { error: 'must be a domain name, not an IP address' };
+  }
+  // The challenge record (_frameplane-challenge.<hostname>) must itself be a valid DNS name.
+  if (h.length > MAX_VERIFIABLE_HOSTNAME) {
+    const most = MAX_VERIFIABLE_HOSTNAME;
+    return { error: `must be at most ${most} characters, so that its verification record fits` };
+  }
   const labels = h.split('.');
   if (labels.length < 2) return { error: 'must have at least two labels (like app.example.com)' };
   for (const l of labels) {
     if (l.length === 0) return { error: 'must not contain empty labels ("..")' };
     if (l.length > 63) return { error: `label "${l.slice(0, 20)}…" is longer than 63 characters` };
-    if (!LABEL.test(l)) return { error: `label "${l}" may hold only a-z, 0-9 and "-", and must not start or end with "-"` };
+    if (!LABEL.test(l)) {
+      const rule = 'may hold only a-z, 0-9 and "-", and must not start or end with "-"';
+      return { error: `label "${l}" ${rule}` };
+    }
   }
-  if (/^[0-9]+$/.test(labels[labels.length - 1])) return { error: 'the last label must not be all digits' };
+  if (/^[0-9]+$/.test(labels.at(-1)!)) return { error: 'the last label must not be all digits' };
   return { hostname: h };
 }
 
-interface Deps { db: Database; clock: Clock; access: AccessService; frames: Pick<FramesService, 'load'> }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+  frames: Pick<FramesService, 'load'>;
+  dns: TxtResolver;
+}
 
-interface DomainRow { id: string; frame_id: string; hostname: string; created_at: Date }
-const present = (d: DomainRow) => ({ id: d.id, frame_id: d.frame_id, hostname: d.hostname, created_at: iso(d.created_at) });
+interface DomainRow {
+  id: string;
+  frame_id: string;
+  hostname: string;
+  created_at: Date;
+  verification_token: string;
+  verified_at: Date | null;
+}
+const present = (d: DomainRow) => ({
+  id: d.id,
+  frame_id: d.frame_id,
+  hostname: d.hostname,
+  created_at: iso(d.created_at),
+  verified: d.verified_at !== null,
+  verified_at: isoOrNull(d.verified_at),
+  verification: challengeOf(d.hostname, d.verification_token),
+});
 
-export function createDomainsService({ db, clock, access, frames }: Deps) {
+// Serializes the claims of one hostname (add and verify) across instances. The two-key form
+// (class, hash) keeps these keys apart from every other advisory lock of the service.
+const LOCK_HOSTNAME = 1207;
+const lockHostname = (q: Queryable, hostname: string) =>
+  sql`select pg_advisory_xact_lock(${LOCK_HOSTNAME}, hashtext(${hostname}))`.execute(q);
+
+const taken = () =>
+  conflict('domain_taken', 'That hostname is already attached (verified) to a frame.');
+
+export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
   return {
-    async list(actor: Actor, projectId: string, spaceId: string, frameId: string, limit: number, cursor?: string) {
+    async list(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      limit: number,
+      cursor?: string,
+    ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      return pageById(db.selectFrom('domains').selectAll().where('frame_id', '=', frameId), limit, cursor, present);
+      const rows = db.selectFrom('domains').selectAll().where('frame_id', '=', frameId);
+      return pageById(rows, limit, cursor, present);
     },
 
-    async add(actor: Actor, projectId: string, spaceId: string, frameId: string, input: { hostname: string }) {
+    /**
+     * A pending claim. 409 only for what is public anyway (a verified hostname) or for the
+     * frame's own claim: a POST never tells whether other frames claimed the name.
+     */
+    async add(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      input: { hostname: string },
+    ) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
       const parsed = parseHostname(input.hostname);
-      if ('error' in parsed) throw fieldError('hostname', 'invalid_hostname', `hostname ${parsed.error}.`);
+      if ('error' in parsed) {
+        throw fieldError('hostname', 'invalid_hostname', `hostname ${parsed.error}.`);
+      }
+      const { hostname } = parsed;
       const now = clock.now();
       return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
+        // The hostname first, then the frame: verify() takes them in the same order.
+        await lockHostname(trx, hostname);
         await lockFrame(trx, frameId);
-        const d = await trx.insertInto('domains').values({ id: newId('domain', now), frame_id: frameId, hostname: parsed.hostname, created_at: now })
-          .returningAll().executeTakeFirstOrThrow();
-        // Domains are routing, not part of what the agent runs: no generation or version bump.
-        await recordFrameEvent(trx, frameId, now, { type: 'domain_added', actorId: actor.userId, detail: { domain_id: d.id, hostname: d.hostname } });
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.domain_added', targetType: 'domain', targetId: d.id, after: { frame_id: frameId, hostname: d.hostname } });
+        const known = await trx
+          .selectFrom('domains')
+          .select(['frame_id', 'verified_at'])
+          .where('hostname', '=', hostname)
+          .where((eb) => eb.or([eb('verified_at', 'is not', null), eb('frame_id', '=', frameId)]))
+          .execute();
+        if (known.some((d) => d.verified_at !== null)) throw taken();
+        if (known.length > 0) {
+          throw conflict(
+            'domain_already_added',
+            'This frame already has a claim on that hostname; ' +
+              'verify it with POST …/domains/<domain_id>/verify.',
+          );
+        }
+        const d = await trx
+          .insertInto('domains')
+          .values({
+            id: newId('domain', now),
+            frame_id: frameId,
+            hostname,
+            created_at: now,
+            verification_token: newVerificationToken(),
+            verified_at: null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // Pending domains are not routed: no generation or version bump, nothing for the agent.
+        await recordChange(trx, actor, now, projectId, d, 'added');
         return present(d);
       });
     },
 
-    async remove(actor: Actor, projectId: string, spaceId: string, frameId: string, domainId: string) {
+    /**
+     * Checks the claim's TXT record and, when it holds, attaches the hostname to this frame and
+     * deletes every other claim of it. The DNS look-up runs outside the transaction (no lock
+     * is held across the network); a failed check writes nothing.
+     */
+    async verify(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      domainId: string,
+    ) {
+      await access.requireProject(actor.userId, projectId, 'domain.manage');
+      await frames.load(projectId, spaceId, frameId);
+      const claim = await db
+        .selectFrom('domains')
+        .selectAll()
+        .where('id', '=', domainId)
+        .where('frame_id', '=', frameId)
+        .executeTakeFirst();
+      if (!claim) throw notFound('domain');
+      if (claim.verified_at) return present(claim);
+      await checkChallenge(dns, claim.hostname, claim.verification_token);
+      const now = clock.now();
+      return transaction(db, async (trx) => {
+        await frames.load(projectId, spaceId, frameId, trx);
+        await lockHostname(trx, claim.hostname);
+        const claims = await trx
+          .selectFrom('domains')
+          .selectAll()
+          .where('hostname', '=', claim.hostname)
+          .execute();
+        const mine = claims.find((d) => d.id === claim.id);
+        const winner = claims.find((d) => d.verified_at !== null);
+        // A concurrent verify of this very claim won; or another frame proved it first (and
+        // deleted this claim).
+        if (winner && winner.id === claim.id) return present(winner);
+        if (winner) throw taken();
+        if (!mine) throw notFound('domain');
+        const others = claims.filter((d) => d.id !== claim.id);
+        // Every frame this touches, locked in id order as elsewhere (writers cannot deadlock).
+        const ids = [...new Set([frameId, ...others.map((d) => d.frame_id)])].sort();
+        const locked = await trx
+          .selectFrom('frames')
+          .select(['id', 'project_id', 'agent_id'])
+          .where('id', 'in', ids)
+          .orderBy('id')
+          .forUpdate()
+          .execute();
+        const d = await trx
+          .updateTable('domains')
+          .set({ verified_at: now })
+          .where('id', '=', claim.id)
+          .where('verified_at', 'is', null)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // Returned rows only: a claim whose frame was deleted meanwhile is already gone.
+        const released =
+          others.length === 0
+            ? []
+            : await trx
+                .deleteFrom('domains')
+                .where(
+                  'id',
+                  'in',
+                  others.map((o) => o.id),
+                )
+                .returningAll()
+                .execute();
+        await recordChange(trx, actor, now, projectId, d, 'verified');
+        for (const o of released) await releaseClaim(trx, o, locked, now);
+        // The hostname is now routed: the frame's agent hears of it at once.
+        await notifyAgents(trx, [locked.find((f) => f.id === frameId)?.agent_id ?? null]);
+        return present(d);
+      });
+    },
+
+    async remove(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      domainId: string,
+    ) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
       const now = clock.now();
       await transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
-        await lockFrame(trx, frameId);
-        const d = await trx.deleteFrom('domains').where('id', '=', domainId).where('frame_id', '=', frameId).returningAll().executeTakeFirst();
+        const frame = await lockFrame(trx, frameId);
+        const d = await trx
+          .deleteFrom('domains')
+          .where('id', '=', domainId)
+          .where('frame_id', '=', frameId)
+          .returningAll()
+          .executeTakeFirst();
         if (!d) throw notFound('domain');
-        await recordFrameEvent(trx, frameId, now, { type: 'domain_removed', actorId: actor.userId, detail: { domain_id: d.id, hostname: d.hostname } });
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.domain_removed', targetType: 'domain', targetId: d.id, before: { frame_id: frameId, hostname: d.hostname } });
+        await recordChange(trx, actor, now, projectId, d, 'removed');
+        if (d.verified_at) await notifyAgents(trx, [frame?.agent_id ?? null]);
       });
     },
   };
+}
+
+/** The frame event (`domain_<change>`) and audit entry of a change the actor made. */
+async function recordChange(
+  trx: Queryable,
+  actor: Actor,
+  now: Date,
+  projectId: string,
+  d: DomainRow,
+  change: 'added' | 'verified' | 'removed',
+) {
+  const detail = { domain_id: d.id, hostname: d.hostname };
+  const type = `domain_${change}`;
+  await recordFrameEvent(trx, d.frame_id, now, { type, actorId: actor.userId, detail });
+  const state = { frame_id: d.frame_id, hostname: d.hostname };
+  await recordAudit(trx, actor, now, {
+    projectId,
+    action: `frame.domain_${change}`,
+    targetType: 'domain',
+    targetId: d.id,
+    ...(change === 'removed' ? { before: state } : { after: state }),
+  });
+}
+
+/**
+ * Tells the frame and project of a claim deleted because another frame verified the hostname.
+ * No actor: who verified it, and from which project, is not theirs to know.
+ */
+async function releaseClaim(
+  trx: Queryable,
+  d: DomainRow,
+  locked: Array<{ id: string; project_id: string }>,
+  now: Date,
+) {
+  const detail = { domain_id: d.id, hostname: d.hostname, reason: 'verified_by_another_frame' };
+  await recordFrameEvent(trx, d.frame_id, now, { type: 'domain_released', detail });
+  const projectId = locked.find((f) => f.id === d.frame_id)?.project_id;
+  await recordAudit(trx, null, now, {
+    projectId,
+    action: 'frame.domain_released',
+    targetType: 'domain',
+    targetId: d.id,
+    before: { frame_id: d.frame_id, hostname: d.hostname },
+    after: { reason: detail.reason },
+  });
 }
 
 export type DomainsService = ReturnType<typeof createDomainsService>;

@@ -29,9 +29,17 @@ export function reservedEnvErrors(keys: Iterable<string>) {
   const errors: Array<{ path: string; message: string }> = [];
   for (const key of keys) {
     if (key === 'PORT') {
-      errors.push({ path: `vars.${key}`, message: 'is set by Frameplane to the frame\'s port: change the frame\'s `port` setting (PATCH the frame) instead' });
+      errors.push({
+        path: `vars.${key}`,
+        message:
+          "is set by Frameplane to the frame's port: change the frame's `port` setting (PATCH the frame) instead",
+      });
     } else if (key.startsWith('FRAMEPLANE_')) {
-      errors.push({ path: `vars.${key}`, message: 'the FRAMEPLANE_ prefix is reserved for what Frameplane sets (FRAMEPLANE_FRAME_ID, FRAMEPLANE_DEPLOYMENT_ID, FRAMEPLANE_REPLICA, FRAMEPLANE_VOLUME_*): choose another name' });
+      errors.push({
+        path: `vars.${key}`,
+        message:
+          'the FRAMEPLANE_ prefix is reserved for what Frameplane sets (FRAMEPLANE_FRAME_ID, FRAMEPLANE_DEPLOYMENT_ID, FRAMEPLANE_REPLICA, FRAMEPLANE_VOLUME_*): choose another name',
+      });
     }
   }
   return errors;
@@ -40,17 +48,61 @@ export function reservedEnvErrors(keys: Iterable<string>) {
 function refuseReserved(keys: Iterable<string>) {
   const errors = reservedEnvErrors(keys);
   if (errors.length) {
-    throw unprocessable('reserved_env_var', `Frameplane sets ${errors.map((e) => e.path.slice(5)).join(', ')} itself; the app's port is the frame's \`port\` setting.`, errors);
+    throw unprocessable(
+      'reserved_env_var',
+      `Frameplane sets ${errors.map((e) => e.path.slice(5)).join(', ')} itself; the app's port is the frame's \`port\` setting.`,
+      errors,
+    );
   }
 }
 
-interface Deps { db: Database; clock: Clock; access: AccessService; sealer: Sealer; frames: Pick<FramesService, 'load'> }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+  sealer: Sealer;
+  frames: Pick<FramesService, 'load'>;
+  /** The most UTF-8 bytes a frame's env may hold, keys and values together (ENV_MAX_BYTES). */
+  maxBytes: number;
+}
 
-export interface EnvAnswer { vars: Record<string, string | null>; values_visible: boolean }
+/** What a set of env vars weighs: UTF-8 bytes of every key and value, as Heroku counts its cap. */
+export function envBytes(vars: Map<string, string>): number {
+  let n = 0;
+  for (const [k, v] of vars) n += Buffer.byteLength(k, 'utf8') + Buffer.byteLength(v, 'utf8');
+  return n;
+}
 
-export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
+/**
+ * The total cap. Checked on the merged set under the frame's lock, so concurrent edits cannot
+ * pass it together. A set already over it (saved before the cap, or before ENV_MAX_BYTES was
+ * lowered) may still shrink: only an edit that grows it past the cap is refused.
+ */
+function refuseTooLarge(before: Map<string, string>, next: Map<string, string>, maxBytes: number) {
+  const size = envBytes(next);
+  if (size <= maxBytes || size <= envBytes(before)) return;
+  throw unprocessable(
+    'env_too_large',
+    `A frame's environment variables may total at most ${maxBytes} bytes (UTF-8, keys and values ` +
+      `together); this change would make them ${size} bytes. Shorten or remove variables ` +
+      '(a PATCH with null deletes one), or keep large configuration elsewhere (a volume or a secret store).',
+    [{ path: 'vars', message: `would total ${size} bytes; the limit is ${maxBytes}` }],
+  );
+}
+
+export interface EnvAnswer {
+  vars: Record<string, string | null>;
+  values_visible: boolean;
+}
+
+export function createEnvService({ db, clock, access, sealer, frames, maxBytes }: Deps) {
   async function current(q: Queryable, frameId: string): Promise<Map<string, string>> {
-    const rows = await q.selectFrom('frame_env').select(['key', 'value_sealed']).where('frame_id', '=', frameId).orderBy('key').execute();
+    const rows = await q
+      .selectFrom('frame_env')
+      .select(['key', 'value_sealed'])
+      .where('frame_id', '=', frameId)
+      .orderBy('key')
+      .execute();
     return new Map(rows.map((r) => [r.key, sealer.open(r.value_sealed)]));
   }
 
@@ -59,8 +111,13 @@ export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
    * from the current set under the frame's lock, so concurrent edits of one frame serialize and
    * none is lost. (Maps, not objects: a key may be named like an Object.prototype member.)
    */
-  async function change(actor: Actor, projectId: string, spaceId: string, frameId: string,
-    wanted: (before: Map<string, string>) => Map<string, string>): Promise<EnvAnswer> {
+  async function change(
+    actor: Actor,
+    projectId: string,
+    spaceId: string,
+    frameId: string,
+    wanted: (before: Map<string, string>) => Map<string, string>,
+  ): Promise<EnvAnswer> {
     const now = clock.now();
     return transaction(db, async (trx) => {
       await frames.load(projectId, spaceId, frameId, trx);
@@ -68,51 +125,116 @@ export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
       const before = await current(trx, frameId);
       const next = wanted(before);
       if (next.size > MAX_ENV_VARS) {
-        throw unprocessable('too_many_env_vars', `A frame holds at most ${MAX_ENV_VARS} environment variables.`,
-          [{ path: 'vars', message: `would hold ${next.size} variables; the limit is ${MAX_ENV_VARS}` }]);
+        throw unprocessable(
+          'too_many_env_vars',
+          `A frame holds at most ${MAX_ENV_VARS} environment variables.`,
+          [
+            {
+              path: 'vars',
+              message: `would hold ${next.size} variables; the limit is ${MAX_ENV_VARS}`,
+            },
+          ],
+        );
       }
-      const tooLarge = [...next].filter(([, v]) => Buffer.byteLength(v, 'utf8') > MAX_ENV_VALUE_BYTES).map(([k]) => k);
+      const tooLarge = [...next]
+        .filter(([, v]) => Buffer.byteLength(v, 'utf8') > MAX_ENV_VALUE_BYTES)
+        .map(([k]) => k);
       if (tooLarge.length) {
-        throw unprocessable('env_value_too_large', `A value may be at most ${MAX_ENV_VALUE_BYTES} bytes (UTF-8).`,
-          tooLarge.map((k) => ({ path: `vars.${k}`, message: `is longer than ${MAX_ENV_VALUE_BYTES} bytes` })));
+        throw unprocessable(
+          'env_value_too_large',
+          `A value may be at most ${MAX_ENV_VALUE_BYTES} bytes (UTF-8).`,
+          tooLarge.map((k) => ({
+            path: `vars.${k}`,
+            message: `is longer than ${MAX_ENV_VALUE_BYTES} bytes`,
+          })),
+        );
       }
+      refuseTooLarge(before, next, maxBytes);
       const set = [...next.keys()].filter((k) => before.get(k) !== next.get(k)).sort();
       const deleted = [...before.keys()].filter((k) => !next.has(k)).sort();
       // Nothing changed: nothing is written, so the frame's version (its ETag) stays.
-      if (set.length === 0 && deleted.length === 0) return { vars: Object.fromEntries(before), values_visible: true };
+      if (set.length === 0 && deleted.length === 0)
+        return { vars: Object.fromEntries(before), values_visible: true };
 
-      if (deleted.length) await trx.deleteFrom('frame_env').where('frame_id', '=', frameId).where('key', 'in', deleted).execute();
+      if (deleted.length)
+        await trx
+          .deleteFrom('frame_env')
+          .where('frame_id', '=', frameId)
+          .where('key', 'in', deleted)
+          .execute();
       if (set.length) {
-        await trx.insertInto('frame_env').values(set.map((key) => ({ frame_id: frameId, key, value_sealed: sealer.seal(next.get(key)!) })))
-          .onConflict((oc) => oc.columns(['frame_id', 'key']).doUpdateSet((eb) => ({ value_sealed: eb.ref('excluded.value_sealed') })))
+        await trx
+          .insertInto('frame_env')
+          .values(
+            set.map((key) => ({
+              frame_id: frameId,
+              key,
+              value_sealed: sealer.seal(next.get(key)!),
+            })),
+          )
+          .onConflict((oc) =>
+            oc
+              .columns(['frame_id', 'key'])
+              .doUpdateSet((eb) => ({ value_sealed: eb.ref('excluded.value_sealed') })),
+          )
           .execute();
       }
       // The digest comes from the very function a deployment uses, so the two compare equal
       // exactly when the saved env is the deployed one.
       const snapshot = await envSnapshot(trx, sealer, frameId);
-      await trx.updateTable('frames').set({ env_digest: snapshot.digest, version: sql`version + 1`, updated_at: now })
-        .where('id', '=', frameId).execute();
+      await trx
+        .updateTable('frames')
+        .set({ env_digest: snapshot.digest, version: sql`version + 1`, updated_at: now })
+        .where('id', '=', frameId)
+        .execute();
       // Names only: values never reach events or the audit log.
-      await recordFrameEvent(trx, frameId, now, { type: 'env_changed', actorId: actor.userId, detail: { set, deleted } });
-      await recordAudit(trx, actor, now, { projectId, action: 'frame.env_changed', targetType: 'frame', targetId: frameId, after: { set, deleted } });
+      await recordFrameEvent(trx, frameId, now, {
+        type: 'env_changed',
+        actorId: actor.userId,
+        detail: { set, deleted },
+      });
+      await recordAudit(trx, actor, now, {
+        projectId,
+        action: 'frame.env_changed',
+        targetType: 'frame',
+        targetId: frameId,
+        after: { set, deleted },
+      });
       await refreshStatus(trx, [frameId], now);
       return { vars: snapshot.env, values_visible: true };
     });
   }
 
   return {
-    async get(actor: Actor, projectId: string, spaceId: string, frameId: string): Promise<EnvAnswer> {
+    async get(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+    ): Promise<EnvAnswer> {
       const { role } = await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
       const visible = canOnProject(role, 'env.read_values');
-      if (visible) return { vars: Object.fromEntries(await current(db, frameId)), values_visible: true };
+      if (visible)
+        return { vars: Object.fromEntries(await current(db, frameId)), values_visible: true };
       // Viewers learn which names exist, never a value (not even a sealed one).
-      const rows = await db.selectFrom('frame_env').select('key').where('frame_id', '=', frameId).orderBy('key').execute();
+      const rows = await db
+        .selectFrom('frame_env')
+        .select('key')
+        .where('frame_id', '=', frameId)
+        .orderBy('key')
+        .execute();
       return { vars: Object.fromEntries(rows.map((r) => [r.key, null])), values_visible: false };
     },
 
     /** PUT: the body is the whole new set. */
-    async replace(actor: Actor, projectId: string, spaceId: string, frameId: string, vars: Record<string, string>) {
+    async replace(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      vars: Record<string, string>,
+    ) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
       refuseReserved(Object.keys(vars));
       return change(actor, projectId, spaceId, frameId, () => new Map(Object.entries(vars)));
@@ -122,9 +244,19 @@ export function createEnvService({ db, clock, access, sealer, frames }: Deps) {
      * PATCH: merged into the current set; null deletes a key (absent keys are fine). Deleting a
      * reserved name is allowed, so one saved before it was refused can be removed.
      */
-    async merge(actor: Actor, projectId: string, spaceId: string, frameId: string, vars: Record<string, string | null>) {
+    async merge(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      vars: Record<string, string | null>,
+    ) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
-      refuseReserved(Object.entries(vars).filter(([, v]) => v !== null).map(([k]) => k));
+      refuseReserved(
+        Object.entries(vars)
+          .filter(([, v]) => v !== null)
+          .map(([k]) => k),
+      );
       return change(actor, projectId, spaceId, frameId, (before) => {
         const next = new Map(before);
         for (const [k, v] of Object.entries(vars)) {

@@ -8,31 +8,70 @@ import { frameStatus, type FrameStatus, type StatusReason } from './frame-status
 import { factsOf } from './frame-view.ts';
 import { framesWithFacts, type FrameWithFacts } from './frames-dal.ts';
 
-export async function recordFrameEvent(q: Queryable, frameId: string, at: Date, e: {
-  type: string; actorId?: string | null; detail?: unknown; status?: string | null; reason?: string | null;
-}) {
+export async function recordFrameEvent(
+  q: Queryable,
+  frameId: string,
+  at: Date,
+  e: {
+    type: string;
+    actorId?: string | null;
+    detail?: unknown;
+    status?: string | null;
+    reason?: string | null;
+  },
+) {
   // Event ids are the positions of event streams (Last-Event-ID), so for one frame they must grow
   // in commit order, also when several instances write. The frame's row lock orders the writers
   // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
-  const { rows } = await sql<{ newest: string | null }>`select (select id from frame_events where frame_id = f.id order by id desc limit 1) as newest
+  const { rows } = await sql<{
+    newest: string | null;
+  }>`select (select id from frame_events where frame_id = f.id order by id desc limit 1) as newest
     from frames f where f.id = ${frameId} for no key update`.execute(q);
   // The event and its notification (delivered on commit) in one statement.
-  await q.with('e', (w) => w.insertInto('frame_events').values({
-    id: newIdAfter('event', at, rows[0]?.newest ?? undefined), frame_id: frameId, type: e.type, status: e.status ?? null,
-    status_reason: e.reason ?? null, detail: e.detail === undefined ? null : JSON.stringify(e.detail), actor_id: e.actorId ?? null, at,
-  }).returning('frame_id'))
-    .selectFrom('e').select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified')).execute();
+  await q
+    .with('e', (w) =>
+      w
+        .insertInto('frame_events')
+        .values({
+          id: newIdAfter('event', at, rows[0]?.newest ?? undefined),
+          frame_id: frameId,
+          type: e.type,
+          status: e.status ?? null,
+          status_reason: e.reason ?? null,
+          detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+          actor_id: e.actorId ?? null,
+          at,
+        })
+        .returning('frame_id'),
+    )
+    .selectFrom('e')
+    .select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified'))
+    .execute();
 }
 
 /** The frame's derived status when it differs from the one recorded (`last_status`). */
-export function statusChange(f: FrameWithFacts): { status: FrameStatus; reason: StatusReason; from: string | null } | undefined {
+export function statusChange(
+  f: FrameWithFacts,
+): { status: FrameStatus; reason: StatusReason; from: string | null } | undefined {
   const { status, reason } = frameStatus(factsOf(f));
-  return status === f.last_status && reason === f.last_status_reason ? undefined : { status, reason, from: f.last_status };
+  return status === f.last_status && reason === f.last_status_reason
+    ? undefined
+    : { status, reason, from: f.last_status };
 }
 
 /** Records a status change as a `status` event (the caller has written `last_status`). */
-export function recordStatusEvent(q: Queryable, frameId: string, at: Date, change: NonNullable<ReturnType<typeof statusChange>>) {
-  return recordFrameEvent(q, frameId, at, { type: 'status', status: change.status, reason: change.reason, detail: { from: change.from } });
+export function recordStatusEvent(
+  q: Queryable,
+  frameId: string,
+  at: Date,
+  change: NonNullable<ReturnType<typeof statusChange>>,
+) {
+  return recordFrameEvent(q, frameId, at, {
+    type: 'status',
+    status: change.status,
+    reason: change.reason,
+    detail: { from: change.from },
+  });
 }
 
 /** Re-derives the status of these frames and records each change as a `status` event. */
@@ -42,7 +81,11 @@ export async function refreshStatus(q: Queryable, frameIds: string[], at: Date) 
   for (const f of rows) {
     const change = statusChange(f);
     if (!change) continue;
-    await q.updateTable('frames').set({ last_status: change.status, last_status_reason: change.reason }).where('id', '=', f.id).execute();
+    await q
+      .updateTable('frames')
+      .set({ last_status: change.status, last_status_reason: change.reason })
+      .where('id', '=', f.id)
+      .execute();
     await recordStatusEvent(q, f.id, at, change);
   }
 }

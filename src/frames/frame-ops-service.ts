@@ -11,35 +11,72 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, notFound, serviceUnavailable } from '../http/errors.ts';
 import { decodeCursor, toPage } from '../http/schemas.ts';
 import { presentDeployment, startDeployment } from './deployments.ts';
-import { notifyAgents, recordFrameEvent, recordStatusEvent, refreshStatus, statusChange } from './frame-events.ts';
+import {
+  notifyAgents,
+  recordFrameEvent,
+  recordStatusEvent,
+  refreshStatus,
+  statusChange,
+} from './frame-events.ts';
 import { frameForCaller, lockFrameIn, type FrameWithFacts } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
 
 interface Deps {
-  db: Database; clock: Clock; access: AccessService; sealer: Sealer; frames: Pick<FramesService, 'load' | 'view'>;
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+  sealer: Sealer;
+  frames: Pick<FramesService, 'load' | 'view'>;
   offlineAfterSeconds: number;
+  /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
+  deploymentHistory: number;
 }
 
 export const billingPastDue = () =>
-  new AppError(402, 'billing_past_due', 'Payment required', "The project owner's billing is past due; the frame stays Suspended until it is restored.");
+  new AppError(
+    402,
+    'billing_past_due',
+    'Payment required',
+    "The project owner's billing is past due; the frame stays Suspended until it is restored.",
+  );
 
-export function createFrameOpsService({ db, clock, access, sealer, frames, offlineAfterSeconds }: Deps) {
+export function createFrameOpsService({
+  db,
+  clock,
+  access,
+  sealer,
+  frames,
+  offlineAfterSeconds,
+  deploymentHistory,
+}: Deps) {
   /** Self-hosted frames need their agent online to be stopped or started; cloud frames never wait. */
   function requireAgentOnline(f: FrameWithFacts) {
     if (f.runtime_kind !== 'agent' || !f.agent_id) return;
     const seen = f.agent_last_seen_at;
     if (seen && clock.now().getTime() - seen.getTime() <= offlineAfterSeconds * 1000) return;
-    throw serviceUnavailable('agent_offline',
+    throw serviceUnavailable(
+      'agent_offline',
       `The frame's self-hosted agent is offline (last seen ${seen ? seen.toISOString() : 'never'}); try again when it is back.`,
-      Math.max(5, Math.min(60, offlineAfterSeconds)));
+      Math.max(5, Math.min(60, offlineAfterSeconds)),
+    );
   }
 
   /**
    * Locks the frame, then reads it with every fact and the caller's role. Read after the lock,
    * the facts are current: no other change to this frame can commit until this one does.
    */
-  async function lockForOperation(trx: Queryable, actor: Actor, projectId: string, spaceId: string, frameId: string) {
-    const f = (await lockFrameIn(trx, projectId, spaceId, frameId)) && (await access.withRole(trx, actor.userId, projectId, (remembered) => frameForCaller(trx, projectId, spaceId, frameId, actor.userId, remembered)));
+  async function lockForOperation(
+    trx: Queryable,
+    actor: Actor,
+    projectId: string,
+    spaceId: string,
+    frameId: string,
+  ) {
+    const f =
+      (await lockFrameIn(trx, projectId, spaceId, frameId)) &&
+      (await access.withRole(trx, actor.userId, projectId, (remembered) =>
+        frameForCaller(trx, projectId, spaceId, frameId, actor.userId, remembered),
+      ));
     if (!f) {
       // Only now tell a project out of reach (404 for it, or 403) from a missing frame.
       await access.requireProject(actor.userId, projectId, 'frame.operate', trx);
@@ -49,7 +86,13 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
     return f;
   }
 
-  async function setDesired(actor: Actor, projectId: string, spaceId: string, frameId: string, desired: 'running' | 'stopped') {
+  async function setDesired(
+    actor: Actor,
+    projectId: string,
+    spaceId: string,
+    frameId: string,
+    desired: 'running' | 'stopped',
+  ) {
     const now = clock.now();
     // The answer is read inside the transaction: it shows this request's outcome, not a later one.
     return transaction(db, async (trx) => {
@@ -59,20 +102,39 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
       const noop = f.desired_state === desired;
       const type = desired === 'running' ? 'start' : 'stop';
       // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
-      const set = noop ? {} : { desired_state: desired, updated_at: now, ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}) };
+      const set = noop
+        ? {}
+        : {
+            desired_state: desired,
+            updated_at: now,
+            ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}),
+          };
       // The status is derived here, from the facts read under the lock, and written with the change.
       const change = statusChange({ ...f, ...set });
       let after = f;
       if (!noop || change) {
-        const row = await trx.updateTable('frames').set({
-          ...set,
-          ...(noop ? {} : { generation: sql`generation + 1`, version: sql`version + 1` }),
-          ...(change ? { last_status: change.status, last_status_reason: change.reason } : {}),
-        }).where('id', '=', frameId).returningAll().executeTakeFirstOrThrow();
+        const row = await trx
+          .updateTable('frames')
+          .set({
+            ...set,
+            ...(noop ? {} : { generation: sql`generation + 1`, version: sql`version + 1` }),
+            ...(change ? { last_status: change.status, last_status_reason: change.reason } : {}),
+          })
+          .where('id', '=', frameId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
         after = { ...f, ...row };
       }
       await recordFrameEvent(trx, frameId, now, { type, actorId: actor.userId, detail: { noop } });
-      if (!noop) await recordAudit(trx, actor, now, { projectId, action: `frame.${type}`, targetType: 'frame', targetId: frameId, before: { desired_state: f.desired_state }, after: { desired_state: desired } });
+      if (!noop)
+        await recordAudit(trx, actor, now, {
+          projectId,
+          action: `frame.${type}`,
+          targetType: 'frame',
+          targetId: frameId,
+          before: { desired_state: f.desired_state },
+          after: { desired_state: desired },
+        });
       if (change) await recordStatusEvent(trx, frameId, now, change);
       if (!noop) await notifyAgents(trx, [f.agent_id]);
       return frames.view(after);
@@ -88,22 +150,52 @@ export function createFrameOpsService({ db, clock, access, sealer, frames, offli
       return transaction(db, async (trx) => {
         const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
         if (f.billing_status === 'past_due') throw billingPastDue();
-        const d = await startDeployment(trx, sealer, f, { trigger: 'manual', at: now, actorId: actor.userId });
-        await recordFrameEvent(trx, frameId, now, { type: 'deploy', actorId: actor.userId, detail: { deployment_id: d.id, trigger: 'manual' } });
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.deployed', targetType: 'frame', targetId: frameId, after: { deployment_id: d.id } });
+        const d = await startDeployment(trx, sealer, f, {
+          trigger: 'manual',
+          at: now,
+          actorId: actor.userId,
+          keep: deploymentHistory,
+        });
+        await recordFrameEvent(trx, frameId, now, {
+          type: 'deploy',
+          actorId: actor.userId,
+          detail: { deployment_id: d.id, trigger: 'manual' },
+        });
+        await recordAudit(trx, actor, now, {
+          projectId,
+          action: 'frame.deployed',
+          targetType: 'frame',
+          targetId: frameId,
+          after: { deployment_id: d.id },
+        });
         await refreshStatus(trx, [frameId], now);
         await notifyAgents(trx, [f.agent_id]);
         return presentDeployment(d);
       });
     },
 
-    async deployments(actor: Actor, projectId: string, spaceId: string, frameId: string, limit: number, cursor?: string) {
+    async deployments(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      limit: number,
+      cursor?: string,
+    ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
       let q = db.selectFrom('deployments').selectAll().where('frame_id', '=', frameId);
       const before = decodeCursor(cursor, 1)?.[0];
       if (before) q = q.where('id', '<', before);
-      return toPage(await q.orderBy('id', 'desc').limit(limit + 1).execute(), limit, (d) => [d.id], presentDeployment);
+      return toPage(
+        await q
+          .orderBy('id', 'desc')
+          .limit(limit + 1)
+          .execute(),
+        limit,
+        (d) => [d.id],
+        presentDeployment,
+      );
     },
   };
 }

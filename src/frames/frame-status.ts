@@ -2,13 +2,35 @@
 // billing, desired state, the back-off trip, the deployment in progress and what the runtime
 // last observed of each replica. Routes, the agent sync and the sweeper all call it.
 
-export const FRAME_STATUSES = ['Starting', 'Online', 'Degraded', 'Error', 'Stopped', 'Suspended'] as const;
+export const FRAME_STATUSES = [
+  'Starting',
+  'Online',
+  'Degraded',
+  'Error',
+  'Stopped',
+  'Suspended',
+] as const;
 export type FrameStatus = (typeof FRAME_STATUSES)[number];
 
-export const REPLICA_STATES = ['pulling', 'starting', 'healthy', 'unhealthy', 'crashed', 'oom', 'stopped'] as const;
+export const REPLICA_STATES = [
+  'pulling',
+  'starting',
+  'healthy',
+  'unhealthy',
+  'crashed',
+  'oom',
+  'stopped',
+] as const;
 export type ReplicaState = (typeof REPLICA_STATES)[number];
 
-export const ERROR_REASONS = ['crash', 'oom', 'health_check_failed', 'image_pull_failed', 'port_in_use', 'build_failed'] as const;
+export const ERROR_REASONS = [
+  'crash',
+  'oom',
+  'health_check_failed',
+  'image_pull_failed',
+  'port_in_use',
+  'build_failed',
+] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 export type StatusReason = ErrorReason | 'backoff_tripped' | 'billing_past_due' | 'stopping' | null;
 /** What the agent may say of a replica: an error reason, or start_timeout (no health check answered in time). */
@@ -35,7 +57,8 @@ export interface FrameFacts {
 
 const RUNNING: ReadonlySet<ReplicaState> = new Set(['pulling', 'starting', 'healthy', 'unhealthy']);
 
-const isErrorReason = (x: unknown): x is ErrorReason => (ERROR_REASONS as readonly unknown[]).includes(x);
+const isErrorReason = (x: unknown): x is ErrorReason =>
+  (ERROR_REASONS as readonly unknown[]).includes(x);
 
 function failureReason(r: ObservedReplica): ErrorReason | undefined {
   // A replica that is up (or on its way) has no failure, whatever an older report said.
@@ -53,7 +76,10 @@ export function frameStatus(f: FrameFacts): { status: FrameStatus; reason: Statu
   if (f.desiredState === 'stopped') {
     if (f.backoffTripped) return { status: 'Stopped', reason: 'backoff_tripped' };
     // Stopped as soon as it is asked for; the reason says the runtime is still winding down.
-    return { status: 'Stopped', reason: f.replicas.some((r) => r && RUNNING.has(r.state)) ? 'stopping' : null };
+    return {
+      status: 'Stopped',
+      reason: f.replicas.some((r) => r && RUNNING.has(r.state)) ? 'stopping' : null,
+    };
   }
   // Replicas beyond replica_count (left over from a scale-down) do not count.
   const wanted = f.replicas.slice(0, f.replicaCount);

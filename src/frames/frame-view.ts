@@ -18,13 +18,16 @@ export function factsOf(f: FrameWithFacts): FrameFacts {
     return r ? { state: r.state as ReplicaState, reason: r.reason } : undefined;
   });
   // A replica still running beyond replica_count keeps a stopping frame "stopping".
-  for (const r of current) if (r.replica >= f.replica_count) byIndex.push({ state: r.state as ReplicaState, reason: r.reason });
+  for (const r of current)
+    if (r.replica >= f.replica_count)
+      byIndex.push({ state: r.state as ReplicaState, reason: r.reason });
   const d = f.latest_deployment;
   return {
     billingPastDue: f.billing_status === 'past_due',
     desiredState: f.desired_state,
     backoffTripped: f.backoff_tripped_at !== null,
-    deployInProgress: f.desired_state === 'running' && f.latest_deployment?.status === 'in_progress',
+    deployInProgress:
+      f.desired_state === 'running' && f.latest_deployment?.status === 'in_progress',
     replicaCount: f.replica_count,
     replicas: byIndex,
     buildFailed: d?.status === 'failed' && d.failure_reason === 'build_failed',
@@ -46,8 +49,13 @@ function latestDeployment(f: FrameWithFacts) {
   const d = f.latest_deployment;
   if (!d) return null;
   return {
-    id: d.id, status: d.status, trigger: d.trigger, commit_sha: d.commit_sha,
-    failure_reason: d.failure_reason, failure_message: d.failure_message, created_at: iso(d.created_at),
+    id: d.id,
+    status: d.status,
+    trigger: d.trigger,
+    commit_sha: d.commit_sha,
+    failure_reason: d.failure_reason,
+    failure_message: d.failure_message,
+    created_at: iso(d.created_at),
   };
 }
 
@@ -55,7 +63,10 @@ export const etagOf = (f: { id: string; version: number }) => `"${f.id}.v${f.ver
 
 export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeconds: number) {
   const { status, reason } = frameStatus(factsOf(f));
-  const pulling = currentReplicas(f).filter((r) => r.state === 'pulling').map((r) => r.since).sort();
+  const pulling = currentReplicas(f)
+    .filter((r) => r.state === 'pulling')
+    .map((r) => r.since)
+    .sort();
   const lastSeen = f.agent_last_seen_at;
   return {
     id: f.id,
@@ -73,9 +84,14 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
     status,
     status_reason: reason,
     desired_state: f.desired_state,
-    runtime: f.runtime_kind === 'agent' ? { kind: 'agent' as const, agent_id: f.agent_id! } : { kind: 'cloud' as const },
+    runtime:
+      f.runtime_kind === 'agent'
+        ? { kind: 'agent' as const, agent_id: f.agent_id! }
+        : { kind: 'cloud' as const },
     agent_id: f.agent_id,
-    agent_online: lastSeen ? now.getTime() - new Date(lastSeen).getTime() <= agentOfflineAfterSeconds * 1000 : false,
+    agent_online: lastSeen
+      ? now.getTime() - new Date(lastSeen).getTime() <= agentOfflineAfterSeconds * 1000
+      : false,
     agent_last_seen_at: isoOrNull(lastSeen),
     backoff: {
       crash_streak: f.crash_streak,
@@ -84,9 +100,16 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
       tripped_at: isoOrNull(f.backoff_tripped_at),
       clears_on: [...CLEARS_ON],
     },
-    replicas: f.replicas.map((r) => ({ replica: r.replica, state: r.state, generation: r.generation, since: iso(r.since) })),
+    replicas: f.replicas.map((r) => ({
+      replica: r.replica,
+      state: r.state,
+      generation: r.generation,
+      since: iso(r.since),
+    })),
     latest_deployment: latestDeployment(f),
-    serving: f.serving_deployment ? { deployment_id: f.serving_deployment.id, commit_sha: f.serving_deployment.commit_sha } : null,
+    serving: f.serving_deployment
+      ? { deployment_id: f.serving_deployment.id, commit_sha: f.serving_deployment.commit_sha }
+      : null,
     pending_changes: pendingChanges(f),
     generation: f.generation,
     version: f.version,

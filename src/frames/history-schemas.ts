@@ -4,11 +4,19 @@ import { Type } from 'typebox';
 import { ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
 
 export const LogsQuery = Type.Object({
-  since: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339: only lines at or after this time' })),
+  since: Type.Optional(
+    Type.String({ format: 'date-time', description: 'RFC 3339: only lines at or after this time' }),
+  ),
   // Logs come in bulk, so pages are larger than the usual 1..200.
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The newest N lines, oldest first (like `heroku logs -n N`); not with cursor' })),
+  tail: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description: 'The newest N lines, oldest first (like `heroku logs -n N`); not with cursor',
+    }),
+  ),
 });
 
 // Events page like every list (CONTRACT 1).
@@ -24,7 +32,9 @@ export const LogPage = ListOf(LogLine);
 
 export const FrameEvent = Type.Object({
   id: Type.String(),
-  type: Type.String({ description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …' }),
+  type: Type.String({
+    description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
+  }),
   status: Nullable(Type.String()),
   status_reason: Nullable(Type.String()),
   detail: Type.Unknown(),

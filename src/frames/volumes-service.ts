@@ -17,7 +17,19 @@ import type { FramesService } from './frames-service.ts';
 import { pageById } from '../db/paging.ts';
 
 /** System directories a volume must not hide or write into. */
-export const RESERVED_MOUNTS = ['/proc', '/sys', '/dev', '/etc', '/bin', '/usr', '/lib', '/sbin', '/boot', '/run', '/var/run'];
+export const RESERVED_MOUNTS = [
+  '/proc',
+  '/sys',
+  '/dev',
+  '/etc',
+  '/bin',
+  '/usr',
+  '/lib',
+  '/sbin',
+  '/boot',
+  '/run',
+  '/var/run',
+];
 const SEGMENT = /^[A-Za-z0-9._@+=-]+$/;
 
 /** Why a mount path is refused, or undefined when it is a usable one. It is never rewritten. */
@@ -28,37 +40,83 @@ export function mountPathProblem(p: string): string | undefined {
   if (p.includes('//')) return 'must not contain "//"';
   if (p.endsWith('/')) return `must not end with "/" (use "${p.replace(/\/+$/, '')}")`;
   const segments = p.slice(1).split('/');
-  if (segments.some((s) => s === '.' || s === '..')) return 'must be normalized: no "." or ".." segments';
-  if (!segments.every((s) => SEGMENT.test(s))) return 'may hold only letters, digits and . _ - @ + = in each segment';
+  if (segments.some((s) => s === '.' || s === '..'))
+    return 'must be normalized: no "." or ".." segments';
+  if (!segments.every((s) => SEGMENT.test(s)))
+    return 'may hold only letters, digits and . _ - @ + = in each segment';
   const reserved = RESERVED_MOUNTS.find((r) => p === r || p.startsWith(`${r}/`));
   if (reserved) return `must not be ${reserved} or under it (a system directory)`;
   return undefined;
 }
 
-interface Deps { db: Database; clock: Clock; access: AccessService; frames: Pick<FramesService, 'load'> }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+  frames: Pick<FramesService, 'load'>;
+}
 
-interface VolumeRow { id: string; frame_id: string; name: string; mount_path: string; size_gb: number; created_at: Date }
-const present = (v: VolumeRow) => ({ id: v.id, frame_id: v.frame_id, name: v.name, mount_path: v.mount_path, size_gb: v.size_gb, created_at: iso(v.created_at) });
+interface VolumeRow {
+  id: string;
+  frame_id: string;
+  name: string;
+  mount_path: string;
+  size_gb: number;
+  created_at: Date;
+}
+const present = (v: VolumeRow) => ({
+  id: v.id,
+  frame_id: v.frame_id,
+  name: v.name,
+  mount_path: v.mount_path,
+  size_gb: v.size_gb,
+  created_at: iso(v.created_at),
+});
 
-export interface VolumeInput { name: string; mount_path: string; size_gb: number }
+export interface VolumeInput {
+  name: string;
+  mount_path: string;
+  size_gb: number;
+}
 
 export function createVolumesService({ db, clock, access, frames }: Deps) {
   /** The agent must learn the new set: a new generation, told on commit. */
   async function rollOut(trx: Queryable, frameId: string, agentId: string | null, now: Date) {
-    await trx.updateTable('frames').set({ generation: sql`generation + 1`, version: sql`version + 1`, updated_at: now })
-      .where('id', '=', frameId).execute();
+    await trx
+      .updateTable('frames')
+      .set({ generation: sql`generation + 1`, version: sql`version + 1`, updated_at: now })
+      .where('id', '=', frameId)
+      .execute();
     await refreshStatus(trx, [frameId], now);
     await notifyAgents(trx, [agentId]);
   }
 
   return {
-    async list(actor: Actor, projectId: string, spaceId: string, frameId: string, limit: number, cursor?: string) {
+    async list(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      limit: number,
+      cursor?: string,
+    ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      return pageById(db.selectFrom('volumes').selectAll().where('frame_id', '=', frameId), limit, cursor, present);
+      return pageById(
+        db.selectFrom('volumes').selectAll().where('frame_id', '=', frameId),
+        limit,
+        cursor,
+        present,
+      );
     },
 
-    async add(actor: Actor, projectId: string, spaceId: string, frameId: string, input: VolumeInput) {
+    async add(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      input: VolumeInput,
+    ) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const problem = mountPathProblem(input.mount_path);
       if (problem) throw fieldError('mount_path', 'invalid_mount_path', `mount_path ${problem}.`);
@@ -66,27 +124,66 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         const frame = (await lockFrame(trx, frameId))!;
-        const v = await trx.insertInto('volumes').values({ id: newId('volume', now), frame_id: frameId, ...input, created_at: now })
-          .returningAll().executeTakeFirstOrThrow();
+        const v = await trx
+          .insertInto('volumes')
+          .values({ id: newId('volume', now), frame_id: frameId, ...input, created_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
         await rollOut(trx, frameId, frame.agent_id, now);
-        await recordFrameEvent(trx, frameId, now, { type: 'volume_added', actorId: actor.userId, detail: { volume_id: v.id, ...input } });
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.volume_added', targetType: 'volume', targetId: v.id, after: { frame_id: frameId, ...input } });
+        await recordFrameEvent(trx, frameId, now, {
+          type: 'volume_added',
+          actorId: actor.userId,
+          detail: { volume_id: v.id, ...input },
+        });
+        await recordAudit(trx, actor, now, {
+          projectId,
+          action: 'frame.volume_added',
+          targetType: 'volume',
+          targetId: v.id,
+          after: { frame_id: frameId, ...input },
+        });
         return present(v);
       });
     },
 
-    async remove(actor: Actor, projectId: string, spaceId: string, frameId: string, volumeId: string) {
+    async remove(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      volumeId: string,
+    ) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const now = clock.now();
       await transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         const frame = (await lockFrame(trx, frameId))!;
-        const v = await trx.deleteFrom('volumes').where('id', '=', volumeId).where('frame_id', '=', frameId).returningAll().executeTakeFirst();
+        const v = await trx
+          .deleteFrom('volumes')
+          .where('id', '=', volumeId)
+          .where('frame_id', '=', frameId)
+          .returningAll()
+          .executeTakeFirst();
         if (!v) throw notFound('volume');
         await rollOut(trx, frameId, frame.agent_id, now);
-        const detail = { volume_id: v.id, name: v.name, mount_path: v.mount_path, size_gb: v.size_gb };
-        await recordFrameEvent(trx, frameId, now, { type: 'volume_removed', actorId: actor.userId, detail });
-        await recordAudit(trx, actor, now, { projectId, action: 'frame.volume_removed', targetType: 'volume', targetId: v.id, before: { frame_id: frameId, ...detail } });
+        const detail = {
+          volume_id: v.id,
+          name: v.name,
+          mount_path: v.mount_path,
+          size_gb: v.size_gb,
+        };
+        await recordFrameEvent(trx, frameId, now, {
+          type: 'volume_removed',
+          actorId: actor.userId,
+          detail,
+        });
+        await recordAudit(trx, actor, now, {
+          projectId,
+          action: 'frame.volume_removed',
+          targetType: 'volume',
+          targetId: v.id,
+          before: { frame_id: frameId, ...detail },
+        });
       });
     },
   };

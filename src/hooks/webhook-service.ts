@@ -28,7 +28,9 @@ import { startDeployment } from '../frames/deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 
 export interface PushEvent {
-  ref?: string; after?: string; deleted?: boolean;
+  ref?: string;
+  after?: string;
+  deleted?: boolean;
   repository?: { name?: string; owner?: { login?: string; name?: string }; pushed_at?: unknown };
 }
 
@@ -49,52 +51,114 @@ export interface HookAnswer {
   deployments: Array<{ frame_id: string; deployment_id: string | null; skipped?: string }>;
 }
 
-const badSignature = () => new AppError(401, 'invalid_signature', 'Unauthorized', 'The X-Hub-Signature-256 header does not match this payload and secret.');
+const badSignature = () =>
+  new AppError(
+    401,
+    'invalid_signature',
+    'Unauthorized',
+    'The X-Hub-Signature-256 header does not match this payload and secret.',
+  );
 
-export function signatureMatches(secret: string, rawBody: string, header: string | undefined): boolean {
+export function signatureMatches(
+  secret: string,
+  rawBody: string,
+  header: string | undefined,
+): boolean {
   if (!header?.startsWith('sha256=')) return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex'));
   const given = Buffer.from(header.slice(7).toLowerCase());
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-interface Deps { db: Database; clock: Clock; access: AccessService; sealer: Sealer; publicUrl: string }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+  sealer: Sealer;
+  publicUrl: string;
+  /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
+  deploymentHistory: number;
+}
 
-export function createWebhookService({ db, clock, access, sealer, publicUrl }: Deps) {
+export function createWebhookService({
+  db,
+  clock,
+  access,
+  sealer,
+  publicUrl,
+  deploymentHistory,
+}: Deps) {
   const urlFor = (projectId: string) => `${publicUrl}/v2/hooks/git?project=${projectId}`;
 
   async function secretOf(projectId: string, rotate: boolean) {
-    const existing = await db.selectFrom('project_webhooks').select('secret_sealed').where('project_id', '=', projectId).executeTakeFirst();
+    const existing = await db
+      .selectFrom('project_webhooks')
+      .select('secret_sealed')
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
     if (existing && !rotate) return sealer.open(existing.secret_sealed);
     const secret = newSecret('whsec');
-    await db.insertInto('project_webhooks').values({ project_id: projectId, secret_sealed: sealer.seal(secret), rotated_at: clock.now() })
-      .onConflict((oc) => (rotate ? oc.column('project_id').doUpdateSet({ secret_sealed: sealer.seal(secret), rotated_at: clock.now() }) : oc.column('project_id').doNothing()))
+    await db
+      .insertInto('project_webhooks')
+      .values({
+        project_id: projectId,
+        secret_sealed: sealer.seal(secret),
+        rotated_at: clock.now(),
+      })
+      .onConflict((oc) =>
+        rotate
+          ? oc
+              .column('project_id')
+              .doUpdateSet({ secret_sealed: sealer.seal(secret), rotated_at: clock.now() })
+          : oc.column('project_id').doNothing(),
+      )
       .execute();
     // Two first reads at once: whichever secret was stored is the secret.
-    const stored = await db.selectFrom('project_webhooks').select('secret_sealed').where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    const stored = await db
+      .selectFrom('project_webhooks')
+      .select('secret_sealed')
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
     return sealer.open(stored.secret_sealed);
   }
 
   return {
     async show(actor: Actor, projectId: string) {
       await access.requireProject(actor.userId, projectId, 'webhook.manage');
-      return { url: urlFor(projectId), secret: await secretOf(projectId, false), content_type: 'application/json', events: ['push'] };
+      return {
+        url: urlFor(projectId),
+        secret: await secretOf(projectId, false),
+        content_type: 'application/json',
+        events: ['push'],
+      };
     },
 
     async rotate(actor: Actor, projectId: string) {
       await access.requireProject(actor.userId, projectId, 'webhook.manage');
       const secret = await secretOf(projectId, true);
-      await recordAudit(db, actor, clock.now(), { projectId, action: 'webhook.rotated', targetType: 'project', targetId: projectId });
+      await recordAudit(db, actor, clock.now(), {
+        projectId,
+        action: 'webhook.rotated',
+        targetType: 'project',
+        targetId: projectId,
+      });
       return { url: urlFor(projectId), secret, content_type: 'application/json', events: ['push'] };
     },
 
     /** Verifies and applies one delivery; answers which frames it deployed. */
     async receive(o: {
-      event: string | undefined; signature: string | undefined; rawBody: string; body: PushEvent; projectId?: string; deliveryId?: string;
+      event: string | undefined;
+      signature: string | undefined;
+      rawBody: string;
+      body: PushEvent;
+      projectId?: string;
+      deliveryId?: string;
     }): Promise<HookAnswer> {
       const repo = o.body.repository?.name;
       const owner = o.body.repository?.owner?.login ?? o.body.repository?.owner?.name;
-      const branch = o.body.ref?.startsWith('refs/heads/') ? o.body.ref.slice('refs/heads/'.length) : undefined;
+      const branch = o.body.ref?.startsWith('refs/heads/')
+        ? o.body.ref.slice('refs/heads/'.length)
+        : undefined;
       // The projects whose secret may have signed this: the one named in the URL, or those with
       // frames watching the repository (any branch, so that a signed push to another branch is
       // acknowledged rather than refused). Whichever it is, nothing is answered until a secret
@@ -102,24 +166,42 @@ export function createWebhookService({ db, clock, access, sealer, publicUrl }: D
       let candidates: string[] = [];
       if (o.projectId) candidates = [o.projectId];
       else if (repo && owner) {
-        candidates = (await db.selectFrom('frames').select('project_id').distinct()
-          .where(sql`lower(git_repository_owner)`, '=', owner.toLowerCase()).where(sql`lower(git_repository)`, '=', repo.toLowerCase())
-          .execute()).map((r) => r.project_id);
+        candidates = (
+          await db
+            .selectFrom('frames')
+            .select('project_id')
+            .distinct()
+            .where(sql`lower(git_repository_owner)`, '=', owner.toLowerCase())
+            .where(sql`lower(git_repository)`, '=', repo.toLowerCase())
+            .execute()
+        ).map((r) => r.project_id);
       }
       const rows = candidates.length
-        ? await db.selectFrom('project_webhooks').select(['project_id', 'secret_sealed']).where('project_id', 'in', candidates).execute()
+        ? await db
+            .selectFrom('project_webhooks')
+            .select(['project_id', 'secret_sealed'])
+            .where('project_id', 'in', candidates)
+            .execute()
         : [];
       // One HMAC even with no secret to try, so that "nothing watches this" is not cheaper to answer.
-      if (rows.length === 0) signatureMatches(randomBytes(32).toString('hex'), o.rawBody, o.signature);
-      const verified = rows.filter((r) => signatureMatches(sealer.open(r.secret_sealed), o.rawBody, o.signature)).map((r) => r.project_id).sort();
+      if (rows.length === 0)
+        signatureMatches(randomBytes(32).toString('hex'), o.rawBody, o.signature);
+      const verified = rows
+        .filter((r) => signatureMatches(sealer.open(r.secret_sealed), o.rawBody, o.signature))
+        .map((r) => r.project_id)
+        .sort();
       if (verified.length === 0) throw badSignature();
-      if (o.event === 'ping' || !repo || !owner || !branch || o.body.deleted) return { event: o.event ?? 'push', deployments: [] };
+      if (o.event === 'ping' || !repo || !owner || !branch || o.body.deleted)
+        return { event: o.event ?? 'push', deployments: [] };
 
       const now = clock.now();
       const pushedAt = pushedAtOf(o.body);
       if (pushedAt && now.getTime() - pushedAt.getTime() > MEMORY_MS) {
-        throw unprocessable('stale_delivery', `This push was made more than ${DELIVERY_MEMORY_DAYS} days ago (repository.pushed_at ${pushedAt.toISOString()}); `
-          + 'an old delivery is not applied, so that a replay cannot roll a frame back. Push again, or deploy the frame by hand.');
+        throw unprocessable(
+          'stale_delivery',
+          `This push was made more than ${DELIVERY_MEMORY_DAYS} days ago (repository.pushed_at ${pushedAt.toISOString()}); ` +
+            'an old delivery is not applied, so that a replay cannot roll a frame back. Push again, or deploy the frame by hand.',
+        );
       }
       const bodySha = createHash('sha256').update(o.rawBody).digest('hex');
       const deliveryId = o.deliveryId && o.deliveryId.length <= 200 ? o.deliveryId : null;
@@ -129,29 +211,65 @@ export function createWebhookService({ db, clock, access, sealer, publicUrl }: D
       // Forget what has expired; outside the transaction below, so deliveries never wait on it.
       await sql`delete from webhook_deliveries where keep_until < ${now}`.execute(db);
 
-      const commit = typeof o.body.after === 'string' && /^[0-9a-f]{7,64}$/i.test(o.body.after) ? o.body.after : null;
+      const commit =
+        typeof o.body.after === 'string' && /^[0-9a-f]{7,64}$/i.test(o.body.after)
+          ? o.body.after
+          : null;
       return transaction(db, async (trx): Promise<HookAnswer> => {
         // Remember the delivery first: a concurrent copy waits here on the unique key until this
         // transaction ends, then inserts nothing. The projects that had already seen it deploy nothing.
-        const fresh = (await sql<{ project_id: string }>`insert into webhook_deliveries (project_id, body_sha256, delivery_id, received_at, keep_until)
+        const fresh = (
+          await sql<{
+            project_id: string;
+          }>`insert into webhook_deliveries (project_id, body_sha256, delivery_id, received_at, keep_until)
           select p, ${bodySha}, ${deliveryId}, ${now}, ${keepUntil} from unnest(${verified}::text[]) as p
-          on conflict do nothing returning project_id`.execute(trx)).rows.map((r) => r.project_id);
-        if (fresh.length === 0) return { event: o.event ?? 'push', duplicate: true, deployments: [] };
+          on conflict do nothing returning project_id`.execute(trx)
+        ).rows.map((r) => r.project_id);
+        if (fresh.length === 0)
+          return { event: o.event ?? 'push', duplicate: true, deployments: [] };
 
-        const frames = await trx.selectFrom('frames as f').innerJoin('projects as p', 'p.id', 'f.project_id').innerJoin('users as u', 'u.id', 'p.owner_id')
-          .select(['f.id', 'u.billing_status']).where('f.project_id', 'in', fresh)
-          .where(sql`lower(f.git_repository_owner)`, '=', owner.toLowerCase()).where(sql`lower(f.git_repository)`, '=', repo.toLowerCase())
-          .where('f.git_repository_branch', '=', branch).orderBy('f.id').execute();
+        const frames = await trx
+          .selectFrom('frames as f')
+          .innerJoin('projects as p', 'p.id', 'f.project_id')
+          .innerJoin('users as u', 'u.id', 'p.owner_id')
+          .select(['f.id', 'u.billing_status'])
+          .where('f.project_id', 'in', fresh)
+          .where(sql`lower(f.git_repository_owner)`, '=', owner.toLowerCase())
+          .where(sql`lower(f.git_repository)`, '=', repo.toLowerCase())
+          .where('f.git_repository_branch', '=', branch)
+          .orderBy('f.id')
+          .execute();
         const deployments: HookAnswer['deployments'] = [];
         for (const row of frames) {
-          const f = await trx.selectFrom('frames').selectAll().where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
-          if (row.billing_status === 'past_due') { deployments.push({ frame_id: f.id, deployment_id: null, skipped: 'billing_past_due' }); continue; }
-          const d = await startDeployment(trx, sealer, f, { trigger: 'push', at: now, actorId: null, commitSha: commit });
-          await recordFrameEvent(trx, f.id, now, { type: 'deploy', detail: { deployment_id: d.id, trigger: 'push', commit_sha: commit } });
+          const f = await trx
+            .selectFrom('frames')
+            .selectAll()
+            .where('id', '=', row.id)
+            .forUpdate()
+            .executeTakeFirstOrThrow();
+          if (row.billing_status === 'past_due') {
+            deployments.push({ frame_id: f.id, deployment_id: null, skipped: 'billing_past_due' });
+            continue;
+          }
+          const d = await startDeployment(trx, sealer, f, {
+            trigger: 'push',
+            at: now,
+            actorId: null,
+            commitSha: commit,
+            keep: deploymentHistory,
+          });
+          await recordFrameEvent(trx, f.id, now, {
+            type: 'deploy',
+            detail: { deployment_id: d.id, trigger: 'push', commit_sha: commit },
+          });
           await notifyAgents(trx, [f.agent_id]);
           deployments.push({ frame_id: f.id, deployment_id: d.id });
         }
-        await refreshStatus(trx, frames.map((f) => f.id), now);
+        await refreshStatus(
+          trx,
+          frames.map((f) => f.id),
+          now,
+        );
         return { event: o.event ?? 'push', deployments };
       });
     },

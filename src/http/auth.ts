@@ -3,21 +3,30 @@
 // OpenAPI document learns the same from it (see app.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../actor.ts';
-import { AppError, unauthorized } from './errors.ts';
+import { AppError, malformedAuthorization, unauthorized } from './errors.ts';
 import { safeEqual } from '../secrets.ts';
 import type { AgentIdentity } from '../agent-api/agents-service.ts';
 
 export type AuthMode = 'user' | 'optional' | 'none' | 'admin' | 'agent';
 
 declare module 'fastify' {
-  interface FastifyContextConfig { auth?: AuthMode }
-  interface FastifyRequest { actor?: Actor; agent?: AgentIdentity }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    actor?: Actor;
+    agent?: AgentIdentity;
+  }
 }
 
 export interface Authenticator {
-  authenticate(token: string): Promise<{ userId: string; email: string; tokenId: string } | undefined>;
+  authenticate(
+    token: string,
+  ): Promise<{ userId: string; email: string; tokenId: string } | undefined>;
 }
 
+/** The bearer token: undefined without an Authorization header, '' when it is not
+ *  `Bearer <token>`. */
 export function bearerToken(request: FastifyRequest): string | undefined {
   const h = request.headers.authorization;
   if (!h) return undefined;
@@ -25,10 +34,16 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return m ? m[1] : '';
 }
 
-export interface AgentAuthenticator { authenticate(token: string): Promise<AgentIdentity | undefined> }
+const AGENT_TOKEN_REQUIRED =
+  'A valid agent token is required: send Authorization: Bearer <token>, ' +
+  'with the token shown once when the agent was created.';
+
+export interface AgentAuthenticator {
+  authenticate(token: string): Promise<AgentIdentity | undefined>;
+}
 
 export function agentOf(request: FastifyRequest): AgentIdentity {
-  if (!request.agent) throw unauthorized('An agent token is required.');
+  if (!request.agent) throw unauthorized(AGENT_TOKEN_REQUIRED);
   return request.agent;
 }
 
@@ -37,21 +52,35 @@ export function actorOf(request: FastifyRequest): Actor {
   return request.actor;
 }
 
-export function installAuth(app: FastifyInstance, identity: Authenticator, agents: AgentAuthenticator, adminToken: string | undefined) {
+export function installAuth(
+  app: FastifyInstance,
+  identity: Authenticator,
+  agents: AgentAuthenticator,
+  adminToken: string | undefined,
+) {
   app.addHook('onRequest', async (request) => {
     const mode = request.routeOptions.config?.auth ?? 'user';
     if (mode === 'none' || request.routeOptions.url === undefined) return;
     const token = bearerToken(request);
+    // Without ADMIN_TOKEN the operator API does not exist.
+    if (mode === 'admin' && !adminToken) {
+      throw new AppError(404, 'route_not_found', 'Not found', 'The operator API is disabled.');
+    }
+    // A header that is there but not `Bearer <token>` ("Authorization: <token>", Basic): say how
+    // to send it, rather than calling a token that was never read unknown or revoked.
+    if (token === '') throw malformedAuthorization();
     if (mode === 'admin') {
-      // Without ADMIN_TOKEN the operator API does not exist.
-      if (!adminToken) throw new AppError(404, 'route_not_found', 'Not found', 'The operator API is disabled.');
-      if (!token || !safeEqual(token, adminToken)) throw unauthorized('The operator token is required.');
+      if (!token || !adminToken || !safeEqual(token, adminToken)) {
+        throw unauthorized(
+          'The operator token is required: ' + 'send Authorization: Bearer <ADMIN_TOKEN>.',
+        );
+      }
       return;
     }
     if (mode === 'agent') {
       // Agent tokens and user tokens live in different tables: neither opens the other's routes.
       const agent = token ? await agents.authenticate(token) : undefined;
-      if (!agent) throw unauthorized('A valid agent token is required.');
+      if (!agent) throw unauthorized(AGENT_TOKEN_REQUIRED);
       request.agent = agent;
       return;
     }
@@ -59,8 +88,13 @@ export function installAuth(app: FastifyInstance, identity: Authenticator, agent
       if (mode === 'optional') return;
       throw unauthorized();
     }
-    const who = token ? await identity.authenticate(token) : undefined;
-    if (!who) throw unauthorized('The bearer token is unknown, expired or revoked.');
+    const who = await identity.authenticate(token);
+    if (!who) {
+      throw unauthorized(
+        'The bearer token is unknown, expired or revoked: sign in again ' +
+          '(POST /v2/auth/login) or create a token, and send Authorization: Bearer <token>.',
+      );
+    }
     request.actor = { ...who, requestId: request.id, ip: request.ip };
   });
 }

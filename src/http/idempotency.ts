@@ -19,7 +19,9 @@ import type { Sealer } from '../secrets.ts';
 import { AppError } from './errors.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest { idempotency?: { scope: string; key: string } }
+  interface FastifyRequest {
+    idempotency?: { scope: string; key: string };
+  }
   interface FastifyContextConfig {
     /**
      * The success answer carries a secret shown once: an Idempotency-Key replay refuses it
@@ -48,7 +50,13 @@ function scopeOf(req: FastifyRequest): string {
   return `ip:${req.ip}`;
 }
 
-export function installIdempotency(app: FastifyInstance, db: Database, clock: Clock, hours: number, sealer: Sealer) {
+export function installIdempotency(
+  app: FastifyInstance,
+  db: Database,
+  clock: Clock,
+  hours: number,
+  sealer: Sealer,
+) {
   const routes = new Set<string>();
   declared.set(app, routes);
   app.addHook('onRoute', (route) => {
@@ -59,34 +67,88 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
   app.addHook('preHandler', async (req, reply) => {
     const key = req.headers['idempotency-key'];
     if (req.method !== 'POST' || typeof key !== 'string') return;
-    if (!KEY.test(key)) throw new AppError(400, 'invalid_idempotency_key', 'Bad request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
+    if (!KEY.test(key))
+      throw new AppError(
+        400,
+        'invalid_idempotency_key',
+        'Bad request',
+        'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+      );
     const scope = scopeOf(req);
     const hash = sealer.digest(`${req.method} ${req.url}\n${req.rawBody ?? ''}`);
     const now = clock.now();
     const fresh = new Date(now.getTime() - hours * 3600_000);
-    const claimed = await db.insertInto('idempotency_keys').values({ scope, key, request_hash: hash, created_at: now })
-      .onConflict((oc) => oc.columns(['scope', 'key']).doUpdateSet({ request_hash: hash, status: null, headers: null, body: null, created_at: now })
-        // Take the key over only when the old record expired or its first attempt was abandoned.
-        .where((eb) => eb.or([eb('idempotency_keys.created_at', '<', fresh),
-          eb.and([eb('idempotency_keys.status', 'is', null), eb('idempotency_keys.created_at', '<', new Date(now.getTime() - ABANDONED_MS))])])))
-      .returning('key').executeTakeFirst();
-    if (claimed) { req.idempotency = { scope, key }; return; }
-    const prior = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirstOrThrow();
+    const claimed = await db
+      .insertInto('idempotency_keys')
+      .values({ scope, key, request_hash: hash, created_at: now })
+      .onConflict((oc) =>
+        oc
+          .columns(['scope', 'key'])
+          .doUpdateSet({
+            request_hash: hash,
+            status: null,
+            headers: null,
+            body: null,
+            created_at: now,
+          })
+          // Take the key over only when the old record expired or its first attempt was abandoned.
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created_at', '<', fresh),
+              eb.and([
+                eb('idempotency_keys.status', 'is', null),
+                eb('idempotency_keys.created_at', '<', new Date(now.getTime() - ABANDONED_MS)),
+              ]),
+            ]),
+          ),
+      )
+      .returning('key')
+      .executeTakeFirst();
+    if (claimed) {
+      req.idempotency = { scope, key };
+      return;
+    }
+    const prior = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
     if (prior.request_hash !== hash) {
-      throw new AppError(422, 'idempotency_key_reused', 'Unprocessable content', 'This Idempotency-Key was used with another request; use a new key.');
+      throw new AppError(
+        422,
+        'idempotency_key_reused',
+        'Unprocessable content',
+        'This Idempotency-Key was used with another request; use a new key.',
+      );
     }
     if (prior.status === null) {
-      throw new AppError(409, 'idempotency_in_progress', 'Conflict', 'The first request with this Idempotency-Key is still running.', undefined, { 'retry-after': '1' });
+      throw new AppError(
+        409,
+        'idempotency_in_progress',
+        'Conflict',
+        'The first request with this Idempotency-Key is still running.',
+        undefined,
+        { 'retry-after': '1' },
+      );
     }
     if (prior.body === null) {
       // A finished answer without a body is one whose secret was withheld (see onSend).
       const hint = req.routeOptions.config?.secretAnswer;
-      throw new AppError(409, 'idempotent_secret_not_replayed', 'Conflict',
+      throw new AppError(
+        409,
+        'idempotent_secret_not_replayed',
+        'Conflict',
         `The first request with this Idempotency-Key succeeded (${prior.status}) and its answer was delivered then. ` +
-        'That answer held a secret that is shown once and not kept, so it is not replayed.' + (hint ? ` ${hint}` : ''));
+          'That answer held a secret that is shown once and not kept, so it is not replayed.' +
+          (hint ? ` ${hint}` : ''),
+      );
     }
     const headers = (prior.headers ?? {}) as Record<string, string>;
-    return reply.code(prior.status).headers({ ...headers, 'idempotent-replayed': 'true' }).send(prior.body);
+    return reply
+      .code(prior.status)
+      .headers({ ...headers, 'idempotent-replayed': 'true' })
+      .send(prior.body);
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -94,7 +156,10 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
     if (!claim) return payload;
     req.idempotency = undefined;
     const where = (q: any) => q.where('scope', '=', claim.scope).where('key', '=', claim.key);
-    if (reply.statusCode >= 500 || (typeof payload !== 'string' && payload !== null && payload !== undefined)) {
+    if (
+      reply.statusCode >= 500 ||
+      (typeof payload !== 'string' && payload !== null && payload !== undefined)
+    ) {
       await where(db.deleteFrom('idempotency_keys')).execute();
       return payload;
     }
@@ -102,10 +167,25 @@ export function installIdempotency(app: FastifyInstance, db: Database, clock: Cl
     const declaredSecret = Boolean(req.routeOptions.config?.secretAnswer) && reply.statusCode < 300;
     const shapedSecret = SECRET_SHAPE.test(body);
     if (shapedSecret && !declaredSecret) {
-      req.log.error({ route: `${req.method} ${req.routeOptions.url}` }, 'answer holds a secret but its route does not declare config.secretAnswer; not kept for replay');
+      req.log.error(
+        { route: `${req.method} ${req.routeOptions.url}` },
+        'answer holds a secret but its route does not declare config.secretAnswer; not kept for replay',
+      );
     }
-    const headers = Object.fromEntries(KEPT_HEADERS.map((h) => [h, reply.getHeader(h)]).filter(([, v]) => v !== undefined).map(([h, v]) => [h, String(v)]));
-    await where(db.updateTable('idempotency_keys').set({ status: reply.statusCode, headers: JSON.stringify(headers), body: declaredSecret || shapedSecret ? null : body })).execute();
+    const headers = Object.fromEntries(
+      KEPT_HEADERS.map((h) => [h, reply.getHeader(h)])
+        .filter(([, v]) => v !== undefined)
+        .map(([h, v]) => [h, String(v)]),
+    );
+    await where(
+      db
+        .updateTable('idempotency_keys')
+        .set({
+          status: reply.statusCode,
+          headers: JSON.stringify(headers),
+          body: declaredSecret || shapedSecret ? null : body,
+        }),
+    ).execute();
     return payload;
   });
 }

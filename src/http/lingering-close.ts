@@ -19,9 +19,16 @@ export function lingerOnClose(socket: Socket, idleMs = LINGER_IDLE_MS, maxMs = L
     let idle = setTimeout(() => this.destroy(), idleMs);
     const cap = setTimeout(() => this.destroy(), maxMs);
     // The HTTP parser still reads the socket and discards the rest of the body; we only watch.
-    const seen = () => { clearTimeout(idle); idle = setTimeout(() => this.destroy(), idleMs); };
+    const seen = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => this.destroy(), idleMs);
+    };
     this.on('data', seen);
     this.once('end', () => this.destroy());
-    this.once('close', () => { clearTimeout(idle); clearTimeout(cap); this.off('data', seen); });
+    this.once('close', () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+      this.off('data', seen);
+    });
   };
 }

@@ -21,7 +21,11 @@ export function redactUrl(url: unknown): unknown {
   if (query) {
     query = query.replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (all, sep: string, name: string) => {
       let decoded = name;
-      try { decoded = decodeURIComponent(name); } catch { /* keep as sent */ }
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        /* keep as sent */
+      }
       return SECRET_QUERY.test(decoded) ? `${sep}${name}=${REDACTED}` : all;
     });
   }
@@ -29,8 +33,14 @@ export function redactUrl(url: unknown): unknown {
 }
 
 /** Fastify's request serializer, with the URL redacted (for anything that logs `req`). */
-const req: SerializerFn = (r: any) => (r && typeof r === 'object'
-  ? { method: r.method, url: redactUrl(r.url), host: r.host ?? r.headers?.host, remoteAddress: r.ip ?? r.socket?.remoteAddress }
-  : r);
+const req: SerializerFn = (r: any) =>
+  r && typeof r === 'object'
+    ? {
+        method: r.method,
+        url: redactUrl(r.url),
+        host: r.host ?? r.headers?.host,
+        remoteAddress: r.ip ?? r.socket?.remoteAddress,
+      }
+    : r;
 
 export const logSerializers: Record<string, SerializerFn> = { url: redactUrl, req };

@@ -1,5 +1,6 @@
 // Fixed-window counters in PostgreSQL, so that every instance sharing the database shares the
-// limits, and windows follow the service clock. One statement per hit.
+// limits, and windows follow the service clock. One statement per hit. Each row says when its
+// window ends (expires_at), so the minute sweep can delete ended windows (pruneRateLimits).
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
@@ -9,7 +10,11 @@ export interface RateLimiter {
   /** Count one hit against `key` in its window. */
   count(key: string, windowSeconds: number): Promise<{ count: number; windowStart: Date }>;
   /** Count one hit; throws 429 once more than `limit` hits fall in the window. */
-  consume(key: string, limit: number, windowSeconds: number): Promise<{ count: number; windowStart: Date }>;
+  consume(
+    key: string,
+    limit: number,
+    windowSeconds: number,
+  ): Promise<{ count: number; windowStart: Date }>;
   /** Throws 429 if `key` is already over its limit, without counting. */
   check(key: string, limit: number, windowSeconds: number): Promise<void>;
   /** Takes back one hit counted by `count`/`consume` in the window that began at `windowStart`
@@ -20,18 +25,27 @@ export interface RateLimiter {
 
 export function rateLimiter(db: Database, clock: Clock): RateLimiter {
   const retryAfter = (windowStart: Date, windowSeconds: number) =>
-    Math.max(1, Math.ceil((windowStart.getTime() + windowSeconds * 1000 - clock.now().getTime()) / 1000));
+    Math.max(
+      1,
+      Math.ceil((windowStart.getTime() + windowSeconds * 1000 - clock.now().getTime()) / 1000),
+    );
 
   async function count(key: string, windowSeconds: number) {
     const now = clock.now();
     const cutoff = new Date(now.getTime() - windowSeconds * 1000);
+    const ends = new Date(now.getTime() + windowSeconds * 1000);
+    const ended = sql<boolean>`rate_limits.window_start <= ${cutoff}`;
     const row = await db
       .insertInto('rate_limits')
-      .values({ key, window_start: now, count: 1 })
-      .onConflict((oc) => oc.column('key').doUpdateSet({
-        window_start: sql`case when rate_limits.window_start <= ${cutoff} then ${now} else rate_limits.window_start end`,
-        count: sql`case when rate_limits.window_start <= ${cutoff} then 1 else rate_limits.count + 1 end`,
-      }))
+      .values({ key, window_start: now, count: 1, expires_at: ends })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          window_start: sql`case when ${ended} then ${now} else rate_limits.window_start end`,
+          count: sql`case when ${ended} then 1 else rate_limits.count + 1 end`,
+          expires_at: sql`case when ${ended} then ${ends}
+          else rate_limits.window_start + make_interval(secs => ${windowSeconds}) end`,
+        }),
+      )
       .returning(['window_start', 'count'])
       .executeTakeFirstOrThrow();
     return { count: row.count, windowStart: row.window_start };
@@ -46,18 +60,37 @@ export function rateLimiter(db: Database, clock: Clock): RateLimiter {
     },
     async check(key, limit, windowSeconds) {
       const cutoff = new Date(clock.now().getTime() - windowSeconds * 1000);
-      const row = await db.selectFrom('rate_limits').select(['window_start', 'count'])
-        .where('key', '=', key).where('window_start', '>', cutoff).executeTakeFirst();
-      if (row && row.count >= limit) throw tooManyRequests(retryAfter(row.window_start, windowSeconds));
+      const row = await db
+        .selectFrom('rate_limits')
+        .select(['window_start', 'count'])
+        .where('key', '=', key)
+        .where('window_start', '>', cutoff)
+        .executeTakeFirst();
+      if (row && row.count >= limit)
+        throw tooManyRequests(retryAfter(row.window_start, windowSeconds));
     },
     async refund(key, windowStart) {
       // Only in the same window: a refund that arrives after the window rolled over must not
       // take a hit off the next one.
-      await db.updateTable('rate_limits').set({ count: sql`greatest(count - 1, 0)` })
-        .where('key', '=', key).where('window_start', '=', windowStart).execute();
+      await db
+        .updateTable('rate_limits')
+        .set({ count: sql`greatest(count - 1, 0)` })
+        .where('key', '=', key)
+        .where('window_start', '=', windowStart)
+        .execute();
     },
     async reset(key) {
       await db.deleteFrom('rate_limits').where('key', '=', key).execute();
     },
   };
+}
+
+/**
+ * Deletes the counters whose window has ended by `now` (service clock). Such a row counts as
+ * a fresh window when next hit, so deleting it changes no answer. A row hit again meanwhile has
+ * a later expires_at, and the delete re-checks it under the row lock: it stays.
+ */
+export async function pruneRateLimits(db: Database, now: Date): Promise<number> {
+  const r = await db.deleteFrom('rate_limits').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

@@ -9,33 +9,81 @@ import { isoString } from '../db/timestamps.ts';
 // `type: [t, "null"]`; both are JSON Schema 2020-12, which OpenAPI 3.1 uses as it is.
 
 /** One of a few strings. Also for requests: Ajv then reports one error, not one per choice. */
-export const StringEnum = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
-  Object.assign(Type.Unsafe<V[number]>({ enum: [...values], ...options }), { type: 'string' as const });
+type EnumOptions = { description?: string; [annotation: `x-${string}`]: string };
+export const StringEnum = <const V extends readonly string[]>(values: V, o: EnumOptions = {}) =>
+  Object.assign(Type.Unsafe<V[number]>({ enum: [...values], ...o }), { type: 'string' as const });
 
 /** A value of `t` (a schema with one `type`) or null, for answers. */
 export const Nullable = <T extends TSchema & { type: string }>(t: T) =>
   Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
 
+// Annotations that word a field's validation errors (read by validation-messages.ts; Ajv knows
+// them as keywords that validate nothing; OpenAPI 3.1 allows `x-` keys in a schema).
+export const ERROR_MESSAGE = 'x-error-message';
+export const ERROR_CODE = 'x-error-code';
+
+/** Schema options: every validation error of the field reads `message`, and the answer's code
+ *  is `code` when nothing else is wrong with the request. */
+export const errorWording = (message: string, code?: string) => ({
+  [ERROR_MESSAGE]: message,
+  ...(code ? { [ERROR_CODE]: code } : {}),
+});
+
 /** One of a few strings or null, for answers (null is part of the enum, as JSON Schema wants). */
-export const NullableEnum = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
+export const NullableEnum = <const V extends readonly string[]>(
+  values: V,
+  options: { description?: string } = {},
+) =>
   Type.Unsafe<V[number] | null>({ enum: [...values, null], type: ['string', 'null'], ...options });
 
 /** Messages for `pattern` errors, by pattern, so that a refusal says what to send rather than
- *  printing a regex (validation.ts puts them in place of Ajv's). */
-export const PATTERN_MESSAGES = new Map<string, string>();
+ *  printing a regex (validation-messages.ts puts them in place of Ajv's). Every pattern of a
+ *  request body or query has one here (test/http/error-messages.test.ts checks). */
+export const PATTERN_MESSAGES = new Map<string, string>([
+  [
+    '^[a-z0-9]+(-[a-z0-9]+)*$',
+    'must be lowercase letters and digits, words joined by single ' +
+      'dashes (e.g. "web-team"): no capitals, spaces or underscores, no dash at either end',
+  ],
+  [
+    '^[A-Za-z_][A-Za-z0-9_]*$',
+    'must be letters, digits and underscores, not starting with a digit ' + '(e.g. "DATABASE_URL")',
+  ],
+  [
+    '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$',
+    'must be lowercase letters, digits and dashes, ' +
+      'starting and ending with a letter or digit (e.g. "data")',
+  ],
+  ['^[A-Za-z0-9._-]+$', 'must be letters, digits, ".", "_" and "-" only (e.g. "my-app")'],
+  [
+    '^(?![-/])(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/+-]+(?<![/.])$',
+    'must be a git branch name ' +
+      '(e.g. "main" or "release/1.2"): letters, digits and . _ / + -, not starting with "-" ' +
+      'or "/", not ending with "/" or ".", without ".." or "//"',
+  ],
+  ['^[0-9a-f]{7,64}$', 'must be a commit hash: 7 to 64 lowercase hexadecimal digits'],
+]);
 
 // C0 and C1 controls (TAB, LF, CR included), DEL, the Unicode line and paragraph separators, and
 // the bidirectional marks, embeddings, overrides and isolates: none belongs in a name, and each can
 // forge a line or reorder text where the name is shown (an e-mail, a log line, a terminal).
-export const PLAIN_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
-PATTERN_MESSAGES.set(PLAIN_TEXT_PATTERN, 'must be one line of plain text: send it without line breaks, tabs or other control '
-  + 'characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029, bidirectional controls)');
+export const PLAIN_TEXT_PATTERN =
+  '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
+PATTERN_MESSAGES.set(
+  PLAIN_TEXT_PATTERN,
+  'must be one line of plain text: send it without line breaks, tabs or other control ' +
+    'characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029, bidirectional controls)',
+);
 
 /** A name a person sets and others read: user, team, project, space, frame, agent, token. */
-export const PlainName = (o: { minLength?: number; maxLength: number }) => Type.String({
-  minLength: o.minLength ?? 1, maxLength: o.maxLength, pattern: PLAIN_TEXT_PATTERN,
-  description: 'One line of text: no control characters (line breaks, tabs), no U+2028/U+2029, no bidirectional controls',
-});
+export const PlainName = (o: { minLength?: number; maxLength: number }) =>
+  Type.String({
+    minLength: o.minLength ?? 1,
+    maxLength: o.maxLength,
+    pattern: PLAIN_TEXT_PATTERN,
+    description:
+      'One line of text: no control characters (line breaks, tabs), no U+2028/U+2029, no bidirectional controls',
+  });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 export const NullableTimestamp = Nullable(Timestamp);
@@ -68,7 +116,8 @@ export const ListQuery = Type.Object({
 });
 
 /** An id in a path. Malformed ids are simply not found (the error handler maps params to 404). */
-export const IdParam = (prefix: string) => Type.String({ maxLength: 64, pattern: `^${prefix}_[0-9A-Za-z]{1,58}$` });
+export const IdParam = (prefix: string) =>
+  Type.String({ maxLength: 64, pattern: `^${prefix}_[0-9A-Za-z]{1,58}$` });
 
 export const NoContent = Type.Null({ description: 'No content' });
 
@@ -77,24 +126,52 @@ export function encodeCursor(key: string[]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined, parts: number, valid: (key: string[]) => boolean = () => true): string[] | undefined {
+export function decodeCursor(
+  cursor: string | undefined,
+  parts: number,
+  valid: (key: string[]) => boolean = () => true,
+): string[] | undefined {
   if (cursor === undefined) return undefined;
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     // Keys go into SQL: only printable text we could have issued.
-    if (Array.isArray(key) && key.length === parts && key.every((k) => typeof k === 'string' && /^[\x20-\x7e]{1,200}$/.test(k)) && valid(key)) return key;
-  } catch { /* fall through */ }
-  throw new AppError(422, 'invalid_cursor', 'Unprocessable content', 'The cursor is not one this service issued.',
-    [{ path: 'cursor', message: 'is not a valid cursor' }]);
+    if (
+      Array.isArray(key) &&
+      key.length === parts &&
+      key.every((k) => typeof k === 'string' && /^[\x20-\x7e]{1,200}$/.test(k)) &&
+      valid(key)
+    )
+      return key;
+  } catch {
+    /* fall through */
+  }
+  throw new AppError(
+    422,
+    'invalid_cursor',
+    'Unprocessable content',
+    'The cursor is not one this service issued.',
+    [{ path: 'cursor', message: 'is not a valid cursor' }],
+  );
 }
 
-export interface Page<T> { data: T[]; next_cursor: string | null }
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
 
 /** Rows were fetched with limit + 1; the extra row tells whether another page exists. */
-export function toPage<R, T>(rows: R[], limit: number, keyOf: (r: R) => string[], present: (r: R) => T): Page<T> {
+export function toPage<R, T>(
+  rows: R[],
+  limit: number,
+  keyOf: (r: R) => string[],
+  present: (r: R) => T,
+): Page<T> {
   const more = rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;
-  return { data: shown.map(present), next_cursor: more ? encodeCursor(keyOf(shown[shown.length - 1])) : null };
+  return {
+    data: shown.map(present),
+    next_cursor: more ? encodeCursor(keyOf(shown[shown.length - 1])) : null,
+  };
 }
 
 export const iso = (d: Date | string) => isoString(d instanceof Date ? d : new Date(d));

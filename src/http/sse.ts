@@ -24,7 +24,9 @@ export interface EventStream {
 /** True when the client asks for a stream rather than a JSON answer. */
 export function wantsEventStream(req: FastifyRequest): boolean {
   const accept = req.headers.accept ?? '';
-  return accept.split(',').some((part) => part.split(';')[0].trim().toLowerCase() === 'text/event-stream');
+  return accept
+    .split(',')
+    .some((part) => part.split(';')[0].trim().toLowerCase() === 'text/event-stream');
 }
 
 /** The id of the last event a reconnecting client saw. */
@@ -39,7 +41,9 @@ export function lastEventId(req: FastifyRequest): string | undefined {
  */
 export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
   const open = new Set<EventStream>();
-  app.addHook('preClose', async () => { for (const s of [...open]) s.close(); });
+  app.addHook('preClose', async () => {
+    for (const s of [...open]) s.close();
+  });
 
   return function openEventStream(reply: FastifyReply): EventStream {
     const res = reply.raw;
@@ -62,7 +66,9 @@ export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
     let closed = false;
     const listeners: Array<() => void> = [];
     const waiting = new Set<() => void>();
-    const heartbeat = setInterval(() => { if (!closed) res.write(': keep-alive\n\n'); }, heartbeatMs);
+    const heartbeat = setInterval(() => {
+      if (!closed) res.write(': keep-alive\n\n');
+    }, heartbeatMs);
     heartbeat.unref();
 
     const finish = () => {
@@ -79,12 +85,18 @@ export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
     const stream: EventStream = {
       send(event, data, id) {
         if (closed) return false;
-        return res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        return res.write(
+          `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
+        );
       },
       drained() {
         if (closed || !res.writableNeedDrain) return Promise.resolve();
         return new Promise<void>((resolve) => {
-          const done = () => { waiting.delete(done); res.off('drain', done); resolve(); };
+          const done = () => {
+            waiting.delete(done);
+            res.off('drain', done);
+            resolve();
+          };
           waiting.add(done);
           res.once('drain', done);
         });
@@ -94,8 +106,13 @@ export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
         res.end();
         finish();
       },
-      get closed() { return closed; },
-      onClose(fn) { if (closed) fn(); else listeners.push(fn); },
+      get closed() {
+        return closed;
+      },
+      onClose(fn) {
+        if (closed) fn();
+        else listeners.push(fn);
+      },
     };
     open.add(stream);
     return stream;

@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import { hashSecret, newSecret } from '../secrets.ts';
 
 export function userByEmail(q: Queryable, email: string) {
   return q.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
@@ -9,29 +11,144 @@ export function userById(q: Queryable, id: string) {
   return q.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+export interface NewUser {
+  email: string;
+  name: string;
+  passwordHash: string;
+  now: Date;
+  verifiedAt: Date | null;
+}
+
+export function insertUser(q: Queryable, u: NewUser) {
+  return q
+    .insertInto('users')
+    .values({
+      id: newId('user', u.now),
+      email: u.email,
+      name: u.name,
+      password_hash: u.passwordHash,
+      created_at: u.now,
+      email_verified_at: u.verifiedAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A new bearer token: the secret is returned once, only its hash is stored. */
+export interface NewToken {
+  userId: string;
+  name: string;
+  kind: 'session' | 'personal';
+  now: Date;
+  expiresAt: Date | null;
+}
+
+export async function insertToken(q: Queryable, t: NewToken) {
+  const token = newSecret('fp');
+  const row = await q
+    .insertInto('access_tokens')
+    .values({
+      id: newId('token', t.now),
+      user_id: t.userId,
+      name: t.name,
+      kind: t.kind,
+      token_hash: hashSecret(token),
+      created_at: t.now,
+      expires_at: t.expiresAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { token, row };
+}
+
 /** Token and its user in one query; expiry and revocation are checked by the caller's clock. */
 export function tokenWithUser(q: Queryable, tokenHash: Buffer) {
-  return q.selectFrom('access_tokens as t').innerJoin('users as u', 'u.id', 't.user_id')
+  return q
+    .selectFrom('access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
     .select(['t.id', 't.user_id', 't.expires_at', 't.revoked_at', 't.last_used_at', 'u.email'])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
 
 export function listTokens(q: Queryable, userId: string, limit: number, afterId?: string) {
-  let query = q.selectFrom('access_tokens').selectAll().where('user_id', '=', userId).where('revoked_at', 'is', null);
+  let query = q
+    .selectFrom('access_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
   if (afterId) query = query.where('id', '>', afterId);
-  return query.orderBy('id').limit(limit + 1).execute();
+  return query
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }
 
-export function pendingInvitationsFor(q: Queryable, email: string, now: Date, limit: number, afterId?: string) {
-  let query = q.selectFrom('invitations as i').innerJoin('teams as t', 't.id', 'i.team_id')
-    .select(['i.id', 'i.team_id', 'i.email', 'i.role', 'i.invited_by', 'i.created_at', 'i.expires_at',
-      'i.accepted_at', 'i.revoked_at', 'i.declined_at', 't.name as team_name', 't.slug as team_slug'])
-    .where('i.email', '=', email).where('i.closed_at', 'is', null).where('i.expires_at', '>', now);
+type InvitationForUserRow = {
+  id: string;
+  team_id: string;
+  email: string;
+  role: Role;
+  invited_by: string | null;
+  created_at: Date;
+  expires_at: Date;
+  team_name: string;
+  team_slug: string;
+};
+
+const INVITATION_COLUMNS = [
+  'i.id',
+  'i.team_id',
+  'i.email',
+  'i.role',
+  'i.invited_by',
+  'i.created_at',
+  'i.expires_at',
+  't.name as team_name',
+  't.slug as team_slug',
+] as const;
+
+export function pendingInvitationsFor(
+  q: Queryable,
+  email: string,
+  now: Date,
+  limit: number,
+  afterId?: string,
+) {
+  let query = q
+    .selectFrom('invitations as i')
+    .innerJoin('teams as t', 't.id', 'i.team_id')
+    .select(INVITATION_COLUMNS)
+    .where('i.email', '=', email)
+    .where('i.closed_at', 'is', null)
+    .where('i.expires_at', '>', now);
   if (afterId) query = query.where('i.id', '>', afterId);
-  return query.orderBy('i.id').limit(limit + 1).execute() as Promise<Array<{
-    id: string; team_id: string; email: string; role: Role; invited_by: string | null; created_at: Date;
-    expires_at: Date; accepted_at: Date | null; revoked_at: Date | null; declined_at: Date | null;
-    team_name: string; team_slug: string;
-  }>>;
+  return query
+    .orderBy('i.id')
+    .limit(limit + 1)
+    .execute() as Promise<InvitationForUserRow[]>;
+}
+
+/** Pending invitations to the address a user holds, only once the user has proved it. */
+export function pendingInvitationsOfUser(
+  q: Queryable,
+  userId: string,
+  now: Date,
+  limit: number,
+  afterId?: string,
+) {
+  let query = q
+    .selectFrom('invitations as i')
+    .innerJoin('teams as t', 't.id', 'i.team_id')
+    .innerJoin('users as u', 'u.email', 'i.email')
+    .select(INVITATION_COLUMNS)
+    .where('u.id', '=', userId)
+    .where('u.email_verified_at', 'is not', null)
+    .where('i.closed_at', 'is', null)
+    .where('i.expires_at', '>', now);
+  if (afterId) query = query.where('i.id', '>', afterId);
+  return query
+    .orderBy('i.id')
+    .limit(limit + 1)
+    .execute() as Promise<InvitationForUserRow[]>;
 }

@@ -1,20 +1,71 @@
 import { Type } from 'typebox';
-import { IdParam, ListOf, NullableTimestamp, PlainName, StringEnum, Timestamp } from '../http/schemas.ts';
+import {
+  IdParam,
+  ListOf,
+  NullableTimestamp,
+  PlainName,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
-export const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
+export const Password = Type.String({
+  minLength: 10,
+  maxLength: 1024,
+  description: 'At least 10 characters',
+});
 
-export const User = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String(), created_at: Timestamp }, { $id: 'User' });
+export const User = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    created_at: Timestamp,
+    email_verified: Type.Boolean({
+      description: 'The owner proved the mailbox (a verification link or an invitation token)',
+    }),
+  },
+  { $id: 'User' },
+);
+
+const TokenText = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 200, description });
 
 export const SignupBody = Type.Object(
-  { email: Email, password: Password, name: Type.Optional(PlainName({ minLength: 0, maxLength: 100 })) },
+  {
+    email: Email,
+    password: Password,
+    name: Type.Optional(PlainName({ minLength: 0, maxLength: 100 })),
+    invitation_token: Type.Optional(
+      TokenText('An invitation token e-mailed to `email`: proves the mailbox'),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** A sign-up or a request that waits for the e-mailed link. */
+export const VerificationSent = Type.Object({
+  email: Type.String({ description: 'Where the link went' }),
+  expires_at: Timestamp,
+});
+export const VerifyEmailBody = Type.Object(
+  {
+    token: TokenText('The token from the link (after #token=)'),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
   { additionalProperties: false },
 );
 export const LoginBody = Type.Object(
-  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  {
+    email: Type.String({ minLength: 1, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
   { additionalProperties: false },
 );
-export const Session = Type.Object({ user: Type.Ref('User'), access_token: Type.String(), expires_at: Timestamp });
+export const Session = Type.Object({
+  user: Type.Ref('User'),
+  access_token: Type.String(),
+  expires_at: Timestamp,
+});
 
 export const CreateTokenBody = Type.Object(
   {
@@ -24,10 +75,17 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 const tokenFields = {
-  id: Type.String(), name: Type.String(), kind: StringEnum(['session', 'personal']),
-  created_at: Timestamp, expires_at: NullableTimestamp, last_used_at: NullableTimestamp,
+  id: Type.String(),
+  name: Type.String(),
+  kind: StringEnum(['session', 'personal']),
+  created_at: Timestamp,
+  expires_at: NullableTimestamp,
+  last_used_at: NullableTimestamp,
 };
 export const Token = Type.Object(tokenFields);
-export const NewToken = Type.Object({ ...tokenFields, token: Type.String({ description: 'Shown once' }) });
+export const NewToken = Type.Object({
+  ...tokenFields,
+  token: Type.String({ description: 'Shown once' }),
+});
 export const TokenList = ListOf(Token);
 export const TokenParams = Type.Object({ token_id: IdParam('tok') });

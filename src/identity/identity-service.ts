@@ -5,30 +5,45 @@ import { addDays } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Actor } from '../actor.ts';
-import { AppError, forbidden, notFound } from '../http/errors.ts';
-import { newId } from '../ids.ts';
-import { hashSecret, newSecret } from '../secrets.ts';
-import { dummyHash, hashPassword, verifyPassword } from './password.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import { hashSecret } from '../secrets.ts';
+import { dummyHash, verifyPassword } from './password.ts';
 import * as dal from './identity-dal.ts';
 import { toPage, decodeCursor, iso, isoOrNull } from '../http/schemas.ts';
 import type { TokenCache } from './token-cache.ts';
 import { sql } from 'kysely';
 
-const SESSION_DAYS = 30;
+export const SESSION_DAYS = 30;
 const TOUCH_EVERY_MS = 60_000;
 
 type UserRow = NonNullable<Awaited<ReturnType<typeof dal.userById>>>;
 type TokenRow = Awaited<ReturnType<typeof dal.listTokens>>[number];
 
-export const presentUser = (u: UserRow) => ({ id: u.id, email: u.email, name: u.name, created_at: iso(u.created_at) });
+export const presentUser = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  created_at: iso(u.created_at),
+  email_verified: u.email_verified_at !== null,
+});
 const presentToken = (t: TokenRow) => ({
-  id: t.id, name: t.name, kind: t.kind, created_at: iso(t.created_at),
-  expires_at: isoOrNull(t.expires_at), last_used_at: isoOrNull(t.last_used_at),
+  id: t.id,
+  name: t.name,
+  kind: t.kind,
+  created_at: iso(t.created_at),
+  expires_at: isoOrNull(t.expires_at),
+  last_used_at: isoOrNull(t.last_used_at),
 });
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-interface Deps { db: Database; clock: Clock; config: Pick<Config, 'signup' | 'rateLimits'>; limiter: RateLimiter; tokens: TokenCache }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'rateLimits'>;
+  limiter: RateLimiter;
+  tokens: TokenCache;
+}
 
 export function createIdentityService({ db, clock, config, limiter, tokens }: Deps) {
   const limits = config.rateLimits;
@@ -36,48 +51,39 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
   /** Revokes tokens and tells every instance's cache, in one transaction. */
   async function revoke(where: { id: string; userId?: string }) {
     const revoked = await db.transaction().execute(async (trx) => {
-      let q = trx.updateTable('access_tokens').set({ revoked_at: clock.now() }).where('id', '=', where.id).where('revoked_at', 'is', null);
+      let q = trx
+        .updateTable('access_tokens')
+        .set({ revoked_at: clock.now() })
+        .where('id', '=', where.id)
+        .where('revoked_at', 'is', null);
       if (where.userId) q = q.where('user_id', '=', where.userId);
       const res = await q.executeTakeFirst();
-      if (res.numUpdatedRows > 0n) await sql`select pg_notify('frameplane_tokens', ${where.id})`.execute(trx);
+      if (res.numUpdatedRows > 0n)
+        await sql`select pg_notify('frameplane_tokens', ${where.id})`.execute(trx);
       return res.numUpdatedRows > 0n;
     });
     tokens.forget(where.id);
     return revoked;
   }
 
-  async function issueToken(userId: string, name: string, kind: 'session' | 'personal', expiresAt: Date | null) {
-    const token = newSecret('fp');
-    const now = clock.now();
-    const row = await db.insertInto('access_tokens').values({
-      id: newId('token', now), user_id: userId, name, kind, token_hash: hashSecret(token),
-      created_at: now, expires_at: expiresAt,
-    }).returningAll().executeTakeFirstOrThrow();
-    return { token, row };
-  }
+  const issueToken = (
+    userId: string,
+    name: string,
+    kind: 'session' | 'personal',
+    expiresAt: Date | null,
+  ) => dal.insertToken(db, { userId, name, kind, now: clock.now(), expiresAt });
 
   const invalidCredentials = () =>
-    new AppError(401, 'invalid_credentials', 'Unauthorized', 'The e-mail or the password is wrong.', undefined,
-      { 'www-authenticate': 'Bearer' });
+    new AppError(
+      401,
+      'invalid_credentials',
+      'Unauthorized',
+      'The e-mail or the password is wrong.',
+      undefined,
+      { 'www-authenticate': 'Bearer' },
+    );
 
   return {
-    async signup(input: { email: string; password: string; name?: string }, ip: string) {
-      await limiter.consume(`signup:ip:${ip}`, limits.signupsPerIp, 3600);
-      const email = normalizeEmail(input.email);
-      if (config.signup === 'closed') {
-        const invited = await dal.pendingInvitationsFor(db, email, clock.now(), 1);
-        if (invited.length === 0) throw forbidden('signup_closed', 'Sign-up is by invitation only on this service.');
-      }
-      const now = clock.now();
-      const user = await db.insertInto('users').values({
-        id: newId('user', now), email, name: input.name?.trim() || email.split('@')[0],
-        password_hash: await hashPassword(input.password), created_at: now,
-      }).returningAll().executeTakeFirstOrThrow();
-      const expires = addDays(now, SESSION_DAYS);
-      const { token } = await issueToken(user.id, 'sign-up session', 'session', expires);
-      return { user: presentUser(user), access_token: token, expires_at: iso(expires) };
-    },
-
     async login(input: { email: string; password: string }, ip: string) {
       // Two throttles, as Auth0 separates brute-force protection from suspicious-IP throttling:
       // failed logins per client IP (across accounts), and per account and client IP, so that
@@ -100,7 +106,9 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
         throw err;
       }
       const user = await dal.userByEmail(db, email);
-      const ok = user ? await verifyPassword(user.password_hash, input.password) : (await verifyPassword(await dummyHash(), input.password), false);
+      const ok = user
+        ? await verifyPassword(user.password_hash, input.password)
+        : (await verifyPassword(await dummyHash(), input.password), false);
       if (!user || !ok) throw invalidCredentials();
       await limiter.refund(ipKey, ipHit.windowStart);
       await limiter.reset(pairKey);
@@ -118,10 +126,18 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
       const mark = tokens.mark();
       const row = await dal.tokenWithUser(db, hash);
       if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) return undefined;
-      tokens.set(key, { userId: row.user_id, email: row.email, tokenId: row.id, expiresAt: row.expires_at }, mark);
+      tokens.set(
+        key,
+        { userId: row.user_id, email: row.email, tokenId: row.id, expiresAt: row.expires_at },
+        mark,
+      );
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
         // Best effort and off the request's path: a lost update only makes last_used_at older.
-        db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', row.id).execute().catch(() => {});
+        db.updateTable('access_tokens')
+          .set({ last_used_at: now })
+          .where('id', '=', row.id)
+          .execute()
+          .catch(() => {});
       }
       return { userId: row.user_id, email: row.email, tokenId: row.id };
     },
@@ -145,7 +161,7 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
     async listTokens(actor: Actor, limit: number, cursor?: string) {
       const after = decodeCursor(cursor, 1)?.[0];
       const now = clock.now();
-      const rows = (await dal.listTokens(db, actor.userId, limit, after));
+      const rows = await dal.listTokens(db, actor.userId, limit, after);
       const page = toPage(rows, limit, (t) => [t.id], presentToken);
       page.data = page.data.filter((t) => !t.expires_at || new Date(t.expires_at) > now);
       return page;
@@ -157,12 +173,25 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
 
     async myInvitations(actor: Actor, limit: number, cursor?: string) {
       const after = decodeCursor(cursor, 1)?.[0];
-      const rows = await dal.pendingInvitationsFor(db, actor.email, clock.now(), limit, after);
-      return toPage(rows, limit, (r) => [r.id], (r) => ({
-        id: r.id, team_id: r.team_id, email: r.email, role: r.role, status: 'pending' as const,
-        invited_by: r.invited_by, created_at: iso(r.created_at), expires_at: iso(r.expires_at),
-        team: { id: r.team_id, name: r.team_name, slug: r.team_slug },
-      }));
+      // Only a proven address sees its invitations (team, role, inviter): an account that merely
+      // typed the address at sign-up learns nothing about it (docs/api.md).
+      const rows = await dal.pendingInvitationsOfUser(db, actor.userId, clock.now(), limit, after);
+      return toPage(
+        rows,
+        limit,
+        (r) => [r.id],
+        (r) => ({
+          id: r.id,
+          team_id: r.team_id,
+          email: r.email,
+          role: r.role,
+          status: 'pending' as const,
+          invited_by: r.invited_by,
+          created_at: iso(r.created_at),
+          expires_at: iso(r.expires_at),
+          team: { id: r.team_id, name: r.team_name, slug: r.team_slug },
+        }),
+      );
     },
   };
 }

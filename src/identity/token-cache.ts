@@ -5,7 +5,12 @@
 // (a revocation may have been missed in between). Entries live at most TTL_MS all the same.
 import type { Notifier } from '../db/notifier.ts';
 
-export interface CachedToken { userId: string; email: string; tokenId: string; expiresAt: Date | null }
+export interface CachedToken {
+  userId: string;
+  email: string;
+  tokenId: string;
+  expiresAt: Date | null;
+}
 
 const MAX_ENTRIES = 20_000;
 const TTL_MS = 10 * 60_000;
@@ -19,7 +24,10 @@ export function createTokenCache(notifier: Notifier | undefined) {
     for (const [key, e] of entries) if (e.tokenId === tokenId) entries.delete(key);
   };
   notifier?.subscribe('frameplane_tokens', '*', forget);
-  notifier?.onGap(() => { revocations++; entries.clear(); });
+  notifier?.onGap(() => {
+    revocations++;
+    entries.clear();
+  });
 
   return {
     /** Drops a revoked token here at once; other instances hear of it by NOTIFY. */
@@ -29,7 +37,10 @@ export function createTokenCache(notifier: Notifier | undefined) {
     get(key: string): CachedToken | undefined {
       const e = entries.get(key);
       if (!e) return undefined;
-      if (Date.now() - e.cachedAt > TTL_MS) { entries.delete(key); return undefined; }
+      if (Date.now() - e.cachedAt > TTL_MS) {
+        entries.delete(key);
+        return undefined;
+      }
       return e;
     },
     /** Call before the database lookup; pass the mark to set(). */

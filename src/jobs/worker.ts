@@ -28,7 +28,12 @@ export interface Worker {
 const SWEEP_EVERY_MS = 60_000;
 const RESTART_AFTER_MS = 5_000;
 
-export async function startWorker(pool: pg.Pool, tasks: JobTasks, log: Pino, concurrency = 4): Promise<Worker> {
+export async function startWorker(
+  pool: pg.Pool,
+  tasks: JobTasks,
+  log: Pino,
+  concurrency = 4,
+): Promise<Worker> {
   const taskList: TaskList = {
     send_email: async (payload) => tasks.send_email((payload as { email_id: string }).email_id),
     sweep: async () => tasks.sweep(),
@@ -39,26 +44,43 @@ export async function startWorker(pool: pg.Pool, tasks: JobTasks, log: Pino, con
     else if (level === 'warning') child.warn(meta ?? {}, message);
     else child.debug(meta ?? {}, message);
   });
-  const start = () => run({ pgPool: pool, taskList, concurrency, logger, pollInterval: 1000, noHandleSignals: true });
+  const start = () =>
+    run({ pgPool: pool, taskList, concurrency, logger, pollInterval: 1000, noHandleSignals: true });
 
   let stopping = false;
   let runner: Runner = await start();
   let restartTimer: NodeJS.Timeout | undefined;
   let settled!: () => void;
-  const promise = new Promise<void>((resolve) => { settled = resolve; });
+  const promise = new Promise<void>((resolve) => {
+    settled = resolve;
+  });
 
   const supervise = (r: Runner) => {
-    r.promise.then(() => { if (stopping) settled(); }, (err: unknown) => {
-      if (stopping) return settled();
-      log.error({ err }, `job worker stopped on an error; starting it again in ${RESTART_AFTER_MS / 1000} s`);
-      restartTimer = setTimeout(function restart() {
+    r.promise.then(
+      () => {
+        if (stopping) settled();
+      },
+      (err: unknown) => {
         if (stopping) return settled();
-        start().then((next) => { runner = next; supervise(next); }, (e: unknown) => {
-          log.warn({ err: e }, 'job worker not started yet; trying again');
-          restartTimer = setTimeout(restart, RESTART_AFTER_MS);
-        });
-      }, RESTART_AFTER_MS);
-    });
+        log.error(
+          { err },
+          `job worker stopped on an error; starting it again in ${RESTART_AFTER_MS / 1000} s`,
+        );
+        restartTimer = setTimeout(function restart() {
+          if (stopping) return settled();
+          start().then(
+            (next) => {
+              runner = next;
+              supervise(next);
+            },
+            (e: unknown) => {
+              log.warn({ err: e }, 'job worker not started yet; trying again');
+              restartTimer = setTimeout(restart, RESTART_AFTER_MS);
+            },
+          );
+        }, RESTART_AFTER_MS);
+      },
+    );
   };
   supervise(runner);
 
@@ -66,8 +88,17 @@ export async function startWorker(pool: pg.Pool, tasks: JobTasks, log: Pino, con
   // under one job key, so the asks of several instances are one job.
   const askForSweep = () => {
     const next = new Date(Math.ceil((Date.now() + 1) / SWEEP_EVERY_MS) * SWEEP_EVERY_MS);
-    pool.query(`select graphile_worker.add_job('sweep', '{}'::json, run_at := $1::timestamptz, job_key := 'sweep-every-minute', job_key_mode := 'preserve_run_at')`, [next])
-      .catch((err: Error) => log.warn({ err: err.message }, 'could not schedule the minute sweep; trying again in a minute'));
+    pool
+      .query(
+        `select graphile_worker.add_job('sweep', '{}'::json, run_at := $1::timestamptz, job_key := 'sweep-every-minute', job_key_mode := 'preserve_run_at')`,
+        [next],
+      )
+      .catch((err: Error) =>
+        log.warn(
+          { err: err.message },
+          'could not schedule the minute sweep; trying again in a minute',
+        ),
+      );
   };
   askForSweep();
   const sweepTimer = setInterval(askForSweep, SWEEP_EVERY_MS);

@@ -6,18 +6,35 @@ import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
 import { newId } from '../ids.ts';
 
-export interface OutgoingEmail { to: string; subject: string; text: string; html: string }
+export interface OutgoingEmail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
 
 // Delivery is retried (exponential back-off, capped at a few hours per try) far longer than any
 // outage we plan for; an e-mail never fails for good on its own.
 const MAX_ATTEMPTS = 1000;
 
-export async function enqueueEmail(q: Queryable, sealer: Sealer, now: Date, mail: OutgoingEmail): Promise<string> {
+export async function enqueueEmail(
+  q: Queryable,
+  sealer: Sealer,
+  now: Date,
+  mail: OutgoingEmail,
+): Promise<string> {
   const id = newId('email', now);
-  await q.insertInto('emails').values({
-    id, to_address: mail.to, subject: mail.subject,
-    sealed_text: sealer.seal(mail.text), sealed_html: sealer.seal(mail.html), created_at: now,
-  }).execute();
+  await q
+    .insertInto('emails')
+    .values({
+      id,
+      to_address: mail.to,
+      subject: mail.subject,
+      sealed_text: sealer.seal(mail.text),
+      sealed_html: sealer.seal(mail.html),
+      created_at: now,
+    })
+    .execute();
   await sql`select graphile_worker.add_job('send_email', json_build_object('email_id', ${id}::text),
     max_attempts := ${MAX_ATTEMPTS}::int, job_key := ${id}::text)`.execute(q);
   return id;

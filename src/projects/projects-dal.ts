@@ -4,32 +4,59 @@ import { sql } from 'kysely';
 
 /** Owned and shared projects with the caller's effective role, in one query. */
 export function listProjectsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
-  let query = q.selectFrom('projects as p').selectAll('p').select(projectRoleSql('p', userId).as('role'))
+  let query = q
+    .selectFrom('projects as p')
+    .selectAll('p')
+    .select(projectRoleSql('p', userId).as('role'))
     .where('p.id', 'in', reachableProjectIdsSql(userId));
   if (afterId) query = query.where('p.id', '>', afterId);
-  return query.orderBy('p.id').limit(limit + 1).execute();
+  return query
+    .orderBy('p.id')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function listSpaces(q: Queryable, projectId: string, limit: number, afterId?: string) {
   let query = q.selectFrom('spaces').selectAll().where('project_id', '=', projectId);
   if (afterId) query = query.where('id', '>', afterId);
-  return query.orderBy('id').limit(limit + 1).execute();
+  return query
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function spaceById(q: Queryable, projectId: string, spaceId: string) {
-  return q.selectFrom('spaces').selectAll().where('project_id', '=', projectId).where('id', '=', spaceId).executeTakeFirst();
+  return q
+    .selectFrom('spaces')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', spaceId)
+    .executeTakeFirst();
 }
 
 /** Who reaches a project through teams: every member of every team holding a grant. */
 export function projectTeamAccess(q: Queryable, projectId: string) {
-  return q.selectFrom('grants as g')
+  return q
+    .selectFrom('grants as g')
     .innerJoin('teams as t', 't.id', 'g.team_id')
     .innerJoin('team_members as m', 'm.team_id', 'g.team_id')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['g.id as grant_id', 'g.role as grant_role', 'g.created_at as granted_at', 't.id as team_id', 't.name as team_name',
-      't.slug as team_slug', 'u.id as user_id', 'u.email', 'u.name', 'm.role as team_role',
-      sql<string>`least(m.role, g.role)`.as('via_role')])
+    .select([
+      'g.id as grant_id',
+      'g.role as grant_role',
+      'g.created_at as granted_at',
+      't.id as team_id',
+      't.name as team_name',
+      't.slug as team_slug',
+      'u.id as user_id',
+      'u.email',
+      'u.name',
+      'm.role as team_role',
+      sql<string>`least(m.role, g.role)`.as('via_role'),
+    ])
     .where('g.project_id', '=', projectId)
-    .orderBy('g.id').orderBy('m.joined_at').orderBy('u.id')
+    .orderBy('g.id')
+    .orderBy('m.joined_at')
+    .orderBy('u.id')
     .execute();
 }

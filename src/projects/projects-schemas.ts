@@ -4,8 +4,20 @@ import { IdParam, ListOf, Nullable, PlainName, StringEnum, Timestamp } from '../
 export const RoleName = StringEnum(['viewer', 'member', 'admin', 'owner']);
 const Name = PlainName({ maxLength: 100 });
 
-export const Project = Type.Object({ id: Type.String(), name: Type.String(), owner_id: Type.String(), role: RoleName, created_at: Timestamp }, { $id: 'Project' });
-export const Space = Type.Object({ id: Type.String(), project_id: Type.String(), name: Type.String(), created_at: Timestamp }, { $id: 'Space' });
+export const Project = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    owner_id: Type.String(),
+    role: RoleName,
+    created_at: Timestamp,
+  },
+  { $id: 'Project' },
+);
+export const Space = Type.Object(
+  { id: Type.String(), project_id: Type.String(), name: Type.String(), created_at: Timestamp },
+  { $id: 'Space' },
+);
 export const ProjectList = ListOf(Type.Ref('Project'));
 export const SpaceList = ListOf(Type.Ref('Space'));
 
@@ -23,12 +35,23 @@ const Via = Type.Object({
 export const ProjectAccess = Type.Object({
   project_id: Type.String(),
   owner: Type.Object({ user_id: Type.String(), email: Type.String(), name: Type.String() }),
-  grants: Type.Array(Type.Object({
-    grant_id: Type.String(), role: RoleName, created_at: Timestamp,
-    team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
-  })),
-  members: Type.Array(Type.Object({
-    user_id: Type.String(), email: Type.String(), name: Type.String(), role: RoleName,
-    via: Type.Array(Via, { description: 'Each path that gives this person access; role is the best of them' }),
-  })),
+  grants: Type.Array(
+    Type.Object({
+      grant_id: Type.String(),
+      role: RoleName,
+      created_at: Timestamp,
+      team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+    }),
+  ),
+  members: Type.Array(
+    Type.Object({
+      user_id: Type.String(),
+      email: Type.String(),
+      name: Type.String(),
+      role: RoleName,
+      via: Type.Array(Via, {
+        description: 'Each path that gives this person access; role is the best of them',
+      }),
+    }),
+  ),
 });

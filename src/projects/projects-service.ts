@@ -10,26 +10,71 @@ import { decodeCursor, iso, toPage } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import * as dal from './projects-dal.ts';
 
-interface ProjectRow { id: string; name: string; owner_id: string; created_at: Date; role: Role | null }
-interface SpaceRow { id: string; project_id: string; name: string; created_at: Date }
+interface ProjectRow {
+  id: string;
+  name: string;
+  owner_id: string;
+  created_at: Date;
+  role: Role | null;
+}
+interface SpaceRow {
+  id: string;
+  project_id: string;
+  name: string;
+  created_at: Date;
+}
 
-export const presentProject = (p: ProjectRow) =>
-  ({ id: p.id, name: p.name, owner_id: p.owner_id, role: p.role as Role, created_at: iso(p.created_at) });
-export const presentSpace = (s: SpaceRow) => ({ id: s.id, project_id: s.project_id, name: s.name, created_at: iso(s.created_at) });
+export const presentProject = (p: ProjectRow) => ({
+  id: p.id,
+  name: p.name,
+  owner_id: p.owner_id,
+  role: p.role as Role,
+  created_at: iso(p.created_at),
+});
+export const presentSpace = (s: SpaceRow) => ({
+  id: s.id,
+  project_id: s.project_id,
+  name: s.name,
+  created_at: iso(s.created_at),
+});
 
-interface Deps { db: Database; clock: Clock; access: AccessService }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+}
 
 export function createProjectsService({ db, clock, access }: Deps) {
   return {
     async create(actor: Actor, input: { name: string }) {
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const project = await trx.insertInto('projects')
-          .values({ id: newId('project', now), owner_id: actor.userId, name: input.name, created_at: now })
-          .returningAll().executeTakeFirstOrThrow();
-        await trx.insertInto('spaces')
-          .values({ id: newId('space', now), project_id: project.id, name: 'default', created_at: now }).execute();
-        await recordAudit(trx, actor, now, { projectId: project.id, action: 'project.created', targetType: 'project', targetId: project.id, after: { name: project.name } });
+        const project = await trx
+          .insertInto('projects')
+          .values({
+            id: newId('project', now),
+            owner_id: actor.userId,
+            name: input.name,
+            created_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('spaces')
+          .values({
+            id: newId('space', now),
+            project_id: project.id,
+            name: 'default',
+            created_at: now,
+          })
+          .execute();
+        await recordAudit(trx, actor, now, {
+          projectId: project.id,
+          action: 'project.created',
+          targetType: 'project',
+          targetId: project.id,
+          after: { name: project.name },
+        });
         return presentProject({ ...project, role: 'owner' });
       });
     },
@@ -47,8 +92,20 @@ export function createProjectsService({ db, clock, access }: Deps) {
       const before = await access.requireProject(actor.userId, projectId, 'project.rename');
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const p = await trx.updateTable('projects').set({ name: input.name }).where('id', '=', projectId).returningAll().executeTakeFirstOrThrow();
-        await recordAudit(trx, actor, now, { projectId, action: 'project.renamed', targetType: 'project', targetId: projectId, before: { name: before.name }, after: { name: p.name } });
+        const p = await trx
+          .updateTable('projects')
+          .set({ name: input.name })
+          .where('id', '=', projectId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordAudit(trx, actor, now, {
+          projectId,
+          action: 'project.renamed',
+          targetType: 'project',
+          targetId: projectId,
+          before: { name: before.name },
+          after: { name: p.name },
+        });
         return presentProject({ ...p, role: before.role });
       });
     },
@@ -57,23 +114,81 @@ export function createProjectsService({ db, clock, access }: Deps) {
       await access.requireProject(actor.userId, projectId, 'project.delete');
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('projects').where('id', '=', projectId).execute();
-        await recordAudit(trx, actor, clock.now(), { projectId, action: 'project.deleted', targetType: 'project', targetId: projectId });
+        await recordAudit(trx, actor, clock.now(), {
+          projectId,
+          action: 'project.deleted',
+          targetType: 'project',
+          targetId: projectId,
+        });
       });
     },
 
     async access(actor: Actor, projectId: string) {
       const project = await access.requireProject(actor.userId, projectId, 'project.read_access');
-      const owner = await db.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', project.owner_id).executeTakeFirstOrThrow();
+      const owner = await db
+        .selectFrom('users')
+        .select(['id', 'email', 'name'])
+        .where('id', '=', project.owner_id)
+        .executeTakeFirstOrThrow();
       const rows = await dal.projectTeamAccess(db, projectId);
-      const grants = new Map<string, { grant_id: string; team: { id: string; name: string; slug: string }; role: Role; created_at: string }>();
-      const members = new Map<string, { user_id: string; email: string; name: string; role: Role; via: Array<{ source: 'owner' | 'team'; team_id: string | null; team_role: Role | null; grant_role: Role | null; role: Role }> }>();
-      members.set(owner.id, { user_id: owner.id, email: owner.email, name: owner.name, role: 'owner', via: [{ source: 'owner', team_id: null, team_role: null, grant_role: null, role: 'owner' }] });
+      const grants = new Map<
+        string,
+        {
+          grant_id: string;
+          team: { id: string; name: string; slug: string };
+          role: Role;
+          created_at: string;
+        }
+      >();
+      const members = new Map<
+        string,
+        {
+          user_id: string;
+          email: string;
+          name: string;
+          role: Role;
+          via: Array<{
+            source: 'owner' | 'team';
+            team_id: string | null;
+            team_role: Role | null;
+            grant_role: Role | null;
+            role: Role;
+          }>;
+        }
+      >();
+      members.set(owner.id, {
+        user_id: owner.id,
+        email: owner.email,
+        name: owner.name,
+        role: 'owner',
+        via: [{ source: 'owner', team_id: null, team_role: null, grant_role: null, role: 'owner' }],
+      });
       for (const r of rows) {
-        grants.set(r.grant_id, { grant_id: r.grant_id, team: { id: r.team_id, name: r.team_name, slug: r.team_slug }, role: r.grant_role, created_at: iso(r.granted_at) });
-        const via = { source: 'team' as const, team_id: r.team_id, team_role: r.team_role, grant_role: r.grant_role, role: r.via_role as Role };
+        grants.set(r.grant_id, {
+          grant_id: r.grant_id,
+          team: { id: r.team_id, name: r.team_name, slug: r.team_slug },
+          role: r.grant_role,
+          created_at: iso(r.granted_at),
+        });
+        const via = {
+          source: 'team' as const,
+          team_id: r.team_id,
+          team_role: r.team_role,
+          grant_role: r.grant_role,
+          role: r.via_role as Role,
+        };
         const m = members.get(r.user_id);
-        if (m) { m.via.push(via); m.role = higher(m.role, via.role); }
-        else members.set(r.user_id, { user_id: r.user_id, email: r.email, name: r.name, role: via.role, via: [via] });
+        if (m) {
+          m.via.push(via);
+          m.role = higher(m.role, via.role);
+        } else
+          members.set(r.user_id, {
+            user_id: r.user_id,
+            email: r.email,
+            name: r.name,
+            role: via.role,
+            via: [via],
+          });
       }
       return {
         project_id: projectId,
@@ -99,22 +214,39 @@ export function createProjectsService({ db, clock, access }: Deps) {
     async createSpace(actor: Actor, projectId: string, input: { name: string }) {
       await access.requireProject(actor.userId, projectId, 'space.manage');
       const now = clock.now();
-      const space = await db.insertInto('spaces').values({ id: newId('space', now), project_id: projectId, name: input.name, created_at: now })
-        .returningAll().executeTakeFirstOrThrow();
+      const space = await db
+        .insertInto('spaces')
+        .values({
+          id: newId('space', now),
+          project_id: projectId,
+          name: input.name,
+          created_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return presentSpace(space);
     },
 
     async renameSpace(actor: Actor, projectId: string, spaceId: string, input: { name: string }) {
       await access.requireProject(actor.userId, projectId, 'space.manage');
-      const space = await db.updateTable('spaces').set({ name: input.name }).where('project_id', '=', projectId).where('id', '=', spaceId)
-        .returningAll().executeTakeFirst();
+      const space = await db
+        .updateTable('spaces')
+        .set({ name: input.name })
+        .where('project_id', '=', projectId)
+        .where('id', '=', spaceId)
+        .returningAll()
+        .executeTakeFirst();
       if (!space) throw notFound('space');
       return presentSpace(space);
     },
 
     async removeSpace(actor: Actor, projectId: string, spaceId: string) {
       await access.requireProject(actor.userId, projectId, 'space.manage');
-      const res = await db.deleteFrom('spaces').where('project_id', '=', projectId).where('id', '=', spaceId).executeTakeFirst();
+      const res = await db
+        .deleteFrom('spaces')
+        .where('project_id', '=', projectId)
+        .where('id', '=', spaceId)
+        .executeTakeFirst();
       if (res.numDeletedRows === 0n) throw notFound('space');
     },
   };

@@ -40,28 +40,54 @@ export interface RunningAgent {
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const unlock = lockDataDir(o.dataDir);
   const runtime = await chooseRuntime({
-    choice: o.runtime ?? 'auto', dataDir: o.dataDir, hide: o.hide ?? [], log: o.log,
-    baseImage: o.baseImage, memoryMb: o.memoryMb, cpus: o.cpus, registry: o.registry,
-  }).catch((err) => { unlock(); throw err; });
+    choice: o.runtime ?? 'auto',
+    dataDir: o.dataDir,
+    hide: o.hide ?? [],
+    log: o.log,
+    baseImage: o.baseImage,
+    memoryMb: o.memoryMb,
+    cpus: o.cpus,
+    registry: o.registry,
+  }).catch((err) => {
+    unlock();
+    throw err;
+  });
   const runners = new Map<string, FrameSupervisor>();
   let saveTimer: NodeJS.Timeout | undefined;
 
   const snapshot = (): AgentState => {
     const frames: AgentState['frames'] = {};
-    for (const [id, r] of runners) { const p = r.persisted(); if (p) frames[id] = p; }
+    for (const [id, r] of runners) {
+      const p = r.persisted();
+      if (p) frames[id] = p;
+    }
     return { version: 2, runtime: runtime.kind, frames };
   };
   const save = (state = snapshot()) => {
     clearTimeout(saveTimer);
     saveTimer = undefined;
-    try { saveState(o.dataDir, state); } catch (err) { o.log.error({ err }, 'could not persist agent state'); }
+    try {
+      saveState(o.dataDir, state);
+    } catch (err) {
+      o.log.error({ err }, 'could not persist agent state');
+    }
   };
   let stopped = false; // after stop, the state on disk is final: nothing may overwrite it
-  const changed = () => { if (!stopped) saveTimer ??= setTimeout(() => save(), 200); };
+  const changed = () => {
+    if (!stopped) saveTimer ??= setTimeout(() => save(), 200);
+  };
 
-  const client: SyncClient = new SyncClient({ server: o.server, token: o.token, log: o.log, onAnswer: (frames) => follow(frames) });
+  const client: SyncClient = new SyncClient({
+    server: o.server,
+    token: o.token,
+    log: o.log,
+    onAnswer: (frames) => follow(frames),
+  });
   const deps: SupervisorDeps = {
-    host: o.host, gitBaseUrl: o.gitBaseUrl, log: o.log, startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    host: o.host,
+    gitBaseUrl: o.gitBaseUrl,
+    log: o.log,
+    startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
     event: (e) => client.outbox.event(e),
     build: (b) => client.outbox.build(b),
     line: (frameId, replica, line) => client.outbox.log(frameId, replica, line),
@@ -96,27 +122,34 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const saver = setInterval(changed, 10_000);
   saver.unref();
   const loop = client.run();
-  o.log.info({ server: o.server, data: o.dataDir, runtime: runtime.kind, adopted_frames: runners.size }, 'agent started');
+  o.log.info(
+    { server: o.server, data: o.dataDir, runtime: runtime.kind, adopted_frames: runners.size },
+    'agent started',
+  );
 
   let stopping: Promise<void> | undefined;
   return {
     client,
-    stop: () => (stopping ??= (async () => {
-      clearInterval(saver);
-      stopped = true;
-      client.stop();
-      await loop;
-      if (o.stopFramesOnExit) {
-        await Promise.all([...runners.values()].map((r) => r.shutdown()));
-        save();
-        await client.flush();
-      } else {
-        const state: AgentState = { version: 2, runtime: runtime.kind, frames: {} };
-        for (const [id, r] of runners) { const p = r.detach(); if (p) state.frames[id] = p; }
-        save(state);
-      }
-      unlock();
-      o.log.info({ frames_left_running: o.stopFramesOnExit ? 0 : runners.size }, 'agent stopped');
-    })()),
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(saver);
+        stopped = true;
+        client.stop();
+        await loop;
+        if (o.stopFramesOnExit) {
+          await Promise.all([...runners.values()].map((r) => r.shutdown()));
+          save();
+          await client.flush();
+        } else {
+          const state: AgentState = { version: 2, runtime: runtime.kind, frames: {} };
+          for (const [id, r] of runners) {
+            const p = r.detach();
+            if (p) state.frames[id] = p;
+          }
+          save(state);
+        }
+        unlock();
+        o.log.info({ frames_left_running: o.stopFramesOnExit ? 0 : runners.size }, 'agent stopped');
+      })()),
   };
 }

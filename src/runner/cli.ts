@@ -45,26 +45,46 @@ async function agentCommand(args: string[]) {
   let values;
   try {
     ({ values } = parseArgs({
-      args, allowPositionals: false, strict: true,
+      args,
+      allowPositionals: false,
+      strict: true,
       options: {
-        server: { type: 'string' }, token: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' },
-        'git-base-url': { type: 'string' }, 'stop-frames-on-exit': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-        runtime: { type: 'string' }, 'base-image': { type: 'string' }, 'memory-mb': { type: 'string' }, cpus: { type: 'string' },
-        'start-timeout': { type: 'string' }, hide: { type: 'string', multiple: true }, registry: { type: 'string' },
+        server: { type: 'string' },
+        token: { type: 'string' },
+        data: { type: 'string' },
+        host: { type: 'string' },
+        'git-base-url': { type: 'string' },
+        'stop-frames-on-exit': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        runtime: { type: 'string' },
+        'base-image': { type: 'string' },
+        'memory-mb': { type: 'string' },
+        cpus: { type: 'string' },
+        'start-timeout': { type: 'string' },
+        hide: { type: 'string', multiple: true },
+        registry: { type: 'string' },
       },
     }));
   } catch (err) {
     fail((err as Error).message);
   }
-  if (values.help) { process.stdout.write(USAGE); return; }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const server = values.server ?? process.env.FRAMEPLANE_SERVER;
   const token = values.token ?? process.env.FRAMEPLANE_AGENT_TOKEN;
   if (!server) fail('--server is required');
   if (!token) fail('--token (or FRAMEPLANE_AGENT_TOKEN) is required');
-  try { new URL(server); } catch { fail(`--server must be a URL, got "${server}"`); }
+  try {
+    new URL(server);
+  } catch {
+    fail(`--server must be a URL, got "${server}"`);
+  }
 
   const runtime = values.runtime ?? process.env.FRAME_RUNTIME ?? 'auto';
-  if (!(RUNTIMES as readonly string[]).includes(runtime)) fail(`--runtime must be one of ${RUNTIMES.join(', ')}, got "${runtime}"`);
+  if (!(RUNTIMES as readonly string[]).includes(runtime))
+    fail(`--runtime must be one of ${RUNTIMES.join(', ')}, got "${runtime}"`);
   const number = (name: string, raw: string | undefined, min: number) => {
     if (raw === undefined || raw === '') return undefined;
     const n = Number(raw);
@@ -73,38 +93,60 @@ async function agentCommand(args: string[]) {
   };
   const memoryMb = number('memory-mb', values['memory-mb'] ?? process.env.FRAME_MEMORY_MB, 16);
   const cpus = number('cpus', values.cpus ?? process.env.FRAME_CPUS, 0.01);
-  const startTimeout = number('start-timeout', values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS, 1);
-  const hide = [...(values.hide ?? []), ...(process.env.FRAMEPLANE_AGENT_HIDE ?? '').split(':')].filter(Boolean).map((d) => resolve(d));
+  const startTimeout = number(
+    'start-timeout',
+    values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS,
+    1,
+  );
+  const hide = [...(values.hide ?? []), ...(process.env.FRAMEPLANE_AGENT_HIDE ?? '').split(':')]
+    .filter(Boolean)
+    .map((d) => resolve(d));
 
   const log = agentLogger();
   const agent = await startAgent({
-    server, token, log,
+    server,
+    token,
+    log,
     dataDir: resolve(values.data ?? process.env.FRAMEPLANE_AGENT_DATA ?? './frameplane-agent'),
     host: values.host ?? process.env.FRAME_HOST ?? '127.0.0.1',
     gitBaseUrl: values['git-base-url'] ?? process.env.GIT_BASE_URL ?? 'https://github.com',
     stopFramesOnExit: values['stop-frames-on-exit'] ?? false,
-    runtime: runtime as RuntimeChoice, hide, memoryMb, cpus,
+    runtime: runtime as RuntimeChoice,
+    hide,
+    memoryMb,
+    cpus,
     baseImage: values['base-image'] ?? process.env.FRAME_BASE_IMAGE,
     registry: values.registry ?? (process.env.FRAME_REGISTRY || undefined),
     startTimeoutMs: startTimeout === undefined ? undefined : startTimeout * 1000,
   });
   const exit = (why: string) => {
     log.info({ why }, 'stopping');
-    void agent.stop().then(() => process.exit(0), (err) => { log.error({ err }, 'error while stopping'); process.exit(1); });
+    void agent.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
   };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => exit(signal));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.on(signal, () => exit(signal));
   if (process.env.FRAMEPLANE_AGENT_EXIT_WITH_PARENT === '1') {
     // Run by the service (the built-in cloud): a service killed outright must not leave its
     // agent behind, holding the data directory that the next start's agent needs.
     const parent = process.ppid;
-    setInterval(() => { if (process.ppid !== parent) exit('parent exited'); }, 1000).unref();
+    setInterval(() => {
+      if (process.ppid !== parent) exit('parent exited');
+    }, 1000).unref();
   }
 }
 
 export async function main(argv: string[]) {
   const [command, ...rest] = argv;
   if (!command || command === '-h' || command === '--help' || command === 'help') {
-    process.stdout.write(`Usage: frameplane <command>\n\nCommands:\n  agent   run frames on this machine (frameplane agent --help)\n`);
+    process.stdout.write(
+      `Usage: frameplane <command>\n\nCommands:\n  agent   run frames on this machine (frameplane agent --help)\n`,
+    );
     return;
   }
   if (command === 'agent') return agentCommand(rest);

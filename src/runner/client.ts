@@ -6,7 +6,15 @@
 // may then see one twice, which is the lesser harm. While the server is unreachable the frames
 // keep running and the loop retries with growing delays.
 import type { AgentLog } from './log.ts';
-import { MAX_EVENTS_PER_SYNC, MAX_LINE_CHARS, MAX_LOGS_PER_SYNC, type BuildReport, type DesiredFrame, type SyncEvent, type SyncLog } from './protocol.ts';
+import {
+  MAX_EVENTS_PER_SYNC,
+  MAX_LINE_CHARS,
+  MAX_LOGS_PER_SYNC,
+  type BuildReport,
+  type DesiredFrame,
+  type SyncEvent,
+  type SyncLog,
+} from './protocol.ts';
 import { restartDelayMs } from './replica.ts';
 import { sleep } from './processes.ts';
 
@@ -16,10 +24,19 @@ export const MAX_BATCH_BYTES = 192 * 1024;
 export const MAX_QUEUED_LOGS = 20_000;
 export const LONG_POLL_SECONDS = 25;
 
-export interface Batch { events: SyncEvent[]; logs: SyncLog[]; builds?: BuildReport[] }
+export interface Batch {
+  events: SyncEvent[];
+  logs: SyncLog[];
+  builds?: BuildReport[];
+}
 
 /** The head of the queues that fits one sync: counts and bytes capped, order kept; build reports (few, small) first. */
-export function takeBatch(events: SyncEvent[], logs: SyncLog[], maxBytes = MAX_BATCH_BYTES, builds: BuildReport[] = []): Batch {
+export function takeBatch(
+  events: SyncEvent[],
+  logs: SyncLog[],
+  maxBytes = MAX_BATCH_BYTES,
+  builds: BuildReport[] = [],
+): Batch {
   const out: Batch = { events: [], logs: [] };
   let bytes = 32;
   if (builds.length) {
@@ -28,7 +45,11 @@ export function takeBatch(events: SyncEvent[], logs: SyncLog[], maxBytes = MAX_B
   }
   for (const e of events) {
     const size = Buffer.byteLength(JSON.stringify(e)) + 1;
-    if (out.events.length >= MAX_EVENTS_PER_SYNC || (out.events.length > 0 && bytes + size > maxBytes)) return out;
+    if (
+      out.events.length >= MAX_EVENTS_PER_SYNC ||
+      (out.events.length > 0 && bytes + size > maxBytes)
+    )
+      return out;
     out.events.push(e);
     bytes += size;
   }
@@ -62,14 +83,21 @@ export class Outbox {
   log(frameId: string, replica: number, line: string) {
     const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS - 1)}…` : line;
     this.logs.push({ frame_id: frameId, replica, at: new Date().toISOString(), line: text });
-    if (this.logs.length > MAX_QUEUED_LOGS) this.dropped += this.logs.splice(0, this.logs.length - MAX_QUEUED_LOGS).length;
+    if (this.logs.length > MAX_QUEUED_LOGS)
+      this.dropped += this.logs.splice(0, this.logs.length - MAX_QUEUED_LOGS).length;
     this.onPending('log');
   }
 
-  get pending() { return this.events.length + this.logs.length + this.builds.length > 0; }
-  get hasEvents() { return this.events.length + this.builds.length > 0; }
+  get pending() {
+    return this.events.length + this.logs.length + this.builds.length > 0;
+  }
+  get hasEvents() {
+    return this.events.length + this.builds.length > 0;
+  }
 
-  batch(): Batch { return takeBatch(this.events, this.logs, MAX_BATCH_BYTES, this.builds); }
+  batch(): Batch {
+    return takeBatch(this.events, this.logs, MAX_BATCH_BYTES, this.builds);
+  }
 
   /** Removes what the server took. Lines dropped meanwhile are matched by identity, not position. */
   ack(b: Batch) {
@@ -83,7 +111,12 @@ export class Outbox {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, body: string) { super(`sync answered ${status}: ${body.slice(0, 300)}`); }
+  constructor(
+    readonly status: number,
+    body: string,
+  ) {
+    super(`sync answered ${status}: ${body.slice(0, 300)}`);
+  }
 }
 
 export interface ClientOptions {
@@ -109,13 +142,21 @@ export class SyncClient {
   private cutLongPoll(afterMs: number) {
     if (!this.poll || this.cutTimer) return;
     const poll = this.poll;
-    this.cutTimer = setTimeout(() => { this.cutTimer = undefined; poll.abort(); }, afterMs);
+    this.cutTimer = setTimeout(() => {
+      this.cutTimer = undefined;
+      poll.abort();
+    }, afterMs);
   }
 
   private async post(wait: number, body: Batch | Record<string, never>, signal: AbortSignal) {
     const res = await fetch(`${this.o.server.replace(/\/+$/, '')}/v2/agent/sync?wait=${wait}`, {
-      method: 'POST', signal,
-      headers: { authorization: `Bearer ${this.o.token}`, 'content-type': 'application/json', 'user-agent': 'frameplane-agent' },
+      method: 'POST',
+      signal,
+      headers: {
+        authorization: `Bearer ${this.o.token}`,
+        'content-type': 'application/json',
+        'user-agent': 'frameplane-agent',
+      },
       body: JSON.stringify(body),
     });
     const text = await res.text();
@@ -128,13 +169,22 @@ export class SyncClient {
     let first = true;
     while (!this.stopped.signal.aborted) {
       const batch = this.outbox.batch();
-      const longPoll = !first && batch.events.length === 0 && batch.logs.length === 0 && !batch.builds?.length;
+      const longPoll =
+        !first && batch.events.length === 0 && batch.logs.length === 0 && !batch.builds?.length;
       const own = new AbortController();
       if (longPoll) this.poll = own;
       const started = Date.now();
       try {
-        const signal = AbortSignal.any([own.signal, this.stopped.signal, AbortSignal.timeout((longPoll ? LONG_POLL_SECONDS + 20 : 30) * 1000)]);
-        const answer = await this.post(longPoll ? LONG_POLL_SECONDS : 0, longPoll ? {} : batch, signal);
+        const signal = AbortSignal.any([
+          own.signal,
+          this.stopped.signal,
+          AbortSignal.timeout((longPoll ? LONG_POLL_SECONDS + 20 : 30) * 1000),
+        ]);
+        const answer = await this.post(
+          longPoll ? LONG_POLL_SECONDS : 0,
+          longPoll ? {} : batch,
+          signal,
+        );
         this.outbox.ack(batch);
         if (failures > 0) this.o.log.info({ after_failures: failures }, 'server reachable again');
         failures = 0;
@@ -142,20 +192,30 @@ export class SyncClient {
         this.connected = true;
         this.o.onAnswer(answer.frames);
         // A server that answers a long poll at once, again and again, must not make us spin.
-        if (longPoll && Date.now() - started < 500 && !this.outbox.pending) await sleep(1000, this.stopped.signal);
+        if (longPoll && Date.now() - started < 500 && !this.outbox.pending)
+          await sleep(1000, this.stopped.signal);
       } catch (err) {
         if (this.stopped.signal.aborted) break;
         if (own.signal.aborted) continue; // cut short on purpose: the report goes now
         if (err instanceof HttpError && (err.status === 413 || err.status === 422)) {
           // The server will never take this batch; retrying would block every later report.
-          this.o.log.error({ err: err.message, events: batch.events.length, logs: batch.logs.length }, 'sync refused a batch; dropping it');
+          this.o.log.error(
+            { err: err.message, events: batch.events.length, logs: batch.logs.length },
+            'sync refused a batch; dropping it',
+          );
           this.outbox.ack(batch);
           continue;
         }
         failures++;
         const delay = restartDelayMs(failures - 1);
-        const msg = err instanceof HttpError && err.status === 401 ? 'the server rejects the agent token' : (err as Error).message;
-        this.o.log[failures === 1 || failures % 10 === 0 ? 'warn' : 'debug']({ err: msg, retry_in_ms: delay, failures }, 'sync failed; frames keep running');
+        const msg =
+          err instanceof HttpError && err.status === 401
+            ? 'the server rejects the agent token'
+            : (err as Error).message;
+        this.o.log[failures === 1 || failures % 10 === 0 ? 'warn' : 'debug'](
+          { err: msg, retry_in_ms: delay, failures },
+          'sync failed; frames keep running',
+        );
         await sleep(delay, this.stopped.signal);
       } finally {
         if (this.poll === own) this.poll = undefined;
@@ -177,5 +237,7 @@ export class SyncClient {
     }
   }
 
-  stop() { this.stopped.abort(); }
+  stop() {
+    this.stopped.abort();
+  }
 }

@@ -16,31 +16,57 @@ import type { DesiredFrame, ReplicaEventType } from './protocol.ts';
 import { replicaEvent, type FrameSupervisor, type SupervisorDeps } from './supervisor.ts';
 import type { PersistedFrame } from './state.ts';
 import { FrameProxy } from './proxy.ts';
-import { Replica, restartDelayMs, STABLE_AFTER_MS, type ExitReport, type ReplicaHooks } from './replica.ts';
+import {
+  Replica,
+  restartDelayMs,
+  STABLE_AFTER_MS,
+  type ExitReport,
+  type ReplicaHooks,
+} from './replica.ts';
 import { sleep } from './processes.ts';
-import { BuildError, type Endpoint, type Release, type ReplicaRuntime } from './runtimes/runtime.ts';
+import {
+  BuildError,
+  type Endpoint,
+  type Release,
+  type ReplicaRuntime,
+} from './runtimes/runtime.ts';
 
 export interface RunnerDeps extends SupervisorDeps {
   runtime: ReplicaRuntime;
 }
 
-interface Slot { index: number; replica?: Replica; attempts: number; timer?: NodeJS.Timeout; spawning?: boolean }
+interface Slot {
+  index: number;
+  replica?: Replica;
+  attempts: number;
+  timer?: NodeJS.Timeout;
+  spawning?: boolean;
+}
 
 class ReplicaSet {
   slots = new Map<number, Slot>();
   release?: Release;
   retired = false;
   readonly abort = new AbortController();
-  constructor(readonly deploymentId: string, public generation: number, public count: number, readonly env: Record<string, string>) {}
-  get prepared() { return this.release !== undefined; }
+  constructor(
+    readonly deploymentId: string,
+    public generation: number,
+    public count: number,
+    readonly env: Record<string, string>,
+  ) {}
+  get prepared() {
+    return this.release !== undefined;
+  }
   slot(index: number): Slot {
     let s = this.slots.get(index);
     if (!s) this.slots.set(index, (s = { index, attempts: 0 }));
     return s;
   }
   healthy(): Endpoint[] {
-    return [...this.slots.values()].filter((s) => s.index < this.count && s.replica?.healthy)
-      .sort((a, b) => a.index - b.index).map((s) => s.replica!.endpoint);
+    return [...this.slots.values()]
+      .filter((s) => s.index < this.count && s.replica?.healthy)
+      .sort((a, b) => a.index - b.index)
+      .map((s) => s.replica!.endpoint);
   }
 }
 
@@ -59,12 +85,18 @@ export class FrameRunner implements FrameSupervisor {
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
 
-  constructor(readonly frameId: string, private deps: RunnerDeps) {}
+  constructor(
+    readonly frameId: string,
+    private deps: RunnerDeps,
+  ) {}
 
   /** Applies a desired state from the server (a no-op when nothing changed). */
   update(spec: DesiredFrame): Promise<void> {
     return this.enqueue(async () => {
-      if (this.gone || this.applied === keyOf(spec)) { this.spec = spec; return; }
+      if (this.gone || this.applied === keyOf(spec)) {
+        this.spec = spec;
+        return;
+      }
       await this.apply(spec);
     });
   }
@@ -87,22 +119,34 @@ export class FrameRunner implements FrameSupervisor {
       if (!set) continue;
       set.retired = true;
       set.abort.abort();
-      for (const s of set.slots.values()) { clearTimeout(s.timer); s.replica?.detach(); }
+      for (const s of set.slots.values()) {
+        clearTimeout(s.timer);
+        s.replica?.detach();
+      }
     }
     return state;
   }
 
   /** Stops everything (the agent exits with --stop-frames-on-exit), reporting it. */
   shutdown(): Promise<void> {
-    return this.enqueue(async () => { this.gone = true; await this.stopAll(true); });
+    return this.enqueue(async () => {
+      this.gone = true;
+      await this.stopAll(true);
+    });
   }
 
   persisted(): PersistedFrame | undefined {
     if (!this.spec) return undefined;
-    const sets = [this.current, this.next].filter((s): s is ReplicaSet => !!s?.prepared && !s.retired).map((s) => ({
-      deployment_id: s.deploymentId, generation: s.generation, release: s.release!,
-      replicas: [...s.slots.values()].filter((sl) => sl.replica && !sl.replica.exited).map((sl) => ({ index: sl.index, ref: sl.replica!.ref() })),
-    }));
+    const sets = [this.current, this.next]
+      .filter((s): s is ReplicaSet => !!s?.prepared && !s.retired)
+      .map((s) => ({
+        deployment_id: s.deploymentId,
+        generation: s.generation,
+        release: s.release!,
+        replicas: [...s.slots.values()]
+          .filter((sl) => sl.replica && !sl.replica.exited)
+          .map((sl) => ({ index: sl.index, ref: sl.replica!.ref() })),
+      }));
     return { spec: this.spec, sets, failed_builds: [...this.failedBuilds] };
   }
 
@@ -112,26 +156,43 @@ export class FrameRunner implements FrameSupervisor {
       for (const id of p.failed_builds ?? []) this.failedBuilds.add(id);
       for (const ps of p.sets) {
         const set = new ReplicaSet(ps.deployment_id, ps.generation, 0, p.spec.env);
-        if (ps.release && (await this.deps.runtime.reuse(this.frameId, ps.release))) set.release = ps.release;
+        if (ps.release && (await this.deps.runtime.reuse(this.frameId, ps.release)))
+          set.release = ps.release;
         for (const r of ps.replicas) {
           set.count = Math.max(set.count, r.index + 1);
           const slot = set.slot(r.index);
           const found = (onLine: (l: string) => void) => this.deps.runtime.adopt(r.ref, onLine);
-          const replica = await Replica.adoptWith(found, r.index, this.hooks(set, slot), this.health(p.spec));
+          const replica = await Replica.adoptWith(
+            found,
+            r.index,
+            this.hooks(set, slot),
+            this.health(p.spec),
+          );
           if (replica && set.prepared) slot.replica = replica;
           else if (replica) await replica.stop();
         }
-        if (ps.deployment_id === p.spec.deployment_id) this.next = set; else this.current = set;
+        if (ps.deployment_id === p.spec.deployment_id) this.next = set;
+        else this.current = set;
       }
       if (!this.current && this.next) [this.current, this.next] = [this.next, undefined];
-      const adopted = [this.current, this.next].reduce((n, s) => n + [...(s?.slots.values() ?? [])].filter((x) => x.replica).length, 0);
-      this.deps.log.info({ frame_id: this.frameId, adopted }, 'adopted replicas of an earlier agent');
+      const adopted = [this.current, this.next].reduce(
+        (n, s) => n + [...(s?.slots.values() ?? [])].filter((x) => x.replica).length,
+        0,
+      );
+      this.deps.log.info(
+        { frame_id: this.frameId, adopted },
+        'adopted replicas of an earlier agent',
+      );
       await this.apply(p.spec);
     });
   }
 
   private enqueue(fn: () => Promise<void>): Promise<void> {
-    this.queue = this.queue.then(fn).catch((err) => this.deps.log.error({ err, frame_id: this.frameId }, 'frame supervisor failed'));
+    this.queue = this.queue
+      .then(fn)
+      .catch((err) =>
+        this.deps.log.error({ err, frame_id: this.frameId }, 'frame supervisor failed'),
+      );
     return this.queue;
   }
 
@@ -149,7 +210,10 @@ export class FrameRunner implements FrameSupervisor {
     const failed = spec.build_failed || this.failedBuilds.has(spec.deployment_id);
     if (!target && failed) {
       // Its build failed: the serving set, if any, goes on under the new generation.
-      if (this.next) { await this.retire(this.next); this.next = undefined; }
+      if (this.next) {
+        await this.retire(this.next);
+        this.next = undefined;
+      }
       if (this.current) {
         this.current.generation = spec.generation;
         await this.scale(this.current, spec.replica_count);
@@ -160,7 +224,12 @@ export class FrameRunner implements FrameSupervisor {
     }
     if (!target) {
       if (this.next) await this.retire(this.next); // a newer deployment overtakes one in progress
-      target = this.next = new ReplicaSet(spec.deployment_id, spec.generation, spec.replica_count, spec.env);
+      target = this.next = new ReplicaSet(
+        spec.deployment_id,
+        spec.generation,
+        spec.replica_count,
+        spec.env,
+      );
       void this.prepare(target);
     } else if (target === this.current && this.next) {
       await this.retire(this.next);
@@ -177,8 +246,14 @@ export class FrameRunner implements FrameSupervisor {
     await this.proxy?.close(false); // connections in flight finish on the old port
     this.portHeld = false;
     this.proxy = new FrameProxy({
-      host: this.deps.host, port, upstreams: () => this.upstreams(), note: (m) => this.deps.line(this.frameId, 0, m),
-      blocked: (held) => { this.portHeld = held; if (this.spec) this.reportServing(this.spec); },
+      host: this.deps.host,
+      port,
+      upstreams: () => this.upstreams(),
+      note: (m) => this.deps.line(this.frameId, 0, m),
+      blocked: (held) => {
+        this.portHeld = held;
+        if (this.spec) this.reportServing(this.spec);
+      },
     });
     await this.proxy.listen();
   }
@@ -189,10 +264,23 @@ export class FrameRunner implements FrameSupervisor {
     return current.length > 0 ? current : (this.next?.healthy() ?? []);
   }
 
-  private report(set: ReplicaSet, replica: number, type: ReplicaEventType, detail?: Record<string, unknown>) {
-    this.deps.event(replicaEvent({
-      frameId: this.frameId, replica, type, generation: set.generation, deploymentId: set.deploymentId, detail, portHeld: this.portHeld,
-    }));
+  private report(
+    set: ReplicaSet,
+    replica: number,
+    type: ReplicaEventType,
+    detail?: Record<string, unknown>,
+  ) {
+    this.deps.event(
+      replicaEvent({
+        frameId: this.frameId,
+        replica,
+        type,
+        generation: set.generation,
+        deploymentId: set.deploymentId,
+        detail,
+        portHeld: this.portHeld,
+      }),
+    );
   }
 
   /** Says again how the serving set's replicas are, under the current generation (after a failed build, a port change of hands). */
@@ -201,9 +289,19 @@ export class FrameRunner implements FrameSupervisor {
     for (let i = 0; i < spec.replica_count; i++) {
       const r = set?.slots.get(i)?.replica;
       if (!set) {
-        this.deps.event({ frame_id: this.frameId, replica: i, type: 'stopped', generation: spec.generation, at: new Date().toISOString() });
+        this.deps.event({
+          frame_id: this.frameId,
+          replica: i,
+          type: 'stopped',
+          generation: spec.generation,
+          at: new Date().toISOString(),
+        });
       } else if (r && !r.exited) {
-        this.report(set, i, r.state === 'healthy' ? 'healthy' : r.state === 'unhealthy' ? 'unhealthy' : 'starting');
+        this.report(
+          set,
+          i,
+          r.state === 'healthy' ? 'healthy' : r.state === 'unhealthy' ? 'unhealthy' : 'starting',
+        );
       }
     }
   }
@@ -217,31 +315,57 @@ export class FrameRunner implements FrameSupervisor {
       this.deps.line(this.frameId, 0, `[frameplane] deployment ${set.deploymentId}: ${what}`);
       try {
         const release = await this.deps.runtime.build({
-          frameId: this.frameId, deploymentId: set.deploymentId, signal: set.abort.signal,
+          frameId: this.frameId,
+          deploymentId: set.deploymentId,
+          signal: set.abort.signal,
           source: {
-            gitBaseUrl: this.deps.gitBaseUrl, owner: s.git_repository_owner, repo: s.git_repository,
-            branch: s.git_repository_branch, commitSha: s.commit_sha,
+            gitBaseUrl: this.deps.gitBaseUrl,
+            owner: s.git_repository_owner,
+            repo: s.git_repository,
+            branch: s.git_repository_branch,
+            commitSha: s.commit_sha,
           },
           onLine: (l) => this.deps.line(this.frameId, 0, l),
           // Pulling is the fetch; a long build must not look like a stuck pull (the server trips those).
           onFetched: (sha) => {
             if (set.retired) return;
-            this.deps.build({ deployment_id: set.deploymentId, state: 'building', commit_sha: sha, at: new Date().toISOString() });
+            this.deps.build({
+              deployment_id: set.deploymentId,
+              state: 'building',
+              commit_sha: sha,
+              at: new Date().toISOString(),
+            });
             for (let i = 0; i < set.count; i++) this.report(set, i, 'starting');
           },
         });
         if (set.retired) return;
         set.release = release;
-        this.deps.build({ deployment_id: set.deploymentId, state: 'succeeded', commit_sha: release.commitSha, at: new Date().toISOString() });
-        this.deps.line(this.frameId, 0, `[frameplane] starting ${set.count} replica(s) of ${release.commitSha.slice(0, 12)}`);
-        await this.enqueue(async () => { if (!set.retired) { await this.fill(set); this.deps.changed(); } });
+        this.deps.build({
+          deployment_id: set.deploymentId,
+          state: 'succeeded',
+          commit_sha: release.commitSha,
+          at: new Date().toISOString(),
+        });
+        this.deps.line(
+          this.frameId,
+          0,
+          `[frameplane] starting ${set.count} replica(s) of ${release.commitSha.slice(0, 12)}`,
+        );
+        await this.enqueue(async () => {
+          if (!set.retired) {
+            await this.fill(set);
+            this.deps.changed();
+          }
+        });
         return;
       } catch (err) {
         if (set.retired) return;
         const message = (err as Error).message.slice(0, 2000);
-        if (err instanceof BuildError && err.reason === 'build_failed') return this.buildFailed(set, message);
+        if (err instanceof BuildError && err.reason === 'build_failed')
+          return this.buildFailed(set, message);
         this.deps.line(this.frameId, 0, `[frameplane] fetch failed: ${message}`);
-        for (let i = 0; i < set.count; i++) this.report(set, i, 'crashed', { reason: 'image_pull_failed', message });
+        for (let i = 0; i < set.count; i++)
+          this.report(set, i, 'crashed', { reason: 'image_pull_failed', message });
         await sleep(restartDelayMs(attempt), set.abort.signal);
       }
     }
@@ -250,7 +374,12 @@ export class FrameRunner implements FrameSupervisor {
   private buildFailed(set: ReplicaSet, message: string) {
     this.deps.line(this.frameId, 0, `[frameplane] build failed: ${message}`);
     this.failedBuilds.add(set.deploymentId);
-    this.deps.build({ deployment_id: set.deploymentId, state: 'failed', message, at: new Date().toISOString() });
+    this.deps.build({
+      deployment_id: set.deploymentId,
+      state: 'failed',
+      message,
+      at: new Date().toISOString(),
+    });
     return this.enqueue(async () => {
       if (set.retired) return;
       set.retired = true;
@@ -266,12 +395,14 @@ export class FrameRunner implements FrameSupervisor {
     if (!set.prepared) for (let i = set.count; i < count; i++) this.report(set, i, 'pulling');
     set.count = count;
     const extra = [...set.slots.values()].filter((s) => s.index >= count);
-    await Promise.all(extra.map(async (s) => {
-      clearTimeout(s.timer);
-      set.slots.delete(s.index);
-      await s.replica?.stop();
-      this.report(set, s.index, 'stopped');
-    }));
+    await Promise.all(
+      extra.map(async (s) => {
+        clearTimeout(s.timer);
+        set.slots.delete(s.index);
+        await s.replica?.stop();
+        this.report(set, s.index, 'stopped');
+      }),
+    );
     if (set.prepared) await this.fill(set);
   }
 
@@ -289,15 +420,32 @@ export class FrameRunner implements FrameSupervisor {
     if (set.retired || slot.index >= set.count || !set.release || !this.spec) return;
     slot.spawning = true;
     try {
-      slot.replica = await Replica.start(this.deps.runtime, {
-        frameId: this.frameId, deploymentId: set.deploymentId, index: slot.index, release: set.release,
-        env: set.env, volumes: this.spec.volumes, port: this.spec.port,
-      }, this.hooks(set, slot), this.health(this.spec));
-      if (set.retired || slot.index >= set.count) { await slot.replica.stop(); slot.replica = undefined; }
+      slot.replica = await Replica.start(
+        this.deps.runtime,
+        {
+          frameId: this.frameId,
+          deploymentId: set.deploymentId,
+          index: slot.index,
+          release: set.release,
+          env: set.env,
+          volumes: this.spec.volumes,
+          port: this.spec.port,
+        },
+        this.hooks(set, slot),
+        this.health(this.spec),
+      );
+      if (set.retired || slot.index >= set.count) {
+        await slot.replica.stop();
+        slot.replica = undefined;
+      }
       this.deps.changed();
     } catch (err) {
       // The runtime could not start it (an image gone, the Engine down): a crash, retried with delays.
-      this.deps.line(this.frameId, slot.index, `[frameplane] could not start replica ${slot.index}: ${(err as Error).message}`);
+      this.deps.line(
+        this.frameId,
+        slot.index,
+        `[frameplane] could not start replica ${slot.index}: ${(err as Error).message}`,
+      );
       this.onExit(set, slot, { code: null, signal: null, oom: false, ranHealthyMs: 0 });
     } finally {
       slot.spawning = false;
@@ -319,15 +467,32 @@ export class FrameRunner implements FrameSupervisor {
     slot.replica = undefined;
     this.deps.changed();
     if (set.retired || this.gone) return;
-    this.report(set, slot.index, info.oom ? 'oom' : 'crashed', { exit_code: info.code, signal: info.signal });
+    this.report(set, slot.index, info.oom ? 'oom' : 'crashed', {
+      exit_code: info.code,
+      signal: info.signal,
+    });
     if (info.ranHealthyMs >= STABLE_AFTER_MS) slot.attempts = 0;
     const delay = restartDelayMs(slot.attempts++);
-    const how = info.signal ? `signal ${info.signal}` : info.code === null ? 'unknown status' : `exit code ${info.code}`;
+    const how = info.signal
+      ? `signal ${info.signal}`
+      : info.code === null
+        ? 'unknown status'
+        : `exit code ${info.code}`;
     const why = `${how}${info.oom ? ', out of memory' : ''}`;
-    this.deps.line(this.frameId, slot.index, `[frameplane] replica ${slot.index} exited (${why}); restarting in ${delay / 1000} s`);
+    this.deps.line(
+      this.frameId,
+      slot.index,
+      `[frameplane] replica ${slot.index} exited (${why}); restarting in ${delay / 1000} s`,
+    );
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
-      if (!set.retired && !this.gone && slot.index < set.count && set.slots.get(slot.index) === slot) void this.start(set, slot);
+      if (
+        !set.retired &&
+        !this.gone &&
+        slot.index < set.count &&
+        set.slots.get(slot.index) === slot
+      )
+        void this.start(set, slot);
     }, delay);
     slot.timer.unref();
   }
@@ -340,7 +505,9 @@ export class FrameRunner implements FrameSupervisor {
     this.current = n;
     this.next = undefined;
     if (old) await this.retire(old);
-    await this.deps.runtime.prune(this.frameId, [n.release]).catch((err) => this.deps.log.warn({ err, frame_id: this.frameId }, 'prune failed'));
+    await this.deps.runtime
+      .prune(this.frameId, [n.release])
+      .catch((err) => this.deps.log.warn({ err, frame_id: this.frameId }, 'prune failed'));
     this.deps.changed();
   }
 
@@ -348,7 +515,13 @@ export class FrameRunner implements FrameSupervisor {
   private async retire(set: ReplicaSet) {
     set.retired = true;
     set.abort.abort();
-    await Promise.all([...set.slots.values()].map(async (s) => { clearTimeout(s.timer); s.timer = undefined; await s.replica?.stop(); }));
+    await Promise.all(
+      [...set.slots.values()].map(async (s) => {
+        clearTimeout(s.timer);
+        s.timer = undefined;
+        await s.replica?.stop();
+      }),
+    );
   }
 
   private async stopAll(report: boolean) {
@@ -364,7 +537,13 @@ export class FrameRunner implements FrameSupervisor {
     if (report && this.spec) {
       const generation = this.spec.generation;
       for (const i of [...indices].sort((a, b) => a - b)) {
-        this.deps.event({ frame_id: this.frameId, replica: i, type: 'stopped', generation, at: new Date().toISOString() });
+        this.deps.event({
+          frame_id: this.frameId,
+          replica: i,
+          type: 'stopped',
+          generation,
+          at: new Date().toISOString(),
+        });
       }
     }
     this.deps.changed();

@@ -18,21 +18,35 @@ export type Probe =
    */
   | { kind: 'closed' };
 
-export function probe(endpoint: Endpoint, o: { path?: string; http?: boolean; timeoutMs?: number } = {}): Promise<Probe> {
+export function probe(
+  endpoint: Endpoint,
+  o: { path?: string; http?: boolean; timeoutMs?: number } = {},
+): Promise<Probe> {
   const http = o.http ?? true;
   return new Promise((resolve) => {
     const socket = connect(endpoint);
     let connected = false;
     let data = '';
-    const done = (p: Probe) => { socket.destroy(); resolve(p); };
-    socket.setTimeout(o.timeoutMs ?? 3000, () => done(connected ? { kind: 'tcp' } : { kind: 'refused' }));
-    socket.once('error', () => done(connected ? { kind: data ? 'tcp' : 'closed' } : { kind: 'refused' }));
-    socket.once('close', () => done(connected ? { kind: data ? 'tcp' : 'closed' } : { kind: 'refused' }));
+    const done = (p: Probe) => {
+      socket.destroy();
+      resolve(p);
+    };
+    socket.setTimeout(o.timeoutMs ?? 3000, () =>
+      done(connected ? { kind: 'tcp' } : { kind: 'refused' }),
+    );
+    socket.once('error', () =>
+      done(connected ? { kind: data ? 'tcp' : 'closed' } : { kind: 'refused' }),
+    );
+    socket.once('close', () =>
+      done(connected ? { kind: data ? 'tcp' : 'closed' } : { kind: 'refused' }),
+    );
     socket.once('connect', () => {
       connected = true;
       // A bare check waits a moment: a port proxy with nothing behind it closes at once.
       if (!http) return void setTimeout(() => done({ kind: 'tcp' }), 200);
-      socket.write(`GET ${o.path ?? '/'} HTTP/1.1\r\nHost: localhost\r\nUser-Agent: frameplane-agent/health\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `GET ${o.path ?? '/'} HTTP/1.1\r\nHost: localhost\r\nUser-Agent: frameplane-agent/health\r\nConnection: close\r\n\r\n`,
+      );
     });
     socket.setEncoding('latin1').on('data', (chunk: string) => {
       data += chunk;

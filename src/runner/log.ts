@@ -34,9 +34,16 @@ export function tailFile(path: string, offset: number, onLine: (line: string) =>
 
   const drain = () => {
     let fd: number;
-    try { fd = openSync(path, 'r+'); } catch { return; } // not created yet, or removed
     try {
-      if (fstatSync(fd).size < position) { position = 0; partial = Buffer.alloc(0); } // truncated meanwhile
+      fd = openSync(path, 'r+');
+    } catch {
+      return;
+    } // not created yet, or removed
+    try {
+      if (fstatSync(fd).size < position) {
+        position = 0;
+        partial = Buffer.alloc(0);
+      } // truncated meanwhile
       const buf = Buffer.alloc(CHUNK);
       for (;;) {
         const n = readSync(fd, buf, 0, CHUNK, position);
@@ -48,7 +55,10 @@ export function tailFile(path: string, offset: number, onLine: (line: string) =>
           data = data.subarray(nl + 1);
         }
         partial = Buffer.from(data);
-        if (partial.length > CHUNK) { emit(partial); partial = Buffer.alloc(0); } // a line without end
+        if (partial.length > CHUNK) {
+          emit(partial);
+          partial = Buffer.alloc(0);
+        } // a line without end
       }
       if (position > ROTATE_BYTES && partial.length === 0) {
         // Everything is read: start the file over. A line written in between is the price.

@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 
-interface ProcStat { state: string; startTime: string }
+interface ProcStat {
+  state: string;
+  startTime: string;
+}
 
 function procStat(pid: number): ProcStat | undefined | null {
   try {
@@ -28,7 +31,8 @@ export function isAlive(pid: number, startTime?: string): boolean {
   if (!Number.isInteger(pid) || pid <= 1) return false;
   const stat = procStat(pid);
   if (stat === null) return false;
-  if (stat) return stat.state !== 'Z' && stat.state !== 'X' && (!startTime || stat.startTime === startTime);
+  if (stat)
+    return stat.state !== 'Z' && stat.state !== 'X' && (!startTime || stat.startTime === startTime);
   try {
     process.kill(pid, 0);
     return true;
@@ -65,16 +69,24 @@ export function freePort(): Promise<number> {
 export function portAnswers(port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
 }
 
-export const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  if (signal?.aborted) return resolve();
-  const timer = setTimeout(done, ms);
-  function done() { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); }
-  signal?.addEventListener('abort', done, { once: true });
-});
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });

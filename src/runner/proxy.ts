@@ -27,8 +27,12 @@ export class FrameProxy {
 
   constructor(private o: ProxyOptions) {}
 
-  get port() { return this.o.port; }
-  get listening() { return this.server !== undefined; }
+  get port() {
+    return this.o.port;
+  }
+  get listening() {
+    return this.server !== undefined;
+  }
 
   /** Starts listening (or keeps trying in the background); resolves after the first attempt. */
   listen(): Promise<void> {
@@ -37,8 +41,13 @@ export class FrameProxy {
       const server = createServer((client) => this.accept(client));
       server.once('error', (err: NodeJS.ErrnoException) => {
         if (!this.warned) {
-          const why = err.code === 'EADDRINUSE' ? 'another process holds the port' : (err.code ?? err.message);
-          this.o.note(`[frameplane] cannot listen on ${this.o.host}:${this.o.port} (${why}); retrying`);
+          const why =
+            err.code === 'EADDRINUSE'
+              ? 'another process holds the port'
+              : (err.code ?? err.message);
+          this.o.note(
+            `[frameplane] cannot listen on ${this.o.host}:${this.o.port} (${why}); retrying`,
+          );
           this.o.blocked?.(true);
         }
         this.warned = true;
@@ -50,7 +59,10 @@ export class FrameProxy {
         resolve();
       });
       server.listen({ port: this.o.port, host: this.o.host, exclusive: true }, () => {
-        if (this.closed) { server.close(); return resolve(); }
+        if (this.closed) {
+          server.close();
+          return resolve();
+        }
         if (this.warned) {
           this.o.note(`[frameplane] listening on ${this.o.host}:${this.o.port}`);
           this.warned = false;
@@ -79,7 +91,8 @@ export class FrameProxy {
     upstream.once('close', () => this.sockets.delete(upstream));
     upstream.once('error', () => {
       upstream.destroy();
-      if (!connected) this.dial(client, ends, tried + 1); // that replica just went away: the next one
+      if (!connected)
+        this.dial(client, ends, tried + 1); // that replica just went away: the next one
       else client.destroy();
     });
     let connected = false;

@@ -14,7 +14,12 @@ export function restartDelayMs(attempt: number): number {
 export const STABLE_AFTER_MS = 10_000;
 export const STOP_GRACE_MS = 10_000;
 
-export interface ExitReport { code: number | null; signal: string | null; oom: boolean; ranHealthyMs: number }
+export interface ExitReport {
+  code: number | null;
+  signal: string | null;
+  oom: boolean;
+  ranHealthyMs: number;
+}
 
 /** Out of memory: the runtime says so (the container's OOM-killed flag), or Node ran out of heap. */
 export function isOomExit(runtimeSaysOom: boolean, heapExhausted: boolean): boolean {
@@ -27,7 +32,10 @@ export interface ReplicaHooks {
   exited(info: ExitReport): void;
 }
 
-export interface HealthOptions { path: string; startTimeoutMs: number }
+export interface HealthOptions {
+  path: string;
+  startTimeoutMs: number;
+}
 
 export class Replica {
   state: 'starting' | 'healthy' | 'unhealthy' | 'exited' = 'starting';
@@ -42,7 +50,11 @@ export class Replica {
   private healthySince?: number;
   private running!: RunningReplica;
 
-  private constructor(readonly index: number, private hooks: ReplicaHooks, private health: HealthOptions) {}
+  private constructor(
+    readonly index: number,
+    private hooks: ReplicaHooks,
+    private health: HealthOptions,
+  ) {}
 
   /** A line of the app's output: Node's own message when its heap is full marks an out-of-memory death. */
   private line = (l: string) => {
@@ -50,7 +62,12 @@ export class Replica {
     this.hooks.line(l);
   };
 
-  static async start(runtime: ReplicaRuntime, spec: ReplicaSpec, hooks: ReplicaHooks, health: HealthOptions): Promise<Replica> {
+  static async start(
+    runtime: ReplicaRuntime,
+    spec: ReplicaSpec,
+    hooks: ReplicaHooks,
+    health: HealthOptions,
+  ): Promise<Replica> {
     const r = new Replica(spec.index, hooks, health);
     r.running = await runtime.start(spec, r.line);
     hooks.report('starting');
@@ -60,7 +77,10 @@ export class Replica {
 
   /** Takes over a replica an earlier agent left running, if the runtime finds it; its lines flow here. */
   static async adoptWith(
-    adopt: (onLine: (l: string) => void) => Promise<RunningReplica | undefined>, index: number, hooks: ReplicaHooks, health: HealthOptions,
+    adopt: (onLine: (l: string) => void) => Promise<RunningReplica | undefined>,
+    index: number,
+    hooks: ReplicaHooks,
+    health: HealthOptions,
   ) {
     const r = new Replica(index, hooks, health);
     const running = await adopt(r.line);
@@ -75,10 +95,18 @@ export class Replica {
     this.schedule(0);
   }
 
-  ref() { return this.running.ref(); }
-  get endpoint() { return this.running.endpoint; }
-  get healthy() { return this.state === 'healthy'; }
-  get exited() { return this.state === 'exited'; }
+  ref() {
+    return this.running.ref();
+  }
+  get endpoint() {
+    return this.running.endpoint;
+  }
+  get healthy() {
+    return this.state === 'healthy';
+  }
+  get exited() {
+    return this.state === 'exited';
+  }
 
   private schedule(ms: number) {
     if (this.over) return;
@@ -88,7 +116,9 @@ export class Replica {
   }
 
   /** Exited, or being stopped: health checks no longer matter. */
-  private get over() { return this.state === 'exited' || this.stopping; }
+  private get over() {
+    return this.state === 'exited' || this.stopping;
+  }
 
   private async check() {
     if (this.over) return;
@@ -111,8 +141,13 @@ export class Replica {
         // Never answered: not "starting" for ever, the frame shows health_check_failed.
         this.timedOut = true;
         this.state = 'unhealthy';
-        const why = p.kind === 'http' ? `answers ${p.status} on ${this.health.path}` : 'does not answer on its port';
-        this.hooks.line(`[frameplane] replica ${this.index} ${why} after ${Math.round(age / 1000)} s; it is unhealthy`);
+        const why =
+          p.kind === 'http'
+            ? `answers ${p.status} on ${this.health.path}`
+            : 'does not answer on its port';
+        this.hooks.line(
+          `[frameplane] replica ${this.index} ${why} after ${Math.round(age / 1000)} s; it is unhealthy`,
+        );
         this.hooks.report('unhealthy', { reason: 'start_timeout' });
       } else if (this.state === 'healthy' && this.failures >= FAILURES_FOR_UNHEALTHY) {
         this.state = 'unhealthy';
@@ -128,7 +163,8 @@ export class Replica {
     const ranHealthyMs = this.healthySince ? Date.now() - this.healthySince : 0;
     this.state = 'exited';
     clearTimeout(this.timer);
-    if (!this.stopping) this.hooks.exited({ code, signal, oom: isOomExit(oom, this.heapExhausted), ranHealthyMs });
+    if (!this.stopping)
+      this.hooks.exited({ code, signal, oom: isOomExit(oom, this.heapExhausted), ranHealthyMs });
   }
 
   /** Stops it (SIGTERM, then SIGKILL after the grace period); resolves once it is gone. */

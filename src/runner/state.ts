@@ -9,7 +9,10 @@ import type { Release, ReplicaRef } from './runtimes/runtime.ts';
 import { isAlive, signalGroup, startTimeOf } from './processes.ts';
 
 export interface PersistedSet {
-  deployment_id: string; generation: number; release: Release; replicas: Array<{ index: number; ref: ReplicaRef }>;
+  deployment_id: string;
+  generation: number;
+  release: Release;
+  replicas: Array<{ index: number; ref: ReplicaRef }>;
 }
 
 export interface PersistedFrame {
@@ -21,15 +24,37 @@ export interface PersistedFrame {
   swarm?: { release: Release; env: Record<string, string> };
 }
 
-export interface AgentState { version: 2; runtime: string; frames: Record<string, PersistedFrame> }
+export interface AgentState {
+  version: 2;
+  runtime: string;
+  frames: Record<string, PersistedFrame>;
+}
 
 const FILE = 'agent-state.json';
 
 /** The first format (process replicas only), still read so an upgraded agent adopts what runs. */
 interface V1 {
   version: 1;
-  frames: Record<string, { spec: DesiredFrame; sets: Array<{ deployment_id: string; generation: number; dir: string; command: string;
-    replicas: Array<{ index: number; pid: number; start_time?: string; port: number; log_file: string; log_offset: number }> }> }>;
+  frames: Record<
+    string,
+    {
+      spec: DesiredFrame;
+      sets: Array<{
+        deployment_id: string;
+        generation: number;
+        dir: string;
+        command: string;
+        replicas: Array<{
+          index: number;
+          pid: number;
+          start_time?: string;
+          port: number;
+          log_file: string;
+          log_offset: number;
+        }>;
+      }>;
+    }
+  >;
 }
 
 function fromV1(v1: V1): AgentState {
@@ -38,11 +63,22 @@ function fromV1(v1: V1): AgentState {
     frames[id] = {
       spec: f.spec,
       sets: f.sets.map((s) => ({
-        deployment_id: s.deployment_id, generation: s.generation,
-        release: { deploymentId: s.deployment_id, artifact: s.dir, command: s.command, commitSha: '' },
+        deployment_id: s.deployment_id,
+        generation: s.generation,
+        release: {
+          deploymentId: s.deployment_id,
+          artifact: s.dir,
+          command: s.command,
+          commitSha: '',
+        },
         replicas: s.replicas.map((r) => ({
           index: r.index,
-          ref: { id: String(r.pid), startTime: r.start_time, endpoint: { host: '127.0.0.1', port: r.port }, cursor: `${r.log_file}:${r.log_offset}` },
+          ref: {
+            id: String(r.pid),
+            startTime: r.start_time,
+            endpoint: { host: '127.0.0.1', port: r.port },
+            cursor: `${r.log_file}:${r.log_offset}`,
+          },
         })),
       })),
     };
@@ -53,7 +89,8 @@ function fromV1(v1: V1): AgentState {
 export function loadState(dataDir: string): AgentState {
   try {
     const parsed = JSON.parse(readFileSync(join(dataDir, FILE), 'utf8')) as AgentState | V1;
-    if (parsed?.version === 1 && parsed.frames && typeof parsed.frames === 'object') return fromV1(parsed);
+    if (parsed?.version === 1 && parsed.frames && typeof parsed.frames === 'object')
+      return fromV1(parsed);
     if (parsed?.version === 2 && parsed.frames && typeof parsed.frames === 'object') return parsed;
   } catch {
     // missing or unreadable: start empty
@@ -69,10 +106,18 @@ export function stopForeign(state: AgentState, runtime: string) {
   if (!state.runtime || state.runtime === runtime) return state;
   if (state.runtime === 'process') {
     for (const f of Object.values(state.frames)) {
-      for (const s of f.sets) for (const r of s.replicas) if (isAlive(Number(r.ref.id), r.ref.startTime)) signalGroup(Number(r.ref.id), 'SIGTERM');
+      for (const s of f.sets)
+        for (const r of s.replicas)
+          if (isAlive(Number(r.ref.id), r.ref.startTime)) signalGroup(Number(r.ref.id), 'SIGTERM');
     }
   }
-  return { ...state, runtime, frames: Object.fromEntries(Object.entries(state.frames).map(([id, f]) => [id, { ...f, sets: [] }])) };
+  return {
+    ...state,
+    runtime,
+    frames: Object.fromEntries(
+      Object.entries(state.frames).map(([id, f]) => [id, { ...f, sets: [] }]),
+    ),
+  };
 }
 
 /** Written to a temporary file and renamed, so a crash never leaves half a file. */
@@ -93,7 +138,9 @@ export function lockDataDir(dataDir: string): () => void {
   try {
     const [pid, start] = readFileSync(file, 'utf8').trim().split(' ');
     if (Number(pid) !== process.pid && isAlive(Number(pid), start || undefined)) {
-      throw new Error(`another agent (pid ${pid}) uses ${dataDir}; stop it or choose another --data directory`);
+      throw new Error(
+        `another agent (pid ${pid}) uses ${dataDir}; stop it or choose another --data directory`,
+      );
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -102,6 +149,8 @@ export function lockDataDir(dataDir: string): () => void {
   return () => {
     try {
       if (readFileSync(file, 'utf8').startsWith(`${process.pid} `)) writeFileSync(file, '');
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   };
 }

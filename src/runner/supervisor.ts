@@ -40,13 +40,22 @@ export const nowIso = () => new Date().toISOString();
  * serving: it goes out as unhealthy with `port_in_use`, so the frame says why.
  */
 export function replicaEvent(e: {
-  frameId: string; replica: number; type: ReplicaEventType; generation: number; deploymentId?: string;
-  detail?: Record<string, unknown>; portHeld: boolean;
+  frameId: string;
+  replica: number;
+  type: ReplicaEventType;
+  generation: number;
+  deploymentId?: string;
+  detail?: Record<string, unknown>;
+  portHeld: boolean;
 }): SyncEvent {
   const held = e.portHeld && e.type === 'healthy';
   return {
-    frame_id: e.frameId, replica: e.replica, type: held ? 'unhealthy' : e.type, generation: e.generation,
-    ...(e.deploymentId ? { deployment_id: e.deploymentId } : {}), at: nowIso(),
+    frame_id: e.frameId,
+    replica: e.replica,
+    type: held ? 'unhealthy' : e.type,
+    generation: e.generation,
+    ...(e.deploymentId ? { deployment_id: e.deploymentId } : {}),
+    at: nowIso(),
     ...(held ? { detail: { reason: 'port_in_use' } } : e.detail ? { detail: e.detail } : {}),
   };
 }

@@ -7,20 +7,49 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { rank, type Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound, unprocessable } from '../http/errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { refuseOwnerRole } from './members-service.ts';
+import { GRANT_ROLE_MESSAGE } from './teams-schemas.ts';
 import { pageById } from '../db/paging.ts';
 
-interface GrantRow { id: string; team_id: string; project_id: string; role: Role; created_at: Date }
-export const presentGrant = (g: GrantRow) => ({ id: g.id, team_id: g.team_id, project_id: g.project_id, role: g.role, created_at: iso(g.created_at) });
+interface GrantRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  role: Role;
+  created_at: Date;
+}
+export const presentGrant = (g: GrantRow) => ({
+  id: g.id,
+  team_id: g.team_id,
+  project_id: g.project_id,
+  role: g.role,
+  created_at: iso(g.created_at),
+});
 
-interface Deps { db: Database; clock: Clock; access: AccessService }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+}
+
+// The request schema already refuses it; this holds for callers other than HTTP too.
+const refuseOwnerGrant = (role: Role) => {
+  if (role !== 'owner') return;
+  throw unprocessable('role_not_allowed', `role: ${GRANT_ROLE_MESSAGE}`, [
+    { path: 'role', message: GRANT_ROLE_MESSAGE },
+  ]);
+};
 
 export function createGrantsService({ db, clock, access }: Deps) {
   async function grantOf(teamId: string, grantId: string) {
-    const g = await db.selectFrom('grants').selectAll().where('team_id', '=', teamId).where('id', '=', grantId).executeTakeFirst();
+    const g = await db
+      .selectFrom('grants')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('id', '=', grantId)
+      .executeTakeFirst();
     if (!g) throw notFound('grant');
     return g;
   }
@@ -28,37 +57,79 @@ export function createGrantsService({ db, clock, access }: Deps) {
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'grants.read');
-      return pageById(db.selectFrom('grants').selectAll().where('team_id', '=', teamId), limit, cursor, presentGrant);
+      return pageById(
+        db.selectFrom('grants').selectAll().where('team_id', '=', teamId),
+        limit,
+        cursor,
+        presentGrant,
+      );
     },
 
     async create(actor: Actor, teamId: string, input: { project_id: string; role: Role }) {
       await access.requireTeam(actor.userId, teamId, 'grants.manage');
-      refuseOwnerRole(input.role);
+      refuseOwnerGrant(input.role);
       await access.requireProject(actor.userId, input.project_id, 'project.share');
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const g = await trx.insertInto('grants').values({
-          id: newId('grant', now), team_id: teamId, project_id: input.project_id, role: input.role, created_by: actor.userId, created_at: now,
-        }).returningAll().executeTakeFirstOrThrow();
-        await recordAudit(trx, actor, now, { teamId, projectId: g.project_id, action: 'grant.created', targetType: 'grant', targetId: g.id, after: { project_id: g.project_id, role: g.role } });
+        const g = await trx
+          .insertInto('grants')
+          .values({
+            id: newId('grant', now),
+            team_id: teamId,
+            project_id: input.project_id,
+            role: input.role,
+            created_by: actor.userId,
+            created_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordAudit(trx, actor, now, {
+          teamId,
+          projectId: g.project_id,
+          action: 'grant.created',
+          targetType: 'grant',
+          targetId: g.id,
+          after: { project_id: g.project_id, role: g.role },
+        });
         return presentGrant(g);
       });
     },
 
     async update(actor: Actor, teamId: string, grantId: string, input: { role: Role }) {
       await access.requireTeam(actor.userId, teamId, 'grants.manage');
-      refuseOwnerRole(input.role);
+      refuseOwnerGrant(input.role);
       const now = clock.now();
       // The previous role is read under a row lock in the same transaction as the write: whether
       // this is a raise (which needs the project owner) is decided against the value the write
       // replaces, so a team admin re-sending an old role can never undo a lowering that committed
       // in between (issue 12, item 8). Concurrent changes of one grant apply one after the other.
       return db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom('grants').selectAll().where('team_id', '=', teamId).where('id', '=', grantId).forUpdate().executeTakeFirst();
+        const before = await trx
+          .selectFrom('grants')
+          .selectAll()
+          .where('team_id', '=', teamId)
+          .where('id', '=', grantId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!before) throw notFound('grant');
-        if (rank(input.role) > rank(before.role)) await access.requireProject(actor.userId, before.project_id, 'project.share', trx);
-        const g = await trx.updateTable('grants').set({ role: input.role }).where('id', '=', grantId).where('team_id', '=', teamId).returningAll().executeTakeFirstOrThrow();
-        await recordAudit(trx, actor, now, { teamId, projectId: g.project_id, action: 'grant.role_changed', targetType: 'grant', targetId: g.id, before: { role: before.role }, after: { role: g.role } });
+        if (rank(input.role) > rank(before.role))
+          await access.requireProject(actor.userId, before.project_id, 'project.share', trx);
+        const g = await trx
+          .updateTable('grants')
+          .set({ role: input.role })
+          .where('id', '=', grantId)
+          .where('team_id', '=', teamId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordAudit(trx, actor, now, {
+          teamId,
+          projectId: g.project_id,
+          action: 'grant.role_changed',
+          targetType: 'grant',
+          targetId: g.id,
+          before: { role: before.role },
+          after: { role: g.role },
+        });
         return presentGrant(g);
       });
     },
@@ -67,9 +138,20 @@ export function createGrantsService({ db, clock, access }: Deps) {
       await access.requireTeam(actor.userId, teamId, 'grants.manage');
       const before = await grantOf(teamId, grantId);
       await db.transaction().execute(async (trx) => {
-        const res = await trx.deleteFrom('grants').where('id', '=', grantId).where('team_id', '=', teamId).executeTakeFirst();
+        const res = await trx
+          .deleteFrom('grants')
+          .where('id', '=', grantId)
+          .where('team_id', '=', teamId)
+          .executeTakeFirst();
         if (res.numDeletedRows === 0n) throw notFound('grant');
-        await recordAudit(trx, actor, clock.now(), { teamId, projectId: before.project_id, action: 'grant.deleted', targetType: 'grant', targetId: grantId, before: { project_id: before.project_id, role: before.role } });
+        await recordAudit(trx, actor, clock.now(), {
+          teamId,
+          projectId: before.project_id,
+          action: 'grant.deleted',
+          targetType: 'grant',
+          targetId: grantId,
+          before: { project_id: before.project_id, role: before.role },
+        });
       });
     },
   };

@@ -2,7 +2,10 @@
 export type InvitationStatus = 'pending' | 'accepted' | 'expired' | 'revoked';
 
 export interface InvitationTimes {
-  accepted_at: Date | null; revoked_at: Date | null; declined_at: Date | null; expires_at: Date;
+  accepted_at: Date | null;
+  revoked_at: Date | null;
+  declined_at: Date | null;
+  expires_at: Date;
 }
 
 export function invitationStatus(i: InvitationTimes, now: Date): InvitationStatus {

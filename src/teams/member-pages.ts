@@ -15,10 +15,18 @@ export function createMemberPages<T>() {
     `${teamId}\n${version}\n${limit}\n${cursor ?? ''}`;
 
   return {
-    get(teamId: string, version: number, limit: number, cursor: string | undefined): Page<T> | undefined {
+    get(
+      teamId: string,
+      version: number,
+      limit: number,
+      cursor: string | undefined,
+    ): Page<T> | undefined {
       const key = keyOf(teamId, version, limit, cursor);
       const page = pages.get(key);
-      if (page) { pages.delete(key); pages.set(key, page); }
+      if (page) {
+        pages.delete(key);
+        pages.set(key, page);
+      }
       return page;
     },
     set(teamId: string, version: number, limit: number, cursor: string | undefined, page: Page<T>) {

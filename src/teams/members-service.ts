@@ -11,28 +11,52 @@ import { decodeCursor, iso, toPage } from '../http/schemas.ts';
 import * as dal from './teams-dal.ts';
 import { createMemberPages } from './member-pages.ts';
 
-interface MemberRow { user_id: string; email: string; name: string; role: Role; joined_at: Date }
-export const presentMember = (m: MemberRow) => ({ user_id: m.user_id, email: m.email, name: m.name, role: m.role, joined_at: iso(m.joined_at) });
+interface MemberRow {
+  user_id: string;
+  email: string;
+  name: string;
+  role: Role;
+  joined_at: Date;
+}
+export const presentMember = (m: MemberRow) => ({
+  user_id: m.user_id,
+  email: m.email,
+  name: m.name,
+  role: m.role,
+  joined_at: iso(m.joined_at),
+});
 
 export const refuseOwnerRole = (role: Role, path = 'role') => {
-  if (role === 'owner') throw fieldError(path, 'role_not_allowed', 'The owner role cannot be given; a team has exactly one owner, its creator.');
+  if (role === 'owner')
+    throw fieldError(
+      path,
+      'role_not_allowed',
+      'The owner role cannot be given; a team has exactly one owner, its creator.',
+    );
 };
 
-interface Deps { db: Database; clock: Clock; access: AccessService }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+}
 
 export function createMembersService({ db, clock, access }: Deps) {
   const pages = createMemberPages<ReturnType<typeof presentMember>>();
   async function target(teamId: string, userId: string) {
     const m = await dal.member(db, teamId, userId);
     if (!m) throw notFound('member');
-    if (m.role === 'owner') throw ownerImmutable("The team owner's membership cannot be changed or removed.");
+    if (m.role === 'owner')
+      throw ownerImmutable("The team owner's membership cannot be changed or removed.");
     return m;
   }
 
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       // The first part is a time: a cursor whose time is not one is not a cursor we issued.
-      const after = decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at))) as [string, string] | undefined;
+      const after = decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at))) as
+        | [string, string]
+        | undefined;
       // The access check reads the team's members_version too: a page read at that version is
       // still exact (member-pages.ts).
       const team = await access.requireTeam(actor.userId, teamId, 'members.read');
@@ -49,10 +73,22 @@ export function createMembersService({ db, clock, access }: Deps) {
       refuseOwnerRole(input.role);
       const before = await target(teamId, userId);
       return db.transaction().execute(async (trx) => {
-        const row = await trx.updateTable('team_members').set({ role: input.role })
-          .where('team_id', '=', teamId).where('user_id', '=', userId).returning('role').executeTakeFirst();
+        const row = await trx
+          .updateTable('team_members')
+          .set({ role: input.role })
+          .where('team_id', '=', teamId)
+          .where('user_id', '=', userId)
+          .returning('role')
+          .executeTakeFirst();
         if (!row) throw notFound('member');
-        await recordAudit(trx, actor, clock.now(), { teamId, action: 'member.role_changed', targetType: 'member', targetId: userId, before: { role: before.role }, after: { role: row.role } });
+        await recordAudit(trx, actor, clock.now(), {
+          teamId,
+          action: 'member.role_changed',
+          targetType: 'member',
+          targetId: userId,
+          before: { role: before.role },
+          after: { role: row.role },
+        });
         return presentMember({ ...before, role: row.role });
       });
     },
@@ -61,9 +97,19 @@ export function createMembersService({ db, clock, access }: Deps) {
       await access.requireTeam(actor.userId, teamId, 'members.manage');
       const before = await target(teamId, userId);
       await db.transaction().execute(async (trx) => {
-        const res = await trx.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+        const res = await trx
+          .deleteFrom('team_members')
+          .where('team_id', '=', teamId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
         if (res.numDeletedRows === 0n) throw notFound('member');
-        await recordAudit(trx, actor, clock.now(), { teamId, action: 'member.removed', targetType: 'member', targetId: userId, before: { role: before.role, email: before.email } });
+        await recordAudit(trx, actor, clock.now(), {
+          teamId,
+          action: 'member.removed',
+          targetType: 'member',
+          targetId: userId,
+          before: { role: before.role, email: before.email },
+        });
       });
     },
   };

@@ -2,34 +2,56 @@ import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
 
-const teamsOf = (q: Queryable, userId: string) => q.selectFrom('team_members as m').innerJoin('teams as t', 't.id', 'm.team_id')
-  .selectAll('t').select('m.role')
-  .where('m.user_id', '=', userId);
-const firstTeams = compiledOnce((q, userId: string, limit: number) => teamsOf(q, userId).orderBy('t.id').limit(limit));
+const teamsOf = (q: Queryable, userId: string) =>
+  q
+    .selectFrom('team_members as m')
+    .innerJoin('teams as t', 't.id', 'm.team_id')
+    .selectAll('t')
+    .select('m.role')
+    .where('m.user_id', '=', userId);
+const firstTeams = compiledOnce((q, userId: string, limit: number) =>
+  teamsOf(q, userId).orderBy('t.id').limit(limit),
+);
 const nextTeams = compiledOnce((q, userId: string, limit: number, afterId: string) =>
-  teamsOf(q, userId).where('t.id', '>', afterId).orderBy('t.id').limit(limit));
+  teamsOf(q, userId).where('t.id', '>', afterId).orderBy('t.id').limit(limit),
+);
 
 /** Every team the user is in, with their role and the member count, in one query. */
 export function listTeamsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
   return afterId ? nextTeams(q, userId, limit + 1, afterId) : firstTeams(q, userId, limit + 1);
 }
 
-const membersOf = (q: Queryable, teamId: string) => q.selectFrom('team_members as m').innerJoin('users as u', 'u.id', 'm.user_id')
-  .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at']).where('m.team_id', '=', teamId);
+const membersOf = (q: Queryable, teamId: string) =>
+  q
+    .selectFrom('team_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+    .where('m.team_id', '=', teamId);
 const firstMembers = compiledOnce((q, teamId: string, limit: number) =>
-  membersOf(q, teamId).orderBy('m.joined_at').orderBy('m.user_id').limit(limit));
+  membersOf(q, teamId).orderBy('m.joined_at').orderBy('m.user_id').limit(limit),
+);
 // A row comparison: the index (team_id, joined_at, user_id) serves it as one range scan.
 const nextMembers = compiledOnce((q, teamId: string, limit: number, at: string, userId: string) =>
-  membersOf(q, teamId).where(sql`(m.joined_at, m.user_id)`, '>', sql`(${at}::timestamptz, ${userId}::text)`)
-    .orderBy('m.joined_at').orderBy('m.user_id').limit(limit));
+  membersOf(q, teamId)
+    .where(sql`(m.joined_at, m.user_id)`, '>', sql`(${at}::timestamptz, ${userId}::text)`)
+    .orderBy('m.joined_at')
+    .orderBy('m.user_id')
+    .limit(limit),
+);
 
 /** A page of a team's members in join order; `after` is the last row's (joined_at, user_id). */
 export function listMembers(q: Queryable, teamId: string, limit: number, after?: [string, string]) {
-  return after ? nextMembers(q, teamId, limit + 1, new Date(after[0]).toISOString(), after[1]) : firstMembers(q, teamId, limit + 1);
+  return after
+    ? nextMembers(q, teamId, limit + 1, new Date(after[0]).toISOString(), after[1])
+    : firstMembers(q, teamId, limit + 1);
 }
 
 export function member(q: Queryable, teamId: string, userId: string) {
-  return q.selectFrom('team_members as m').innerJoin('users as u', 'u.id', 'm.user_id')
+  return q
+    .selectFrom('team_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['m.team_id', 'm.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
-    .where('m.team_id', '=', teamId).where('m.user_id', '=', userId).executeTakeFirst();
+    .where('m.team_id', '=', teamId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
 }

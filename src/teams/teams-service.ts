@@ -10,29 +10,67 @@ import { decodeCursor, iso, toPage } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import * as dal from './teams-dal.ts';
 
-interface TeamRow { id: string; name: string; slug: string; owner_id: string; created_at: Date }
-export const presentTeam = (t: TeamRow) => ({ id: t.id, name: t.name, slug: t.slug, owner_id: t.owner_id, created_at: iso(t.created_at) });
+interface TeamRow {
+  id: string;
+  name: string;
+  slug: string;
+  owner_id: string;
+  created_at: Date;
+}
+export const presentTeam = (t: TeamRow) => ({
+  id: t.id,
+  name: t.name,
+  slug: t.slug,
+  owner_id: t.owner_id,
+  created_at: iso(t.created_at),
+});
 const snapshot = (t: TeamRow) => ({ name: t.name, slug: t.slug });
 
-interface Deps { db: Database; clock: Clock; access: AccessService }
+interface Deps {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+}
 
 export function createTeamsService({ db, clock, access }: Deps) {
   return {
     async create(actor: Actor, input: { name: string; slug: string }) {
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const team = await trx.insertInto('teams')
-          .values({ id: newId('team', now), name: input.name, slug: input.slug, owner_id: actor.userId, created_at: now })
-          .returningAll().executeTakeFirstOrThrow();
-        await trx.insertInto('team_members').values({ team_id: team.id, user_id: actor.userId, role: 'owner', joined_at: now }).execute();
-        await recordAudit(trx, actor, now, { teamId: team.id, action: 'team.created', targetType: 'team', targetId: team.id, after: snapshot(team) });
+        const team = await trx
+          .insertInto('teams')
+          .values({
+            id: newId('team', now),
+            name: input.name,
+            slug: input.slug,
+            owner_id: actor.userId,
+            created_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('team_members')
+          .values({ team_id: team.id, user_id: actor.userId, role: 'owner', joined_at: now })
+          .execute();
+        await recordAudit(trx, actor, now, {
+          teamId: team.id,
+          action: 'team.created',
+          targetType: 'team',
+          targetId: team.id,
+          after: snapshot(team),
+        });
         return { ...presentTeam(team), role: 'owner' as Role, member_count: 1 };
       });
     },
 
     async list(actor: Actor, limit: number, cursor?: string) {
       const rows = await dal.listTeamsFor(db, actor.userId, limit, decodeCursor(cursor, 1)?.[0]);
-      return toPage(rows, limit, (t) => [t.id], (t) => ({ ...presentTeam(t), role: t.role, member_count: t.member_count }));
+      return toPage(
+        rows,
+        limit,
+        (t) => [t.id],
+        (t) => ({ ...presentTeam(t), role: t.role, member_count: t.member_count }),
+      );
     },
 
     async get(actor: Actor, teamId: string) {
@@ -44,9 +82,21 @@ export function createTeamsService({ db, clock, access }: Deps) {
       const before = await access.requireTeam(actor.userId, teamId, 'team.rename');
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        const team = await trx.updateTable('teams').set(input).where('id', '=', teamId).returningAll().executeTakeFirst();
+        const team = await trx
+          .updateTable('teams')
+          .set(input)
+          .where('id', '=', teamId)
+          .returningAll()
+          .executeTakeFirst();
         if (!team) throw notFound('team');
-        await recordAudit(trx, actor, now, { teamId, action: 'team.updated', targetType: 'team', targetId: teamId, before: snapshot(before), after: snapshot(team) });
+        await recordAudit(trx, actor, now, {
+          teamId,
+          action: 'team.updated',
+          targetType: 'team',
+          targetId: teamId,
+          before: snapshot(before),
+          after: snapshot(team),
+        });
         return { ...presentTeam(team), role: before.role, member_count: team.member_count };
       });
     },
@@ -56,16 +106,33 @@ export function createTeamsService({ db, clock, access }: Deps) {
       const team = await access.requireTeam(actor.userId, teamId, 'team.delete');
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('teams').where('id', '=', teamId).execute();
-        await recordAudit(trx, actor, clock.now(), { teamId, action: 'team.deleted', targetType: 'team', targetId: teamId, before: snapshot(team) });
+        await recordAudit(trx, actor, clock.now(), {
+          teamId,
+          action: 'team.deleted',
+          targetType: 'team',
+          targetId: teamId,
+          before: snapshot(team),
+        });
       });
     },
 
     async leave(actor: Actor, teamId: string) {
       const team = await access.requireTeam(actor.userId, teamId, 'team.read');
-      if (team.role === 'owner') throw ownerImmutable('The owner cannot leave the team; delete the team instead.');
+      if (team.role === 'owner')
+        throw ownerImmutable('The owner cannot leave the team; delete the team instead.');
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', actor.userId).execute();
-        await recordAudit(trx, actor, clock.now(), { teamId, action: 'member.left', targetType: 'member', targetId: actor.userId, before: { role: team.role } });
+        await trx
+          .deleteFrom('team_members')
+          .where('team_id', '=', teamId)
+          .where('user_id', '=', actor.userId)
+          .execute();
+        await recordAudit(trx, actor, clock.now(), {
+          teamId,
+          action: 'member.left',
+          targetType: 'member',
+          targetId: actor.userId,
+          before: { role: team.role },
+        });
       });
     },
   };

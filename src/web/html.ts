@@ -2,12 +2,24 @@
 // plain template strings; every interpolated value goes through `escapeHtml`, so a team named
 // `<script>` is shown, never run.
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Safe in text and in double- or single-quoted attribute values. */
-export const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+export const escapeHtml = (value: unknown) =>
+  String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
-export interface Shell { title: string; body: string; stylesheet: string; script?: string }
+export interface Shell {
+  title: string;
+  body: string;
+  stylesheet: string;
+  script?: string;
+}
 
 /** The document around a page. Scripts and styles are separate files: the CSP forbids inline scripts. */
 export function page({ title, body, stylesheet, script }: Shell): string {

@@ -4,16 +4,33 @@ import { describe, expect, it } from 'vitest';
 import { escapeHtml } from './html.ts';
 import { invitationPage, notFoundPage, type Preview } from './invitation-page.ts';
 
-const assets = { stylesheet: '/invitations/assets/invitation.css?v=1', script: '/invitations/assets/invitation.js?v=1' };
+const assets = {
+  stylesheet: '/invitations/assets/invitation.css?v=1',
+  script: '/invitations/assets/invitation.js?v=1',
+};
 const preview = (over: Partial<Preview> = {}): Preview => ({
-  team: { name: 'Acme', slug: 'acme' }, role: 'member', email: 'bob@example.test', status: 'pending',
-  expires_at: '2030-03-07T10:00:00.000Z', inviter_name: 'Ann', ...over,
+  team: { name: 'Acme', slug: 'acme' },
+  role: 'member',
+  email: 'bob@example.test',
+  status: 'pending',
+  expires_at: '2030-03-07T10:00:00.000Z',
+  inviter_name: 'Ann',
+  ...over,
 });
 
 describe('invitation page', () => {
   it('escapes every value from the database or the URL', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
-    const html = invitationPage(preview({ team: { name: '<script>alert(1)</script>', slug: 'x' }, inviter_name: '"><img src=x>' }), 'inv_"><b>', assets);
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
+    const html = invitationPage(
+      preview({
+        team: { name: '<script>alert(1)</script>', slug: 'x' },
+        inviter_name: '"><img src=x>',
+      }),
+      'inv_"><b>',
+      assets,
+    );
     expect(html).not.toMatch(/<script>alert|<img|<b>/);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('data-token="inv_&quot;&gt;&lt;b&gt;"');
@@ -33,12 +50,15 @@ describe('invitation page', () => {
     ['accepted', 'already been accepted'],
     ['expired', 'expired on 7 March 2030. Ask Ann to send you a new one'],
     ['revoked', 'taken back or declined'],
-  ] as const)('says plainly that a %s invitation is closed, without buttons or script', (status, words) => {
-    const html = invitationPage(preview({ status }), 'inv_abc', assets);
-    expect(html).toContain(words);
-    expect(html).toContain('<h1>Invitation to Acme</h1>');
-    expect(html).not.toMatch(/<button|<form|<script|data-token/);
-  });
+  ] as const)(
+    'says plainly that a %s invitation is closed, without buttons or script',
+    (status, words) => {
+      const html = invitationPage(preview({ status }), 'inv_abc', assets);
+      expect(html).toContain(words);
+      expect(html).toContain('<h1>Invitation to Acme</h1>');
+      expect(html).not.toMatch(/<button|<form|<script|data-token/);
+    },
+  );
 
   it('has a not-found page that reveals nothing', () => {
     const html = notFoundPage(assets);

@@ -5,7 +5,10 @@ import type { InvitationsService } from '../teams/invitations-service.ts';
 import { escapeHtml as e, page } from './html.ts';
 
 export type Preview = NonNullable<Awaited<ReturnType<InvitationsService['preview']>>>;
-export interface Assets { stylesheet: string; script: string }
+export interface Assets {
+  stylesheet: string;
+  script: string;
+}
 
 const ROLE_HINTS: Record<string, string> = {
   viewer: 'Viewers can see the team and the projects shared with it.',
@@ -16,19 +19,28 @@ const ROLE_HINTS: Record<string, string> = {
 const article = (role: string) => (/^[aeiou]/i.test(role) ? 'an' : 'a');
 const roleLabel = (role: string) => role.charAt(0).toUpperCase() + role.slice(1);
 const day = (iso: string) =>
-  new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  new Date(iso).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 
 /** Why a closed invitation cannot be answered any more, in the invitee's words. */
 function closedNotice(p: Preview): string {
   switch (p.status) {
-    case 'accepted': return 'This invitation has already been accepted. Each invitation can be used once.';
-    case 'expired': return `This invitation expired on ${e(day(p.expires_at))}. Ask ${p.inviter_name ? e(p.inviter_name) : 'a team admin'} to send you a new one.`;
-    default: return 'This invitation was taken back or declined, so it can no longer be accepted. Ask a team admin if you think this is a mistake.';
+    case 'accepted':
+      return 'This invitation has already been accepted. Each invitation can be used once.';
+    case 'expired':
+      return `This invitation expired on ${e(day(p.expires_at))}. Ask ${p.inviter_name ? e(p.inviter_name) : 'a team admin'} to send you a new one.`;
+    default:
+      return 'This invitation was taken back or declined, so it can no longer be accepted. Ask a team admin if you think this is a mistake.';
   }
 }
 
 function facts(p: Preview): string {
-  const expiry = p.status === 'pending' ? ` <span class="expiry">until ${e(day(p.expires_at))}</span>` : '';
+  const expiry =
+    p.status === 'pending' ? ` <span class="expiry">until ${e(day(p.expires_at))}</span>` : '';
   return `<dl class="facts">
 <div><dt>Team</dt><dd id="fact-team">${e(p.team.name)}</dd></div>
 <div><dt>Role</dt><dd id="fact-role">${e(roleLabel(p.role))}</dd></div>
@@ -95,7 +107,12 @@ export function invitationPage(p: Preview, token: string, assets: Assets): strin
 ${facts(p)}
 ${ROLE_HINTS[p.role] ? `<p class="hint">${e(ROLE_HINTS[p.role])}</p>` : ''}
 ${open ? actions(p, token) : `<p class="notice" id="closed-notice">${closedNotice(p)}</p>`}`;
-  return page({ title: `Invitation to ${p.team.name} · Frameplane`, body, stylesheet: assets.stylesheet, script: open ? assets.script : undefined });
+  return page({
+    title: `Invitation to ${p.team.name} · Frameplane`,
+    body,
+    stylesheet: assets.stylesheet,
+    script: open ? assets.script : undefined,
+  });
 }
 
 export function notFoundPage(assets: Pick<Assets, 'stylesheet'>): string {

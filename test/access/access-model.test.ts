@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { addMember, newProject, newTeam, newUser, share, type TestUser } from '../helpers/factories.ts';
+import {
+  addMember,
+  newProject,
+  newTeam,
+  newUser,
+  share,
+  type TestUser,
+} from '../helpers/factories.ts';
 
 type Granted = 'viewer' | 'member' | 'admin';
 type Level = 'viewer' | 'member' | 'admin' | 'owner';
@@ -37,27 +44,41 @@ const MAX_TEAMS = 3;
 const MAX_PROJECTS = 3;
 const grantedOrNone = fc.constantFrom<Granted | null>(null, 'viewer', 'member', 'admin');
 
-const worldArb: fc.Arbitrary<World> = fc.record({
-  users: fc.integer({ min: 1, max: MAX_USERS }),
-  nTeams: fc.integer({ min: 0, max: MAX_TEAMS }),
-  nProjects: fc.integer({ min: 1, max: MAX_PROJECTS }),
-  teamOwners: fc.array(fc.nat(), { minLength: MAX_TEAMS, maxLength: MAX_TEAMS }),
-  memberships: fc.array(fc.array(grantedOrNone, { minLength: MAX_USERS, maxLength: MAX_USERS }), { minLength: MAX_TEAMS, maxLength: MAX_TEAMS }),
-  projectOwners: fc.array(fc.nat(), { minLength: MAX_PROJECTS, maxLength: MAX_PROJECTS }),
-  grants: fc.array(fc.array(grantedOrNone, { minLength: MAX_PROJECTS, maxLength: MAX_PROJECTS }), { minLength: MAX_TEAMS, maxLength: MAX_TEAMS }),
-}).map((g) => ({
-  users: g.users,
-  teams: Array.from({ length: g.nTeams }, (_, ti) => ({
-    owner: g.teamOwners[ti] % g.users,
-    members: g.memberships[ti].slice(0, g.users),
-  })),
-  projects: Array.from({ length: g.nProjects }, (_, pi) => ({ owner: g.projectOwners[pi] % g.users })),
-  grants: g.grants.slice(0, g.nTeams).map((row) => row.slice(0, g.nProjects)),
-}));
+const worldArb: fc.Arbitrary<World> = fc
+  .record({
+    users: fc.integer({ min: 1, max: MAX_USERS }),
+    nTeams: fc.integer({ min: 0, max: MAX_TEAMS }),
+    nProjects: fc.integer({ min: 1, max: MAX_PROJECTS }),
+    teamOwners: fc.array(fc.nat(), { minLength: MAX_TEAMS, maxLength: MAX_TEAMS }),
+    memberships: fc.array(fc.array(grantedOrNone, { minLength: MAX_USERS, maxLength: MAX_USERS }), {
+      minLength: MAX_TEAMS,
+      maxLength: MAX_TEAMS,
+    }),
+    projectOwners: fc.array(fc.nat(), { minLength: MAX_PROJECTS, maxLength: MAX_PROJECTS }),
+    grants: fc.array(
+      fc.array(grantedOrNone, { minLength: MAX_PROJECTS, maxLength: MAX_PROJECTS }),
+      { minLength: MAX_TEAMS, maxLength: MAX_TEAMS },
+    ),
+  })
+  .map((g) => ({
+    users: g.users,
+    teams: Array.from({ length: g.nTeams }, (_, ti) => ({
+      owner: g.teamOwners[ti] % g.users,
+      members: g.memberships[ti].slice(0, g.users),
+    })),
+    projects: Array.from({ length: g.nProjects }, (_, pi) => ({
+      owner: g.projectOwners[pi] % g.users,
+    })),
+    grants: g.grants.slice(0, g.nTeams).map((row) => row.slice(0, g.nProjects)),
+  }));
 
 let t: TestApp;
-beforeAll(async () => { t = await testApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 /** Writes the world with fresh users, so that each run sees only its own projects. */
 async function build(w: World) {
@@ -85,39 +106,49 @@ async function build(w: World) {
 
 describe('effective role: SQL agrees with the reference model', () => {
   it('on random worlds, for every user and project, in GET /v2/projects/<id> and GET /v2/projects', async () => {
-    await fc.assert(fc.asyncProperty(worldArb, async (w) => {
-      const { users, projectIds } = await build(w);
-      for (let u = 0; u < w.users; u++) {
-        const expected = new Map<string, Level>();
-        for (let p = 0; p < projectIds.length; p++) {
-          const want = modelRole(w, u, p);
-          const r = await t.get(`/v2/projects/${projectIds[p]}`, { token: users[u].token });
-          if (want === null) {
-            expect(r.status, `user ${u} project ${p}: ${r.text}`).toBe(404);
-          } else {
-            expect(r.status, `user ${u} project ${p}: ${r.text}`).toBe(200);
-            expect(r.json.role, `user ${u} project ${p}`).toBe(want);
-            expected.set(projectIds[p], want);
+    await fc.assert(
+      fc.asyncProperty(worldArb, async (w) => {
+        const { users, projectIds } = await build(w);
+        for (let u = 0; u < w.users; u++) {
+          const expected = new Map<string, Level>();
+          for (let p = 0; p < projectIds.length; p++) {
+            const want = modelRole(w, u, p);
+            const r = await t.get(`/v2/projects/${projectIds[p]}`, { token: users[u].token });
+            if (want === null) {
+              expect(r.status, `user ${u} project ${p}: ${r.text}`).toBe(404);
+            } else {
+              expect(r.status, `user ${u} project ${p}: ${r.text}`).toBe(200);
+              expect(r.json.role, `user ${u} project ${p}`).toBe(want);
+              expected.set(projectIds[p], want);
+            }
           }
+          const list = await t.get('/v2/projects?limit=200', { token: users[u].token });
+          expect(list.status, list.text).toBe(200);
+          const got = list.json.data.map((p: { id: string; role: string }) => [p.id, p.role]);
+          expect(got, `list of user ${u}`).toEqual(
+            [...expected].sort(([a], [b]) => (a < b ? -1 : 1)),
+          );
+          expect(list.json.next_cursor).toBeNull();
         }
-        const list = await t.get('/v2/projects?limit=200', { token: users[u].token });
-        expect(list.status, list.text).toBe(200);
-        const got = list.json.data.map((p: { id: string; role: string }) => [p.id, p.role]);
-        expect(got, `list of user ${u}`).toEqual([...expected].sort(([a], [b]) => (a < b ? -1 : 1)));
-        expect(list.json.next_cursor).toBeNull();
-      }
-    }), { numRuns: 50 });
+      }),
+      { numRuns: 50 },
+    );
   }, 60_000);
 
   it('the model encodes the spec examples', () => {
     // One team, one project owned by user 0; user 1 in the team with the given role.
     const w = (teamRole: Granted, grant: Granted): World => ({
-      users: 2, teams: [{ owner: 0, members: [null, teamRole] }], projects: [{ owner: 0 }], grants: [[grant]],
+      users: 2,
+      teams: [{ owner: 0, members: [null, teamRole] }],
+      projects: [{ owner: 0 }],
+      grants: [[grant]],
     });
     expect(modelRole(w('viewer', 'admin'), 1, 0)).toBe('viewer');
     expect(modelRole(w('admin', 'viewer'), 1, 0)).toBe('viewer');
     expect(modelRole(w('member', 'admin'), 1, 0)).toBe('member');
     expect(modelRole(w('member', 'admin'), 0, 0)).toBe('owner');
-    expect(modelRole({ users: 2, teams: [], projects: [{ owner: 0 }], grants: [] }, 1, 0)).toBeNull();
+    expect(
+      modelRole({ users: 2, teams: [], projects: [{ owner: 0 }], grants: [] }, 1, 0),
+    ).toBeNull();
   });
 });

@@ -3,8 +3,21 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  atLeast, canOnProject, canOnTeam, effectiveProjectRole, GRANTABLE_ROLES, higher, lower, PROJECT_ACTIONS, rank, ROLES,
-  TEAM_ACTIONS, type ProjectAction, type Role, type Share, type TeamAction,
+  atLeast,
+  canOnProject,
+  canOnTeam,
+  effectiveProjectRole,
+  GRANTABLE_ROLES,
+  higher,
+  lower,
+  PROJECT_ACTIONS,
+  rank,
+  ROLES,
+  TEAM_ACTIONS,
+  type ProjectAction,
+  type Role,
+  type Share,
+  type TeamAction,
 } from '../../src/access/roles.ts';
 
 const share = (teamRole: Role, grantRole: Role): Share => ({ teamRole, grantRole });
@@ -16,42 +29,79 @@ describe('role order', () => {
     expect(GRANTABLE_ROLES).toEqual(['viewer', 'member', 'admin']);
   });
 
-  it.each(ROLES.flatMap((a) => ROLES.map((b) => [a, b] as const)))('%s vs %s: lower, higher, atLeast', (a, b) => {
-    const ia = ROLES.indexOf(a);
-    const ib = ROLES.indexOf(b);
-    expect(lower(a, b)).toBe(ROLES[Math.min(ia, ib)]);
-    expect(higher(a, b)).toBe(ROLES[Math.max(ia, ib)]);
-    expect(atLeast(a, b)).toBe(ia >= ib);
-  });
+  it.each(ROLES.flatMap((a) => ROLES.map((b) => [a, b] as const)))(
+    '%s vs %s: lower, higher, atLeast',
+    (a, b) => {
+      const ia = ROLES.indexOf(a);
+      const ib = ROLES.indexOf(b);
+      expect(lower(a, b)).toBe(ROLES[Math.min(ia, ib)]);
+      expect(higher(a, b)).toBe(ROLES[Math.max(ia, ib)]);
+      expect(atLeast(a, b)).toBe(ia >= ib);
+    },
+  );
 });
 
 describe('effectiveProjectRole: the rules of the spec', () => {
   it.each<[string, boolean, Share[], Role | null]>([
     ['grant admin + team viewer gives viewer', false, [share('viewer', 'admin')], 'viewer'],
-    ['grant viewer + team admin gives viewer (the grant caps the team)', false, [share('admin', 'viewer')], 'viewer'],
+    [
+      'grant viewer + team admin gives viewer (the grant caps the team)',
+      false,
+      [share('admin', 'viewer')],
+      'viewer',
+    ],
     ['grant admin + team member gives member', false, [share('member', 'admin')], 'member'],
     ['grant member + team member gives member', false, [share('member', 'member')], 'member'],
     ['grant admin + team admin gives admin', false, [share('admin', 'admin')], 'admin'],
     ['team owner is capped by the grant', false, [share('owner', 'member')], 'member'],
-    ['team owner with an admin grant is admin, never owner', false, [share('owner', 'admin')], 'admin'],
+    [
+      'team owner with an admin grant is admin, never owner',
+      false,
+      [share('owner', 'admin')],
+      'admin',
+    ],
     ['the project owner is owner', true, [], 'owner'],
-    ['the project owner stays owner whatever the shares', true, [share('viewer', 'viewer'), share('admin', 'admin')], 'owner'],
+    [
+      'the project owner stays owner whatever the shares',
+      true,
+      [share('viewer', 'viewer'), share('admin', 'admin')],
+      'owner',
+    ],
     ['no share and not the owner: no role (404)', false, [], null],
-    ['best of several teams', false, [share('viewer', 'admin'), share('admin', 'member'), share('admin', 'viewer')], 'member'],
-    ['best of several teams, order reversed', false, [share('admin', 'viewer'), share('admin', 'member'), share('viewer', 'admin')], 'member'],
-    ['best of several teams reaches admin', false, [share('member', 'admin'), share('admin', 'admin')], 'admin'],
-    ['several teams all capped at viewer', false, [share('viewer', 'admin'), share('admin', 'viewer')], 'viewer'],
+    [
+      'best of several teams',
+      false,
+      [share('viewer', 'admin'), share('admin', 'member'), share('admin', 'viewer')],
+      'member',
+    ],
+    [
+      'best of several teams, order reversed',
+      false,
+      [share('admin', 'viewer'), share('admin', 'member'), share('viewer', 'admin')],
+      'member',
+    ],
+    [
+      'best of several teams reaches admin',
+      false,
+      [share('member', 'admin'), share('admin', 'admin')],
+      'admin',
+    ],
+    [
+      'several teams all capped at viewer',
+      false,
+      [share('viewer', 'admin'), share('admin', 'viewer')],
+      'viewer',
+    ],
   ])('%s', (_name, isOwner, shares, expected) => {
     expect(effectiveProjectRole(isOwner, shares)).toBe(expected);
   });
 
-  it.each(ROLES.flatMap((teamRole) => GRANTABLE_ROLES.map((grantRole) => [teamRole, grantRole] as const)))(
-    'team %s with grant %s gives the lower of the two',
-    (teamRole, grantRole) => {
-      const expected = ROLES[Math.min(ROLES.indexOf(teamRole), ROLES.indexOf(grantRole))];
-      expect(effectiveProjectRole(false, [share(teamRole, grantRole)])).toBe(expected);
-    },
-  );
+  it.each(
+    ROLES.flatMap((teamRole) => GRANTABLE_ROLES.map((grantRole) => [teamRole, grantRole] as const)),
+  )('team %s with grant %s gives the lower of the two', (teamRole, grantRole) => {
+    const expected = ROLES[Math.min(ROLES.indexOf(teamRole), ROLES.indexOf(grantRole))];
+    expect(effectiveProjectRole(false, [share(teamRole, grantRole)])).toBe(expected);
+  });
 });
 
 describe('action matrix (CONTRACT 3)', () => {
@@ -90,12 +140,16 @@ describe('action matrix (CONTRACT 3)', () => {
     expect(Object.keys(TEAM_ACTIONS).sort()).toEqual(Object.keys(teamMatrix).sort());
   });
 
-  const projectCells = (Object.keys(projectMatrix) as ProjectAction[]).flatMap((a) => ROLES.map((r) => [a, r] as const));
+  const projectCells = (Object.keys(projectMatrix) as ProjectAction[]).flatMap((a) =>
+    ROLES.map((r) => [a, r] as const),
+  );
   it.each(projectCells)('project action %s by %s', (action, role) => {
     expect(canOnProject(role, action)).toBe(projectMatrix[action].includes(role));
   });
 
-  const teamCells = (Object.keys(teamMatrix) as TeamAction[]).flatMap((a) => ROLES.map((r) => [a, r] as const));
+  const teamCells = (Object.keys(teamMatrix) as TeamAction[]).flatMap((a) =>
+    ROLES.map((r) => [a, r] as const),
+  );
   it.each(teamCells)('team action %s by %s', (action, role) => {
     expect(canOnTeam(role, action)).toBe(teamMatrix[action].includes(role));
   });
@@ -126,69 +180,100 @@ describe('effectiveProjectRole: properties', () => {
   });
 
   it('a non-owner gets null exactly when there is no share, and never owner', () => {
-    fc.assert(fc.property(shares, (s) => {
-      const e = effectiveProjectRole(false, s);
-      expect(e === null).toBe(s.length === 0);
-      expect(e).not.toBe('owner');
-    }));
+    fc.assert(
+      fc.property(shares, (s) => {
+        const e = effectiveProjectRole(false, s);
+        expect(e === null).toBe(s.length === 0);
+        expect(e).not.toBe('owner');
+      }),
+    );
   });
 
   it('never above the best grant role, nor above the best team role, unless owner', () => {
-    fc.assert(fc.property(fc.array(shareArb, { minLength: 1, maxLength: 6 }), (s) => {
-      const e = r(effectiveProjectRole(false, s));
-      expect(e).toBeLessThanOrEqual(Math.max(...s.map((x) => r(x.grantRole))));
-      expect(e).toBeLessThanOrEqual(Math.max(...s.map((x) => r(x.teamRole))));
-    }));
+    fc.assert(
+      fc.property(fc.array(shareArb, { minLength: 1, maxLength: 6 }), (s) => {
+        const e = r(effectiveProjectRole(false, s));
+        expect(e).toBeLessThanOrEqual(Math.max(...s.map((x) => r(x.grantRole))));
+        expect(e).toBeLessThanOrEqual(Math.max(...s.map((x) => r(x.teamRole))));
+      }),
+    );
   });
 
   it('is exactly min(team, grant) of some share, and at least that of every share', () => {
-    fc.assert(fc.property(fc.array(shareArb, { minLength: 1, maxLength: 6 }), (s) => {
-      const e = r(effectiveProjectRole(false, s));
-      const per = s.map((x) => Math.min(r(x.teamRole), r(x.grantRole)));
-      expect(per).toContain(e);
-      for (const p of per) expect(e).toBeGreaterThanOrEqual(p);
-    }));
+    fc.assert(
+      fc.property(fc.array(shareArb, { minLength: 1, maxLength: 6 }), (s) => {
+        const e = r(effectiveProjectRole(false, s));
+        const per = s.map((x) => Math.min(r(x.teamRole), r(x.grantRole)));
+        expect(per).toContain(e);
+        for (const p of per) expect(e).toBeGreaterThanOrEqual(p);
+      }),
+    );
   });
 
   it('does not depend on the order of the shares', () => {
-    fc.assert(fc.property(shares, fc.func(fc.integer()), (s, key) => {
-      const shuffled = [...s].map((x, i) => ({ x, k: key(i) })).sort((a, b) => a.k - b.k).map((y) => y.x);
-      expect(effectiveProjectRole(false, shuffled)).toBe(effectiveProjectRole(false, s));
-      expect(effectiveProjectRole(false, [...s].reverse())).toBe(effectiveProjectRole(false, s));
-    }));
+    fc.assert(
+      fc.property(shares, fc.func(fc.integer()), (s, key) => {
+        const shuffled = [...s]
+          .map((x, i) => ({ x, k: key(i) }))
+          .sort((a, b) => a.k - b.k)
+          .map((y) => y.x);
+        expect(effectiveProjectRole(false, shuffled)).toBe(effectiveProjectRole(false, s));
+        expect(effectiveProjectRole(false, [...s].reverse())).toBe(effectiveProjectRole(false, s));
+      }),
+    );
   });
 
   it('is monotone: adding a share never lowers the role', () => {
-    fc.assert(fc.property(shares, shareArb, fc.nat(), (s, extra, at) => {
-      const more = [...s];
-      more.splice(at % (s.length + 1), 0, extra);
-      expect(r(effectiveProjectRole(false, more))).toBeGreaterThanOrEqual(r(effectiveProjectRole(false, s)));
-    }));
+    fc.assert(
+      fc.property(shares, shareArb, fc.nat(), (s, extra, at) => {
+        const more = [...s];
+        more.splice(at % (s.length + 1), 0, extra);
+        expect(r(effectiveProjectRole(false, more))).toBeGreaterThanOrEqual(
+          r(effectiveProjectRole(false, s)),
+        );
+      }),
+    );
   });
 
   it('is monotone: raising a team role or a grant role never lowers the role', () => {
-    fc.assert(fc.property(fc.array(shareArb, { minLength: 1, maxLength: 6 }), fc.nat(), role, grantRole, (s, at, t, g) => {
-      const i = at % s.length;
-      const before = r(effectiveProjectRole(false, s));
-      const raisedTeam = s.map((x, j) => (j === i ? { ...x, teamRole: higher(x.teamRole, t) } : x));
-      const raisedGrant = s.map((x, j) => (j === i ? { ...x, grantRole: higher(x.grantRole, g) } : x));
-      expect(r(effectiveProjectRole(false, raisedTeam))).toBeGreaterThanOrEqual(before);
-      expect(r(effectiveProjectRole(false, raisedGrant))).toBeGreaterThanOrEqual(before);
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(shareArb, { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        role,
+        grantRole,
+        (s, at, t, g) => {
+          const i = at % s.length;
+          const before = r(effectiveProjectRole(false, s));
+          const raisedTeam = s.map((x, j) =>
+            j === i ? { ...x, teamRole: higher(x.teamRole, t) } : x,
+          );
+          const raisedGrant = s.map((x, j) =>
+            j === i ? { ...x, grantRole: higher(x.grantRole, g) } : x,
+          );
+          expect(r(effectiveProjectRole(false, raisedTeam))).toBeGreaterThanOrEqual(before);
+          expect(r(effectiveProjectRole(false, raisedGrant))).toBeGreaterThanOrEqual(before);
+        },
+      ),
+    );
   });
 
   it('is idempotent over duplicate shares', () => {
-    fc.assert(fc.property(shares, (s) => {
-      expect(effectiveProjectRole(false, [...s, ...s])).toBe(effectiveProjectRole(false, s));
-    }));
+    fc.assert(
+      fc.property(shares, (s) => {
+        expect(effectiveProjectRole(false, [...s, ...s])).toBe(effectiveProjectRole(false, s));
+      }),
+    );
   });
 
   it('is the best of the effective roles of the shares taken one at a time', () => {
-    fc.assert(fc.property(shares, shares, (a, b) => {
-      const ea = effectiveProjectRole(false, a);
-      const eb = effectiveProjectRole(false, b);
-      const best = ea === null ? eb : eb === null ? ea : higher(ea, eb);
-      expect(effectiveProjectRole(false, [...a, ...b])).toBe(best);
-    }));
+    fc.assert(
+      fc.property(shares, shares, (a, b) => {
+        const ea = effectiveProjectRole(false, a);
+        const eb = effectiveProjectRole(false, b);
+        const best = ea === null ? eb : eb === null ? ea : higher(ea, eb);
+        expect(effectiveProjectRole(false, [...a, ...b])).toBe(best);
+      }),
+    );
   });
 });

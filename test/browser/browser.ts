@@ -10,7 +10,15 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -26,11 +34,15 @@ export async function listeningApp(): Promise<TestApp & { base: string }> {
  * A fresh page whose console errors and uncaught exceptions are collected: a CSP violation
  * (an inline script, a blocked asset) shows up there, so tests can require none.
  */
-export async function openPage(browser: Browser): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
+export async function openPage(
+  browser: Browser,
+): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
   const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
   const page = await context.newPage();
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
   return { page, errors, close: () => context.close() };
 }

@@ -2,7 +2,13 @@
 // up, and accepts or declines; the API then confirms what happened.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { FACTORY_PASSWORD, invitationToken, newTeam, newUser, type TestUser } from '../helpers/factories.ts';
+import {
+  FACTORY_PASSWORD,
+  invitationToken,
+  newTeam,
+  newUser,
+  type TestUser,
+} from '../helpers/factories.ts';
 import { launchBrowser, listeningApp, openPage } from './browser.ts';
 
 let t: Awaited<ReturnType<typeof listeningApp>>;
@@ -17,12 +23,24 @@ afterAll(async () => {
 });
 
 /** A team owned by a fresh user, and an invitation of `email` to it; returns the e-mailed token. */
-async function invite(email: string, role: 'viewer' | 'member' | 'admin', teamName = 'Acme Studio') {
+async function invite(
+  email: string,
+  role: 'viewer' | 'member' | 'admin',
+  teamName = 'Acme Studio',
+) {
   const owner = await newUser(t, 'owner');
   const team = await newTeam(t, owner, teamName);
-  const r = await t.post(`/v2/teams/${team.id}/invitations`, { token: owner.token, body: { email, role } });
+  const r = await t.post(`/v2/teams/${team.id}/invitations`, {
+    token: owner.token,
+    body: { email, role },
+  });
   expect(r.status, r.text).toBe(201);
-  return { owner, team, invitation: r.json as { id: string }, token: await invitationToken(t, email) };
+  return {
+    owner,
+    team,
+    invitation: r.json as { id: string },
+    token: await invitationToken(t, email),
+  };
 }
 
 const link = (token: string) => `${t.base}/invitations/${encodeURIComponent(token)}`;
@@ -55,7 +73,9 @@ describe('invitation page', () => {
     expect(headers['referrer-policy']).toBe('no-referrer');
     expect(headers['content-security-policy']).toContain("script-src 'self'");
     // The team name is shown as text, not parsed as markup.
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Join Acme <Studio> & "Friends"');
+    await expect
+      .poll(() => page.locator('h1').textContent())
+      .toBe('Join Acme <Studio> & "Friends"');
     expect(await page.locator('#fact-team').textContent()).toBe('Acme <Studio> & "Friends"');
     expect(await page.locator('#fact-role').textContent()).toBe('Admin');
     expect(await page.locator('#fact-email').textContent()).toBe(bob.email);
@@ -69,11 +89,17 @@ describe('invitation page', () => {
     await signIn(page, bob.email);
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await page.locator('#result').waitFor();
-    expect(await page.locator('#result').textContent()).toContain('You joined Acme <Studio> & "Friends" as an admin.');
+    expect(await page.locator('#result').textContent()).toContain(
+      'You joined Acme <Studio> & "Friends" as an admin.',
+    );
     expect((await page.locator('#fact-status').textContent())?.trim()).toBe('Accepted');
 
     // The token is kept for the tab only.
-    const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('frameplane.session'), local: localStorage.length, cookies: document.cookie }));
+    const stored = await page.evaluate(() => ({
+      session: sessionStorage.getItem('frameplane.session'),
+      local: localStorage.length,
+      cookies: document.cookie,
+    }));
     expect(JSON.parse(stored.session!).access_token).toMatch(/\S{20,}/);
     expect(stored.local).toBe(0);
     expect(stored.cookies).toBe('');
@@ -108,7 +134,9 @@ describe('invitation page', () => {
     const list = await members(owner, team.id);
     expect(list.map((m) => m.user_id)).not.toContain(eve.id);
     const invs = await t.get(`/v2/teams/${team.id}/invitations`, { token: owner.token });
-    expect(invs.json.data.find((i: { id: string }) => i.id === invitation.id).status).toBe('pending');
+    expect(invs.json.data.find((i: { id: string }) => i.id === invitation.id).status).toBe(
+      'pending',
+    );
 
     // Switching accounts fixes it.
     await page.getByRole('button', { name: 'Use another account' }).click();
@@ -132,10 +160,14 @@ describe('invitation page', () => {
     await page.getByRole('button', { name: 'Decline the invitation' }).click();
     await page.getByRole('button', { name: 'Yes, decline' }).click();
     await page.locator('#result').waitFor();
-    expect(await page.locator('#result').textContent()).toContain('You declined the invitation to join Acme Studio');
+    expect(await page.locator('#result').textContent()).toContain(
+      'You declined the invitation to join Acme Studio',
+    );
 
     const invs = await t.get(`/v2/teams/${team.id}/invitations`, { token: owner.token });
-    expect(invs.json.data.find((i: { id: string }) => i.id === invitation.id).status).toBe('revoked');
+    expect(invs.json.data.find((i: { id: string }) => i.id === invitation.id).status).toBe(
+      'revoked',
+    );
     expect((await members(owner, team.id)).map((m) => m.user_id)).not.toContain(bob.id);
 
     const again = await page.reload();
@@ -153,7 +185,9 @@ describe('invitation page', () => {
     expect(res?.headers()['content-type']).toContain('text/html');
     expect(res?.headers()['cache-control']).toBe('no-store');
     expect(await page.locator('h1').textContent()).toBe('Invitation not found');
-    expect(await page.locator('#closed-notice').textContent()).toContain('does not exist or was taken back');
+    expect(await page.locator('#closed-notice').textContent()).toContain(
+      'does not exist or was taken back',
+    );
     expect(await page.getByRole('button').count()).toBe(0);
     expect(realErrors(errors)).toEqual([]);
     await close();
@@ -174,7 +208,9 @@ describe('invitation page', () => {
     await expect.poll(() => page.locator('#signed-in-email').textContent()).toBe(email);
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await page.locator('#result').waitFor();
-    expect(await page.locator('#result').textContent()).toContain('You joined Night Shift as a member.');
+    expect(await page.locator('#result').textContent()).toContain(
+      'You joined Night Shift as a member.',
+    );
 
     const carol = (await members(owner, team.id)).find((m) => m.email === email);
     expect(carol?.role).toBe('member');

@@ -34,7 +34,11 @@ let agentId: string;
 const context = () => `agent output (last lines):\n${output.join('\n')}`;
 
 const app = (version: string, extra = '') => ({
-  'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { start: 'node server.js' } }),
+  'package.json': JSON.stringify({
+    name: 'demo',
+    private: true,
+    scripts: { start: 'node server.js' },
+  }),
   'server.js': [
     `const http = require('http');`,
     extra,
@@ -52,19 +56,32 @@ beforeAll(async () => {
   ann = await newUser(t, 'ann');
   project = await newProject(t, ann);
   space = await defaultSpace(t, ann, project.id);
-  const reg = await t.post(`/v2/projects/${project.id}/agents`, { token: ann.token, body: { name: 'docker-host' } });
+  const reg = await t.post(`/v2/projects/${project.id}/agents`, {
+    token: ann.token,
+    body: { name: 'docker-host' },
+  });
   expect(reg.status, reg.text).toBe(201);
   agentId = reg.json.id;
   const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  agent = spawn(process.execPath, [BIN, 'agent', '--server', server, '--data', join(tmp, 'agent'), '--runtime', 'docker'], {
-    env: {
-      ...process.env, FRAMEPLANE_AGENT_TOKEN: reg.json.token, GIT_BASE_URL: repo.gitBaseUrl, LOG_LEVEL: 'info',
-      FRAME_MEMORY_MB: String(MEMORY_MB), FRAME_START_TIMEOUT_SECONDS: '15',
+  agent = spawn(
+    process.execPath,
+    [BIN, 'agent', '--server', server, '--data', join(tmp, 'agent'), '--runtime', 'docker'],
+    {
+      env: {
+        ...process.env,
+        FRAMEPLANE_AGENT_TOKEN: reg.json.token,
+        GIT_BASE_URL: repo.gitBaseUrl,
+        LOG_LEVEL: 'info',
+        FRAME_MEMORY_MB: String(MEMORY_MB),
+        FRAME_START_TIMEOUT_SECONDS: '15',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   for (const s of [agent.stdout!, agent.stderr!]) {
-    s.on('data', (d: Buffer) => { output = [...output, ...d.toString().split('\n').filter(Boolean)].slice(-60); });
+    s.on('data', (d: Buffer) => {
+      output = [...output, ...d.toString().split('\n').filter(Boolean)].slice(-60);
+    });
   }
 });
 
@@ -74,41 +91,85 @@ afterAll(async () => {
     await new Promise((r) => agent!.once('exit', r));
   }
   // What the agent left running (it leaves frames running on exit, for adoption) goes now.
-  const left = await docker.listContainers({ all: true, filters: JSON.stringify({ label: ['frameplane.frame'] }) });
-  await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => {})));
+  const left = await docker.listContainers({
+    all: true,
+    filters: JSON.stringify({ label: ['frameplane.frame'] }),
+  });
+  await Promise.all(
+    left.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => {}),
+    ),
+  );
   await t?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 async function frameOn(port: number, extra: Record<string, unknown> = {}) {
-  const frame = await newFrame(t, ann, project.id, space, { agent_id: agentId, port, git_repository: 'app', git_repository_owner: 'acme', ...extra });
+  const frame = await newFrame(t, ann, project.id, space, {
+    agent_id: agentId,
+    port,
+    git_repository: 'app',
+    git_repository_owner: 'acme',
+    ...extra,
+  });
   return framePath(frame);
 }
 
 let last: unknown;
-const statusOf = (path: string, want: string, test: (f: any) => boolean = () => true, timeoutMs = 120_000) =>
-  until(`status ${want}`, async () => {
-    const f = (await t.get(`${path}?wait_for=${want}&timeout=10`, { token: ann.token })).json;
-    last = f;
-    return f.status === want && test(f) ? f : undefined;
-  }, timeoutMs, context).catch(async (err) => {
+const statusOf = (
+  path: string,
+  want: string,
+  test: (f: any) => boolean = () => true,
+  timeoutMs = 120_000,
+) =>
+  until(
+    `status ${want}`,
+    async () => {
+      const f = (await t.get(`${path}?wait_for=${want}&timeout=10`, { token: ann.token })).json;
+      last = f;
+      return f.status === want && test(f) ? f : undefined;
+    },
+    timeoutMs,
+    context,
+  ).catch(async (err) => {
     const events = (await t.get(`${path}/events?limit=50`, { token: ann.token })).json.data;
-    throw new Error(`${(err as Error).message}\nframe: ${JSON.stringify(last)}\nevents: ${JSON.stringify(events)}\nlogs:\n${await frameLogs(path)}`);
+    throw new Error(
+      `${(err as Error).message}\nframe: ${JSON.stringify(last)}\nevents: ${JSON.stringify(events)}\nlogs:\n${await frameLogs(path)}`,
+    );
   });
 
-const answers = (port: number, body: RegExp) => until(`${body} on port ${port}`, async () => {
-  const r = await hit(port);
-  return 'body' in r && body.test(r.body) ? r.body : undefined;
-}, 60_000, context);
+const answers = (port: number, body: RegExp) =>
+  until(
+    `${body} on port ${port}`,
+    async () => {
+      const r = await hit(port);
+      return 'body' in r && body.test(r.body) ? r.body : undefined;
+    },
+    60_000,
+    context,
+  );
 
 const containersOf = async (frameId: string) =>
-  docker.listContainers({ filters: JSON.stringify({ label: [`frameplane.frame=${frameId}`], status: ['running'] }) });
+  docker.listContainers({
+    filters: JSON.stringify({ label: [`frameplane.frame=${frameId}`], status: ['running'] }),
+  });
 
-const frameLogs = async (path: string) => ((await t.get(`${path}/logs?limit=500`, { token: ann.token })).json.data as Array<{ line: string }>)
-  .map((l) => l.line).join('\n');
+const frameLogs = async (path: string) =>
+  (
+    (await t.get(`${path}/logs?limit=500`, { token: ann.token })).json.data as Array<{
+      line: string;
+    }>
+  )
+    .map((l) => l.line)
+    .join('\n');
 
 describe('the docker runtime', () => {
-  it('runs a frame in a confined container, scales it, and deploys env changes on the same image', { timeout: 300_000 }, async () => {
+  it('runs a frame in a confined container, scales it, and deploys env changes on the same image', {
+    timeout: 300_000,
+  }, async () => {
     const port = await freePort();
     const path = await frameOn(port);
     const frameId = path.split('/').pop()!;
@@ -118,13 +179,20 @@ describe('the docker runtime', () => {
     // The deployment records the commit it runs, and the frame shows what serves.
     const deployments = (await t.get(`${path}/deployments`, { token: ann.token })).json.data;
     expect(deployments[0].commit_sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(online.serving?.commit_sha ?? (await t.get(path, { token: ann.token })).json.serving?.commit_sha).toBe(deployments[0].commit_sha);
+    expect(
+      online.serving?.commit_sha ??
+        (await t.get(path, { token: ann.token })).json.serving?.commit_sha,
+    ).toBe(deployments[0].commit_sha);
 
     // Confined as documented: labels, an unprivileged user, limits, no capabilities, loopback-only port.
     const [c] = await containersOf(frameId);
     expect(c).toBeDefined();
     const info = await docker.getContainer(c!.Id).inspect();
-    expect(info.Config.Labels).toMatchObject({ 'frameplane.frame': frameId, 'frameplane.replica': '0', 'frameplane.deployment': deployments[0].id });
+    expect(info.Config.Labels).toMatchObject({
+      'frameplane.frame': frameId,
+      'frameplane.replica': '0',
+      'frameplane.deployment': deployments[0].id,
+    });
     expect(info.Config.User).toBe('1000:1000');
     expect(info.HostConfig.Memory).toBe(MEMORY_MB * 1024 * 1024);
     expect(info.HostConfig.MemorySwap).toBe(MEMORY_MB * 1024 * 1024);
@@ -135,24 +203,52 @@ describe('the docker runtime', () => {
     expect(await frameLogs(path)).toMatch(/app v1 up as uid 1000/);
 
     // Scale to three and back to one.
-    expect((await t.patch(path, { token: ann.token, body: { replica_count: 3 } })).status).toBe(200);
-    await statusOf(path, 'Online', (f) => f.replicas.filter((r: any) => r.state === 'healthy').length >= 3);
+    expect((await t.patch(path, { token: ann.token, body: { replica_count: 3 } })).status).toBe(
+      200,
+    );
+    await statusOf(
+      path,
+      'Online',
+      (f) => f.replicas.filter((r: any) => r.state === 'healthy').length >= 3,
+    );
     const bodies = new Set<string>();
-    for (let i = 0; i < 12; i++) { const r = await hit(port); if ('body' in r) bodies.add(r.body); }
+    for (let i = 0; i < 12; i++) {
+      const r = await hit(port);
+      if ('body' in r) bodies.add(r.body);
+    }
     expect(bodies).toEqual(new Set(['hello v1 from 0 ', 'hello v1 from 1 ', 'hello v1 from 2 ']));
     expect(await containersOf(frameId)).toHaveLength(3);
-    expect((await t.patch(path, { token: ann.token, body: { replica_count: 1 } })).status).toBe(200);
-    await until('one container', async () => (await containersOf(frameId)).length === 1, 60_000, context);
+    expect((await t.patch(path, { token: ann.token, body: { replica_count: 1 } })).status).toBe(
+      200,
+    );
+    await until(
+      'one container',
+      async () => (await containersOf(frameId)).length === 1,
+      60_000,
+      context,
+    );
 
     // An env change deploys on the image already built for this commit.
-    expect((await t.put(`${path}/env`, { token: ann.token, body: { vars: { GREETING: 'bonjour' } } })).status).toBe(200);
+    expect(
+      (await t.put(`${path}/env`, { token: ann.token, body: { vars: { GREETING: 'bonjour' } } }))
+        .status,
+    ).toBe(200);
     expect((await t.post(`${path}/deploy`, { token: ann.token, body: {} })).status).toBe(202);
     await answers(port, /^hello v1 from 0 bonjour$/);
     await statusOf(path, 'Online', (f) => f.latest_deployment?.status === 'succeeded');
     expect(await frameLogs(path)).toMatch(/already built; reusing it/);
 
     // A broken build: the deployment fails with build_failed, v1 keeps serving, nothing counts as a crash.
-    repo.pushFiles({ 'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { start: 'node server.js', build: 'echo compiling; exit 3' } }) }, 'broken build');
+    repo.pushFiles(
+      {
+        'package.json': JSON.stringify({
+          name: 'demo',
+          private: true,
+          scripts: { start: 'node server.js', build: 'echo compiling; exit 3' },
+        }),
+      },
+      'broken build',
+    );
     expect((await t.post(`${path}/deploy`, { token: ann.token, body: {} })).status).toBe(202);
     const kept = await statusOf(path, 'Online', (f) => f.latest_deployment?.status === 'failed');
     expect(kept.latest_deployment.failure_reason).toBe('build_failed');
@@ -163,31 +259,68 @@ describe('the docker runtime', () => {
     expect(failed.failure_message).toMatch(/exit|returned a non-zero code/);
   });
 
-  it('reports an app past its memory limit as oom, and trips the back-off of a crashing app', { timeout: 300_000 }, async () => {
-    repo.pushFiles(app('hungry', [
-      // Allocate and touch memory well past the limit, outside the V8 heap.
-      `const hog = []; setInterval(() => { const b = Buffer.alloc(16 * 1024 * 1024, 1); hog.push(b); }, 50);`,
-    ].join('\n')), 'hungry');
+  it('reports an app past its memory limit as oom, and trips the back-off of a crashing app', {
+    timeout: 300_000,
+  }, async () => {
+    repo.pushFiles(
+      app(
+        'hungry',
+        [
+          // Allocate and touch memory well past the limit, outside the V8 heap.
+          `const hog = []; setInterval(() => { const b = Buffer.alloc(16 * 1024 * 1024, 1); hog.push(b); }, 50);`,
+        ].join('\n'),
+      ),
+      'hungry',
+    );
     const port = await freePort();
     const path = await frameOn(port);
-    const oom = await until('an oom event', async () => {
-      const events = (await t.get(`${path}/events?limit=200`, { token: ann.token })).json.data as any[];
-      return events.find((e) => e.type === 'replica' && e.detail?.state === 'oom');
-    }, 120_000, context);
+    const oom = await until(
+      'an oom event',
+      async () => {
+        const events = (await t.get(`${path}/events?limit=200`, { token: ann.token })).json
+          .data as any[];
+        return events.find((e) => e.type === 'replica' && e.detail?.state === 'oom');
+      },
+      120_000,
+      context,
+    );
     expect(oom.detail.state).toBe('oom');
 
-    repo.pushFiles(app('crashing', `console.log('crashing on purpose'); process.exit(4);`), 'crashing');
+    repo.pushFiles(
+      app('crashing', `console.log('crashing on purpose'); process.exit(4);`),
+      'crashing',
+    );
     const port2 = await freePort();
     const crashing = await frameOn(port2);
-    const stopped = await statusOf(crashing, 'Stopped', (f) => f.status_reason === 'backoff_tripped', 180_000);
+    const stopped = await statusOf(
+      crashing,
+      'Stopped',
+      (f) => f.status_reason === 'backoff_tripped',
+      180_000,
+    );
     expect(stopped.backoff.crash_streak).toBeGreaterThanOrEqual(5);
-    await until('no container left running', async () => (await containersOf(crashing.split('/').pop()!)).length === 0, 60_000, context);
+    await until(
+      'no container left running',
+      async () => (await containersOf(crashing.split('/').pop()!)).length === 0,
+      60_000,
+      context,
+    );
   });
 
-  it('ends an app that never listens with health_check_failed, and a held port with port_in_use', { timeout: 300_000 }, async () => {
-    repo.pushFiles({ ...app('deaf'), 'server.js': `console.log('not listening'); setInterval(() => {}, 1000);` }, 'deaf');
+  it('ends an app that never listens with health_check_failed, and a held port with port_in_use', {
+    timeout: 300_000,
+  }, async () => {
+    repo.pushFiles(
+      { ...app('deaf'), 'server.js': `console.log('not listening'); setInterval(() => {}, 1000);` },
+      'deaf',
+    );
     const deaf = await frameOn(await freePort());
-    const failed = await statusOf(deaf, 'Error', (f) => f.status_reason === 'health_check_failed', 120_000);
+    const failed = await statusOf(
+      deaf,
+      'Error',
+      (f) => f.status_reason === 'health_check_failed',
+      120_000,
+    );
     expect(failed.latest_deployment.failure_reason).toBe('health_check_failed');
 
     repo.pushFiles(app('v2'), 'v2');
@@ -196,7 +329,12 @@ describe('the docker runtime', () => {
     await new Promise<void>((r) => held.listen(port, '0.0.0.0', () => r()));
     try {
       const path = await frameOn(port);
-      const blocked = await statusOf(path, 'Error', (f) => f.status_reason === 'port_in_use', 120_000);
+      const blocked = await statusOf(
+        path,
+        'Error',
+        (f) => f.status_reason === 'port_in_use',
+        120_000,
+      );
       expect(blocked.status_reason).toBe('port_in_use');
     } finally {
       held.close();

@@ -11,8 +11,23 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import {
-  chmodSync, chownSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync,
-  readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync,
+  chmodSync,
+  chownSync,
+  closeSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -38,7 +53,12 @@ export interface Docker {
 // ---------------------------------------------------------------------------------------------
 // Engine API over node:http
 
-export interface ApiAnswer<T = any> { status: number; body: T; text: string; raw: Buffer }
+export interface ApiAnswer<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  raw: Buffer;
+}
 
 function target(host: string): { socketPath?: string; hostname?: string; port?: number } {
   if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
@@ -49,42 +69,75 @@ function target(host: string): { socketPath?: string; hostname?: string; port?: 
 
 /** One Engine API call. `body` is JSON-encoded unless it is a readable stream (sent as is). */
 export function dockerApi<T = any>(
-  host: string, method: string, path: string,
-  body?: unknown, opts: { timeoutMs?: number; contentType?: string } = {},
+  host: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { timeoutMs?: number; contentType?: string } = {},
 ): Promise<ApiAnswer<T>> {
   return new Promise((resolveP, reject) => {
-    const stream = body && typeof (body as any).pipe === 'function' ? (body as NodeJS.ReadableStream) : undefined;
+    const stream =
+      body && typeof (body as any).pipe === 'function'
+        ? (body as NodeJS.ReadableStream)
+        : undefined;
     const json = body !== undefined && !stream ? JSON.stringify(body) : undefined;
     const headers: Record<string, string> = { host: 'docker' };
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (stream) headers['content-type'] = opts.contentType ?? 'application/x-tar';
-    const req = request({ ...target(host), method, path, headers, timeout: opts.timeoutMs ?? 60_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const text = raw.toString('utf8');
-        let parsed: any = text;
-        if ((res.headers['content-type'] ?? '').includes('json')) { try { parsed = JSON.parse(text); } catch { /* stream of JSON lines */ } }
-        resolveP({ status: res.statusCode ?? 0, body: parsed, text, raw });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`docker ${method} ${path}: no answer in ${opts.timeoutMs ?? 60_000} ms`)));
+    const req = request(
+      { ...target(host), method, path, headers, timeout: opts.timeoutMs ?? 60_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString('utf8');
+          let parsed: any = text;
+          if ((res.headers['content-type'] ?? '').includes('json')) {
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              /* stream of JSON lines */
+            }
+          }
+          resolveP({ status: res.statusCode ?? 0, body: parsed, text, raw });
+        });
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(
+        new Error(`docker ${method} ${path}: no answer in ${opts.timeoutMs ?? 60_000} ms`),
+      ),
+    );
     req.on('error', reject);
-    if (stream) { stream.on('error', (e) => req.destroy(e as Error)); stream.pipe(req); } else req.end(json);
+    if (stream) {
+      stream.on('error', (e) => req.destroy(e as Error));
+      stream.pipe(req);
+    } else req.end(json);
   });
 }
 
 /** Like dockerApi, but throws on a status >= 400 (or on one not in `ok`). */
-export async function dockerCall<T = any>(host: string, method: string, path: string, body?: unknown, ok: number[] = []): Promise<T> {
+export async function dockerCall<T = any>(
+  host: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  ok: number[] = [],
+): Promise<T> {
   const a = await dockerApi<T>(host, method, path, body);
-  if (a.status >= 400 && !ok.includes(a.status)) throw new Error(`docker ${method} ${path}: ${a.status} ${a.text.trim()}`);
+  if (a.status >= 400 && !ok.includes(a.status))
+    throw new Error(`docker ${method} ${path}: ${a.status} ${a.text.trim()}`);
   return a.body;
 }
 
 export async function ping(host: string, timeoutMs = 2000): Promise<boolean> {
-  try { return (await dockerApi(host, 'GET', '/_ping', undefined, { timeoutMs })).status === 200; } catch { return false; }
+  try {
+    return (await dockerApi(host, 'GET', '/_ping', undefined, { timeoutMs })).status === 200;
+  } catch {
+    return false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +157,11 @@ const FAMILIES = ['iptables', 'ip6tables'] as const;
 const TABLES = ['filter', 'nat', 'mangle', 'raw'] as const;
 
 function links(): string[] {
-  try { return readdirSync('/sys/class/net'); } catch { return []; }
+  try {
+    return readdirSync('/sys/class/net');
+  } catch {
+    return [];
+  }
 }
 
 function snapshotHost(): HostSnapshot {
@@ -117,19 +174,38 @@ function snapshotHost(): HostSnapshot {
     }
   }
   let ipForward = '';
-  try { ipForward = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim(); } catch { /* no procfs */ }
+  try {
+    ipForward = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
+  } catch {
+    /* no procfs */
+  }
   return { links: links(), ipForward, iptables };
 }
 
 /** Splits an iptables-save rule line into arguments (double quotes as iptables-save writes them). */
 function splitRule(line: string): string[] {
   const out: string[] = [];
-  let cur = ''; let q = false; let any = false;
+  let cur = '';
+  let q = false;
+  let any = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (q) {
-      if (c === '\\' && i + 1 < line.length) { cur += line[++i]; } else if (c === '"') q = false; else cur += c;
-    } else if (c === '"') { q = true; any = true; } else if (c === ' ') { if (cur || any) out.push(cur); cur = ''; any = false; } else { cur += c; any = true; }
+      if (c === '\\' && i + 1 < line.length) {
+        cur += line[++i];
+      } else if (c === '"') q = false;
+      else cur += c;
+    } else if (c === '"') {
+      q = true;
+      any = true;
+    } else if (c === ' ') {
+      if (cur || any) out.push(cur);
+      cur = '';
+      any = false;
+    } else {
+      cur += c;
+      any = true;
+    }
   }
   if (cur || any) out.push(cur);
   return out;
@@ -139,8 +215,10 @@ function parseSave(text: string) {
   const chains = new Map<string, string>(); // name -> policy ('-' for user chains)
   const rules: string[] = [];
   for (const l of text.split('\n')) {
-    if (l.startsWith(':')) { const [name, policy] = l.slice(1).split(' '); chains.set(name, policy); }
-    else if (l.startsWith('-A ')) rules.push(l);
+    if (l.startsWith(':')) {
+      const [name, policy] = l.slice(1).split(' ');
+      chains.set(name, policy);
+    } else if (l.startsWith('-A ')) rules.push(l);
   }
   return { chains, rules };
 }
@@ -152,22 +230,33 @@ function restoreIptables(before: HostSnapshot): string[] {
     const [fam, table] = key.split(':');
     const now = run(`${fam}-save`, ['-t', table]);
     if (now.status !== 0) continue;
-    const b = parseSave(beforeText); const n = parseSave(now.stdout);
+    const b = parseSave(beforeText);
+    const n = parseSave(now.stdout);
     const keep = new Set(b.rules);
     // Rules Docker put into chains that existed before (FORWARD, POSTROUTING, ...), newest first.
     for (const rule of [...n.rules].reverse()) {
       if (keep.has(rule) || !/docker/i.test(rule)) continue;
-      const args = splitRule(rule); args[0] = '-D';
+      const args = splitRule(rule);
+      args[0] = '-D';
       if (!b.chains.has(args[1])) continue; // its chain goes away whole below
-      if (run(fam, ['-w', '-t', table, ...args]).status === 0) done.push(`${fam} -t ${table} ${args.join(' ')}`);
+      if (run(fam, ['-w', '-t', table, ...args]).status === 0)
+        done.push(`${fam} -t ${table} ${args.join(' ')}`);
     }
     // Chains Docker made (DOCKER, DOCKER-USER, DOCKER-ISOLATION-STAGE-1/2, DOCKER-INGRESS).
     const made = [...n.chains.keys()].filter((c) => !b.chains.has(c) && /docker/i.test(c));
     for (const c of made) run(fam, ['-w', '-t', table, '-F', c]);
-    for (const c of made) if (run(fam, ['-w', '-t', table, '-X', c]).status === 0) done.push(`${fam} -t ${table} -X ${c}`);
+    for (const c of made)
+      if (run(fam, ['-w', '-t', table, '-X', c]).status === 0)
+        done.push(`${fam} -t ${table} -X ${c}`);
     for (const [c, policy] of b.chains) {
       const p = n.chains.get(c);
-      if (policy !== '-' && p && p !== policy && run(fam, ['-w', '-t', table, '-P', c, policy]).status === 0) done.push(`${fam} -t ${table} -P ${c} ${policy}`);
+      if (
+        policy !== '-' &&
+        p &&
+        p !== policy &&
+        run(fam, ['-w', '-t', table, '-P', c, policy]).status === 0
+      )
+        done.push(`${fam} -t ${table} -P ${c} ${policy}`);
     }
   }
   return done;
@@ -175,15 +264,34 @@ function restoreIptables(before: HostSnapshot): string[] {
 
 function pidAlive(pid: number): boolean {
   if (!pid) return false;
-  try { process.kill(pid, 0); return true; } catch (e: any) { return e.code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e: any) {
+    return e.code === 'EPERM';
+  }
 }
 
 async function killAndWait(pid: number, graceMs: number): Promise<void> {
   if (!pidAlive(pid)) return;
-  try { process.kill(pid, 'SIGTERM'); } catch { return; }
-  for (const end = Date.now() + graceMs; Date.now() < end;) { if (!pidAlive(pid)) return; await sleep(100); }
-  try { process.kill(pid, 'SIGKILL'); } catch { return; }
-  for (const end = Date.now() + 5000; Date.now() < end;) { if (!pidAlive(pid)) return; await sleep(50); }
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (const end = Date.now() + graceMs; Date.now() < end; ) {
+    if (!pidAlive(pid)) return;
+    await sleep(100);
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  for (const end = Date.now() + 5000; Date.now() < end; ) {
+    if (!pidAlive(pid)) return;
+    await sleep(50);
+  }
 }
 
 /** Processes whose command line mentions `dir` (containerd, shims, docker-proxy of our daemon). */
@@ -191,14 +299,19 @@ function processesUnder(dir: string): number[] {
   const pids: number[] = [];
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p) || Number(p) === process.pid) continue;
-    try { if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) pids.push(Number(p)); } catch { /* gone */ }
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) pids.push(Number(p));
+    } catch {
+      /* gone */
+    }
   }
   return pids;
 }
 
 function unmountUnder(dir: string): void {
   for (let pass = 0; pass < 3; pass++) {
-    const points = readFileSync('/proc/self/mountinfo', 'utf8').split('\n')
+    const points = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
       .map((l) => l.split(' ')[4]?.replace(/\\040/g, ' '))
       .filter((m): m is string => !!m && (m === dir || m.startsWith(dir + '/')))
       .sort((a, b) => b.length - a.length);
@@ -207,29 +320,48 @@ function unmountUnder(dir: string): void {
   }
 }
 
-interface OwnState { ownerPid: number; dir: string; before: HostSnapshot }
+interface OwnState {
+  ownerPid: number;
+  dir: string;
+  before: HostSnapshot;
+}
 
 /** Everything a private dockerd leaves behind, given what the host had before. Idempotent. */
 async function cleanupOwn(state: OwnState): Promise<string[]> {
   const done: string[] = [];
   const pidFile = join(state.dir, 'pid');
   const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
-  if (pid && pidAlive(pid)) { await killAndWait(pid, 20_000); done.push(`stopped dockerd ${pid}`); }
-  for (const p of processesUnder(state.dir)) { await killAndWait(p, 3000); done.push(`stopped leftover process ${p}`); }
+  if (pid && pidAlive(pid)) {
+    await killAndWait(pid, 20_000);
+    done.push(`stopped dockerd ${pid}`);
+  }
+  for (const p of processesUnder(state.dir)) {
+    await killAndWait(p, 3000);
+    done.push(`stopped leftover process ${p}`);
+  }
   unmountUnder(state.dir);
   rmSync(state.dir, { recursive: true, force: true });
   for (const l of ['docker0', 'docker_gwbridge']) {
-    if (!state.before.links.includes(l) && links().includes(l) && run('ip', ['link', 'delete', l]).status === 0) done.push(`ip link delete ${l}`);
+    if (
+      !state.before.links.includes(l) &&
+      links().includes(l) &&
+      run('ip', ['link', 'delete', l]).status === 0
+    )
+      done.push(`ip link delete ${l}`);
   }
   // veth ends of containers the daemon could not tear down.
-  for (const l of links()) if (/^veth/.test(l) && !state.before.links.includes(l)) run('ip', ['link', 'delete', l]);
+  for (const l of links())
+    if (/^veth/.test(l) && !state.before.links.includes(l)) run('ip', ['link', 'delete', l]);
   done.push(...restoreIptables(state.before));
   try {
     const f = '/proc/sys/net/ipv4/ip_forward';
     if (state.before.ipForward && readFileSync(f, 'utf8').trim() !== state.before.ipForward) {
-      writeFileSync(f, state.before.ipForward); done.push(`net.ipv4.ip_forward=${state.before.ipForward}`);
+      writeFileSync(f, state.before.ipForward);
+      done.push(`net.ipv4.ip_forward=${state.before.ipForward}`);
     }
-  } catch { /* read-only procfs */ }
+  } catch {
+    /* read-only procfs */
+  }
   return done;
 }
 
@@ -242,7 +374,8 @@ async function acquireLock(): Promise<void> {
   for (;;) {
     try {
       const fd = openSync(LOCK, 'wx');
-      writeSync(fd, String(process.pid)); closeSync(fd);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
       return;
     } catch (e: any) {
       if (e.code !== 'EEXIST') throw e;
@@ -253,20 +386,29 @@ async function acquireLock(): Promise<void> {
       if (existsSync(STATE)) {
         const st = JSON.parse(readFileSync(STATE, 'utf8')) as OwnState;
         const done = await cleanupOwn(st);
-        console.warn(`[docker] cleaned up after an earlier run (pid ${st.ownerPid}): ${done.length} actions`);
+        console.warn(
+          `[docker] cleaned up after an earlier run (pid ${st.ownerPid}): ${done.length} actions`,
+        );
         rmSync(STATE, { force: true });
       }
       rmSync(LOCK, { force: true });
       continue;
     }
     if (Date.now() > deadline) throw new Error(`another test run (pid ${owner}) holds ${LOCK}`);
-    if (!said) { console.warn(`[docker] waiting for test run pid ${owner} to stop its dockerd`); said = true; }
+    if (!said) {
+      console.warn(`[docker] waiting for test run pid ${owner} to stop its dockerd`);
+      said = true;
+    }
     await sleep(1000);
   }
 }
 
 function releaseLock(): void {
-  try { if (Number(readFileSync(LOCK, 'utf8').trim()) === process.pid) rmSync(LOCK, { force: true }); } catch { /* none */ }
+  try {
+    if (Number(readFileSync(LOCK, 'utf8').trim()) === process.pid) rmSync(LOCK, { force: true });
+  } catch {
+    /* none */
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,14 +420,21 @@ async function removeOurObjects(host: string, all: boolean): Promise<void> {
   const filters = encodeURIComponent(JSON.stringify(all ? {} : { label: [`${TEST_LABEL}=1`] }));
   const info = await dockerApi(host, 'GET', '/info').catch(() => undefined);
   if (info?.body?.Swarm?.ControlAvailable) {
-    const services = await dockerCall<any[]>(host, 'GET', `/services?filters=${filters}`).catch(() => []);
+    const services = await dockerCall<any[]>(host, 'GET', `/services?filters=${filters}`).catch(
+      () => [],
+    );
     for (const s of services) await dockerApi(host, 'DELETE', `/services/${s.ID}`).catch(() => {});
   }
   // Tasks of removed services exit on their own; wait a little for them, then force the rest.
   for (let i = 0; i < 20; i++) {
-    const cs = await dockerCall<any[]>(host, 'GET', `/containers/json?all=1&filters=${filters}`).catch(() => []);
+    const cs = await dockerCall<any[]>(
+      host,
+      'GET',
+      `/containers/json?all=1&filters=${filters}`,
+    ).catch(() => []);
     if (!cs.length) break;
-    for (const c of cs) await dockerApi(host, 'DELETE', `/containers/${c.Id}?force=1&v=1`).catch(() => {});
+    for (const c of cs)
+      await dockerApi(host, 'DELETE', `/containers/${c.Id}?force=1&v=1`).catch(() => {});
     await sleep(250);
   }
 }
@@ -294,19 +443,30 @@ export async function startDocker(): Promise<Docker> {
   const shared = async (host: string): Promise<Docker> => {
     let stopped = false;
     return {
-      host, socket: host.startsWith('unix://') ? host.slice(7) : '', own: false, startMs: 0,
+      host,
+      socket: host.startsWith('unix://') ? host.slice(7) : '',
+      own: false,
+      startMs: 0,
       async stop() {
-        if (stopped) return; stopped = true;
+        if (stopped) return;
+        stopped = true;
         await removeOurObjects(host, false);
-        if (swarmsWeMade.delete(host)) await dockerApi(host, 'POST', '/swarm/leave?force=1').catch(() => {});
+        if (swarmsWeMade.delete(host))
+          await dockerApi(host, 'POST', '/swarm/leave?force=1').catch(() => {});
       },
     };
   };
-  if (process.env.DOCKER_HOST && await ping(process.env.DOCKER_HOST)) return shared(process.env.DOCKER_HOST);
-  if (existsSync(DEFAULT_SOCKET) && await ping(`unix://${DEFAULT_SOCKET}`)) return shared(`unix://${DEFAULT_SOCKET}`);
+  if (process.env.DOCKER_HOST && (await ping(process.env.DOCKER_HOST)))
+    return shared(process.env.DOCKER_HOST);
+  if (existsSync(DEFAULT_SOCKET) && (await ping(`unix://${DEFAULT_SOCKET}`)))
+    return shared(`unix://${DEFAULT_SOCKET}`);
 
-  if (!has('dockerd')) throw new Error('dockerd not found: apt-get install -y --no-install-recommends docker.io');
-  if (!has('ip') || !has('iptables-save')) throw new Error('ip and iptables-save are needed to clean up after dockerd: apt-get install -y iproute2 iptables');
+  if (!has('dockerd'))
+    throw new Error('dockerd not found: apt-get install -y --no-install-recommends docker.io');
+  if (!has('ip') || !has('iptables-save'))
+    throw new Error(
+      'ip and iptables-save are needed to clean up after dockerd: apt-get install -y iproute2 iptables',
+    );
   await acquireLock();
   let state: OwnState | undefined;
   try {
@@ -318,29 +478,58 @@ export async function startDocker(): Promise<Docker> {
     const logFile = join(dir, 'dockerd.log');
     const log = openSync(logFile, 'a');
     const t0 = Date.now();
-    const child = spawn('dockerd', [
-      '--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'pid'),
-      '-H', host, '--storage-driver', 'overlay2', '--log-level', 'info',
-    ], { stdio: ['ignore', log, log] });
+    const child = spawn(
+      'dockerd',
+      [
+        '--data-root',
+        join(dir, 'data'),
+        '--exec-root',
+        join(dir, 'exec'),
+        '--pidfile',
+        join(dir, 'pid'),
+        '-H',
+        host,
+        '--storage-driver',
+        'overlay2',
+        '--log-level',
+        'info',
+      ],
+      { stdio: ['ignore', log, log] },
+    );
     closeSync(log);
     child.unref();
     let exited: string | undefined;
-    child.on('exit', (code, sig) => { exited = `dockerd exited (${sig ?? code})`; });
-    child.on('error', (e) => { exited = `dockerd: ${e.message}`; });
-    const tail = () => { try { return readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'); } catch { return ''; } };
+    child.on('exit', (code, sig) => {
+      exited = `dockerd exited (${sig ?? code})`;
+    });
+    child.on('error', (e) => {
+      exited = `dockerd: ${e.message}`;
+    });
+    const tail = () => {
+      try {
+        return readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
+      } catch {
+        return '';
+      }
+    };
     for (;;) {
       if (exited) throw new Error(`${exited}; log ${logFile}:\n${tail()}`);
       if (await ping(host, 1000)) break;
-      if (Date.now() - t0 > 60_000) throw new Error(`dockerd did not answer /_ping within 60 s; log:\n${tail()}`);
+      if (Date.now() - t0 > 60_000)
+        throw new Error(`dockerd did not answer /_ping within 60 s; log:\n${tail()}`);
       await sleep(100);
     }
     const startMs = Date.now() - t0;
     const own = state;
     let stopped = false;
     return {
-      host, socket, own: true, startMs,
+      host,
+      socket,
+      own: true,
+      startMs,
       async stop() {
-        if (stopped) return; stopped = true;
+        if (stopped) return;
+        stopped = true;
         try {
           if (!exited) {
             await removeOurObjects(host, true).catch(() => {});
@@ -348,7 +537,8 @@ export async function startDocker(): Promise<Docker> {
           }
           swarmsWeMade.delete(host);
           const done = await cleanupOwn(own);
-          if (process.env.FRAMEPLANE_DOCKER_VERBOSE) console.log(`[docker] teardown:\n  ${done.join('\n  ')}`);
+          if (process.env.FRAMEPLANE_DOCKER_VERBOSE)
+            console.log(`[docker] teardown:\n  ${done.join('\n  ')}`);
         } finally {
           rmSync(STATE, { force: true });
           releaseLock();
@@ -367,15 +557,28 @@ export async function startDocker(): Promise<Docker> {
 export async function ensureSwarm(host: string): Promise<void> {
   const info = await dockerCall(host, 'GET', '/info');
   const st = info.Swarm?.LocalNodeState;
-  if (st === 'active' && !info.Swarm.ControlAvailable) throw new Error('this Docker is a swarm worker, not a manager');
+  if (st === 'active' && !info.Swarm.ControlAvailable)
+    throw new Error('this Docker is a swarm worker, not a manager');
   if (st !== 'active') {
-    await dockerCall(host, 'POST', '/swarm/init', { AdvertiseAddr: '127.0.0.1', ListenAddr: '127.0.0.1:2377' });
+    await dockerCall(host, 'POST', '/swarm/init', {
+      AdvertiseAddr: '127.0.0.1',
+      ListenAddr: '127.0.0.1:2377',
+    });
     swarmsWeMade.add(host);
   }
-  for (const end = Date.now() + 60_000; ;) {
+  for (const end = Date.now() + 60_000; ; ) {
     const nodes = await dockerCall<any[]>(host, 'GET', '/nodes').catch(() => []);
-    if (nodes.some((n) => n.Status?.State === 'ready' && n.Spec?.Availability === 'active' && n.ManagerStatus?.Reachability === 'reachable')) return;
-    if (Date.now() > end) throw new Error(`swarm node not ready: ${JSON.stringify(nodes.map((n) => n.Status))}`);
+    if (
+      nodes.some(
+        (n) =>
+          n.Status?.State === 'ready' &&
+          n.Spec?.Availability === 'active' &&
+          n.ManagerStatus?.Reachability === 'reachable',
+      )
+    )
+      return;
+    if (Date.now() > end)
+      throw new Error(`swarm node not ready: ${JSON.stringify(nodes.map((n) => n.Status))}`);
     await sleep(200);
   }
 }
@@ -385,7 +588,12 @@ export async function ensureSwarm(host: string): Promise<void> {
 
 export const BASE_REPO = 'local/frameplane-node';
 
-export interface BaseImageInfo { image: string; built: boolean; buildMs: number; sizeBytes: number }
+export interface BaseImageInfo {
+  image: string;
+  built: boolean;
+  buildMs: number;
+  sizeBytes: number;
+}
 
 /** Returns `local/frameplane-node:<node version>`, importing it first if the daemon lacks it. */
 export async function ensureNodeBaseImage(host: string): Promise<string> {
@@ -396,24 +604,44 @@ export async function nodeBaseImage(host: string): Promise<BaseImageInfo> {
   const tag = process.versions.node;
   const image = `${BASE_REPO}:${tag}`;
   const existing = await dockerApi(host, 'GET', `/images/${encodeURIComponent(image)}/json`);
-  if (existing.status === 200) return { image, built: false, buildMs: 0, sizeBytes: existing.body.Size };
+  if (existing.status === 200)
+    return { image, built: false, buildMs: 0, sizeBytes: existing.body.Size };
   const t0 = Date.now();
   const rootfs = mkdtempSync(join(tmpdir(), 'frameplane-rootfs-'));
   try {
     buildRootfs(rootfs);
     const changes = ['ENV PATH=/usr/local/bin:/usr/bin:/bin', 'WORKDIR /', `LABEL ${TEST_LABEL}=1`]
-      .map((c) => `changes=${encodeURIComponent(c)}`).join('&');
-    const tar = spawn('tar', ['--numeric-owner', '-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      .map((c) => `changes=${encodeURIComponent(c)}`)
+      .join('&');
+    const tar = spawn('tar', ['--numeric-owner', '-C', rootfs, '-c', '.'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let tarErr = '';
-    tar.stderr.on('data', (d) => { tarErr += d; });
+    tar.stderr.on('data', (d) => {
+      tarErr += d;
+    });
     const tarDone = new Promise<number>((r) => tar.on('close', (code) => r(code ?? 1)));
-    const a = await dockerApi(host, 'POST',
+    const a = await dockerApi(
+      host,
+      'POST',
       `/images/create?fromSrc=-&repo=${encodeURIComponent(BASE_REPO)}&tag=${encodeURIComponent(tag)}&${changes}`,
-      tar.stdout, { timeoutMs: 300_000 });
+      tar.stdout,
+      { timeoutMs: 300_000 },
+    );
     const code = await tarDone;
     if (code !== 0) throw new Error(`tar failed (${code}): ${tarErr}`);
-    const failed = a.text.split('\n').map((l) => { try { return JSON.parse(l); } catch { return {}; } }).find((m) => m.error || m.errorDetail);
-    if (a.status >= 400 || failed) throw new Error(`image import failed: ${a.status} ${failed?.error ?? a.text}`);
+    const failed = a.text
+      .split('\n')
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return {};
+        }
+      })
+      .find((m) => m.error || m.errorDetail);
+    if (a.status >= 400 || failed)
+      throw new Error(`image import failed: ${a.status} ${failed?.error ?? a.text}`);
     const made = await dockerCall(host, 'GET', `/images/${encodeURIComponent(image)}/json`);
     return { image, built: true, buildMs: Date.now() - t0, sizeBytes: made.Size };
   } finally {
@@ -424,7 +652,8 @@ export async function nodeBaseImage(host: string): Promise<BaseImageInfo> {
 function findNpmRoot(): string {
   const candidates = [resolve(dirname(process.execPath), '../lib/node_modules/npm')];
   const which = run('sh', ['-c', 'command -v npm']);
-  if (which.status === 0) candidates.push(resolve(dirname(realpathSync(which.stdout.trim())), '..'));
+  if (which.status === 0)
+    candidates.push(resolve(dirname(realpathSync(which.stdout.trim())), '..'));
   for (const c of candidates) if (existsSync(join(c, 'bin/npm-cli.js'))) return c;
   throw new Error(`npm not found next to ${process.execPath}`);
 }
@@ -433,9 +662,15 @@ function findBusybox(): string {
   for (const p of ['/bin/busybox', '/usr/bin/busybox']) {
     if (!existsSync(p)) continue;
     const ldd = run('ldd', [p]);
-    if (ldd.status !== 0 || /not a dynamic executable|statically linked/.test(ldd.stdout + ldd.stderr)) return p;
+    if (
+      ldd.status !== 0 ||
+      /not a dynamic executable|statically linked/.test(ldd.stdout + ldd.stderr)
+    )
+      return p;
   }
-  throw new Error('a static busybox is needed: apt-get install -y --no-install-recommends busybox-static');
+  throw new Error(
+    'a static busybox is needed: apt-get install -y --no-install-recommends busybox-static',
+  );
 }
 
 /** Copies a host file to the same path in the rootfs, following symlinks. */
@@ -447,7 +682,20 @@ function copyIn(rootfs: string, hostPath: string, at = hostPath): void {
 }
 
 export function buildRootfs(rootfs: string): void {
-  for (const d of ['bin', 'usr/bin', 'usr/local/bin', 'usr/lib', 'etc', 'dev', 'proc', 'sys', 'root', 'home/app', 'var/tmp', 'tmp']) {
+  for (const d of [
+    'bin',
+    'usr/bin',
+    'usr/local/bin',
+    'usr/lib',
+    'etc',
+    'dev',
+    'proc',
+    'sys',
+    'root',
+    'home/app',
+    'var/tmp',
+    'tmp',
+  ]) {
     mkdirSync(join(rootfs, d), { recursive: true });
   }
   // Node.js and the libraries it links (with the loader).
@@ -460,20 +708,34 @@ export function buildRootfs(rootfs: string): void {
     }
   }
   // npm and npx as the npm package installs them.
-  cpSync(findNpmRoot(), join(rootfs, 'usr/lib/node_modules/npm'), { recursive: true, dereference: true });
+  cpSync(findNpmRoot(), join(rootfs, 'usr/lib/node_modules/npm'), {
+    recursive: true,
+    dereference: true,
+  });
   symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(rootfs, 'usr/bin/npm'));
   symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', join(rootfs, 'usr/bin/npx'));
   // busybox with its applets in /bin (sh, wget, env, ...), and /usr/bin/env for #! lines.
   copyIn(rootfs, findBusybox(), '/bin/busybox');
-  const applets = run(join(rootfs, 'bin/busybox'), ['--list']).stdout.split('\n').map((s) => s.trim()).filter(Boolean);
-  for (const a of applets) if (a !== 'busybox' && !existsSync(join(rootfs, 'bin', a))) symlinkSync('busybox', join(rootfs, 'bin', a));
+  const applets = run(join(rootfs, 'bin/busybox'), ['--list'])
+    .stdout.split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const a of applets)
+    if (a !== 'busybox' && !existsSync(join(rootfs, 'bin', a)))
+      symlinkSync('busybox', join(rootfs, 'bin', a));
   symlinkSync('/bin/busybox', join(rootfs, 'usr/bin/env'));
   // Users, groups, name service.
-  writeFileSync(join(rootfs, 'etc/passwd'),
-    'root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000:app:/home/app:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n');
+  writeFileSync(
+    join(rootfs, 'etc/passwd'),
+    'root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000:app:/home/app:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n',
+  );
   writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\napp:x:1000:\nnogroup:x:65534:\n');
-  writeFileSync(join(rootfs, 'etc/nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
-  if (existsSync('/etc/ssl/certs')) cpSync('/etc/ssl/certs', join(rootfs, 'etc/ssl/certs'), { recursive: true, dereference: true });
+  writeFileSync(
+    join(rootfs, 'etc/nsswitch.conf'),
+    'passwd: files\ngroup: files\nhosts: files dns\n',
+  );
+  if (existsSync('/etc/ssl/certs'))
+    cpSync('/etc/ssl/certs', join(rootfs, 'etc/ssl/certs'), { recursive: true, dereference: true });
   chmodSync(join(rootfs, 'tmp'), 0o1777);
   chmodSync(join(rootfs, 'var/tmp'), 0o1777);
   chmodSync(join(rootfs, 'root'), 0o700);
@@ -488,10 +750,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const d = await startDocker();
   try {
     console.log(`docker: ${d.host} (${d.own ? `own dockerd, up in ${d.startMs} ms` : 'reused'})`);
-    const t = Date.now(); await ensureSwarm(d.host); console.log(`swarm ready in ${Date.now() - t} ms`);
+    const t = Date.now();
+    await ensureSwarm(d.host);
+    console.log(`swarm ready in ${Date.now() - t} ms`);
     const img = await nodeBaseImage(d.host);
-    console.log(`${img.image}: ${img.built ? `built in ${img.buildMs} ms` : 'already there'}, ${(img.sizeBytes / 1e6).toFixed(1)} MB`);
+    console.log(
+      `${img.image}: ${img.built ? `built in ${img.buildMs} ms` : 'already there'}, ${(img.sizeBytes / 1e6).toFixed(1)} MB`,
+    );
   } finally {
-    const t = Date.now(); await d.stop(); console.log(`stopped in ${Date.now() - t} ms`);
+    const t = Date.now();
+    await d.stop();
+    console.log(`stopped in ${Date.now() - t} ms`);
   }
 }

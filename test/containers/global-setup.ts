@@ -7,7 +7,10 @@ import databaseSetup from '../global-setup.ts';
 import { ensureSwarm, nodeBaseImage, startDocker, type Docker } from './docker.ts';
 
 declare module 'vitest' {
-  export interface ProvidedContext { dockerHost: string; frameBaseImage: string }
+  export interface ProvidedContext {
+    dockerHost: string;
+    frameBaseImage: string;
+  }
 }
 
 async function dockerSetup(onStarted: (d: Docker) => void) {
@@ -18,14 +21,21 @@ async function dockerSetup(onStarted: (d: Docker) => void) {
   await ensureSwarm(docker.host);
   const t2 = Date.now();
   const img = await nodeBaseImage(docker.host);
-  console.log(`[containers] ${docker.own ? `own dockerd up in ${docker.startMs} ms` : `reused ${docker.host}`} (${t1 - t0} ms);`
-    + ` swarm ${t2 - t1} ms; ${img.image} ${img.built ? `built in ${img.buildMs} ms` : 'already there'}, ${(img.sizeBytes / 1e6).toFixed(1)} MB`);
+  console.log(
+    `[containers] ${docker.own ? `own dockerd up in ${docker.startMs} ms` : `reused ${docker.host}`} (${t1 - t0} ms);` +
+      ` swarm ${t2 - t1} ms; ${img.image} ${img.built ? `built in ${img.buildMs} ms` : 'already there'}, ${(img.sizeBytes / 1e6).toFixed(1)} MB`,
+  );
   return { docker, image: img.image };
 }
 
 export default async function setup(project: TestProject) {
   let started: Docker | undefined;
-  const [db, dk] = await Promise.allSettled([databaseSetup(project), dockerSetup((d) => { started = d; })]);
+  const [db, dk] = await Promise.allSettled([
+    databaseSetup(project),
+    dockerSetup((d) => {
+      started = d;
+    }),
+  ]);
   if (db.status === 'rejected' || dk.status === 'rejected') {
     await started?.stop().catch((err) => console.error('[docker] stop failed', err));
     if (db.status === 'fulfilled') await db.value();

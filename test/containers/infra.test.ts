@@ -15,7 +15,16 @@ describe('container test infrastructure', () => {
   });
 
   it('the base image runs node, npm and sh as uid 1000', async () => {
-    const node = await runContainer(host, image, ['node', '-e', 'console.log(process.version, process.getuid(), process.getgid(), require("os").userInfo().username, require("os").homedir())'], { user: '1000:1000' });
+    const node = await runContainer(
+      host,
+      image,
+      [
+        'node',
+        '-e',
+        'console.log(process.version, process.getuid(), process.getgid(), require("os").userInfo().username, require("os").homedir())',
+      ],
+      { user: '1000:1000' },
+    );
     expect(node.exitCode, node.stderr).toBe(0);
     expect(node.stdout.trim()).toBe(`${process.version} 1000 1000 app /home/app`);
 
@@ -23,17 +32,42 @@ describe('container test infrastructure', () => {
     expect(npm.exitCode, npm.stderr).toBe(0);
     expect(npm.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
 
-    const sh = await runContainer(host, image, ['sh', '-c', 'id -u; id -g; echo $HOME; touch /tmp/x && echo tmp-ok; touch /x 2>/dev/null || echo root-ro; which wget npx'], { user: '1000:1000' });
+    const sh = await runContainer(
+      host,
+      image,
+      [
+        'sh',
+        '-c',
+        'id -u; id -g; echo $HOME; touch /tmp/x && echo tmp-ok; touch /x 2>/dev/null || echo root-ro; which wget npx',
+      ],
+      { user: '1000:1000' },
+    );
     expect(sh.exitCode, sh.stderr).toBe(0);
-    expect(sh.stdout.trim().split('\n')).toEqual(['1000', '1000', '/home/app', 'tmp-ok', 'root-ro', '/bin/wget', '/usr/bin/npx']);
+    expect(sh.stdout.trim().split('\n')).toEqual([
+      '1000',
+      '1000',
+      '/home/app',
+      'tmp-ok',
+      'root-ro',
+      '/bin/wget',
+      '/usr/bin/npx',
+    ]);
   });
 
   it('a container over its 64 MiB memory limit is OOM-killed', async () => {
-    const r = await runContainer(host, image, ['node', '-e',
-      'const a = []; for (let i = 0; i < 200; i++) a.push(Buffer.alloc(1 << 20, 1)); console.log("allocated", a.length)'], {
-      user: '1000:1000',
-      hostConfig: { Memory: 64 * 1024 * 1024, MemorySwap: 64 * 1024 * 1024 },
-    });
+    const r = await runContainer(
+      host,
+      image,
+      [
+        'node',
+        '-e',
+        'const a = []; for (let i = 0; i < 200; i++) a.push(Buffer.alloc(1 << 20, 1)); console.log("allocated", a.length)',
+      ],
+      {
+        user: '1000:1000',
+        hostConfig: { Memory: 64 * 1024 * 1024, MemorySwap: 64 * 1024 * 1024 },
+      },
+    );
     expect(r.state.OOMKilled).toBe(true);
     expect(r.exitCode).toBe(137);
     expect(r.stdout).not.toContain('allocated');
@@ -56,19 +90,29 @@ describe('container test infrastructure', () => {
       Labels: { [TEST_LABEL]: '1' },
       TaskTemplate: {
         ContainerSpec: {
-          Image: image, User: '1000:1000', Labels: { [TEST_LABEL]: '1' },
-          Command: ['node', '-e', 'require("http").createServer((q, s) => s.end("hello " + require("os").hostname())).listen(8080)'],
+          Image: image,
+          User: '1000:1000',
+          Labels: { [TEST_LABEL]: '1' },
+          Command: [
+            'node',
+            '-e',
+            'require("http").createServer((q, s) => s.end("hello " + require("os").hostname())).listen(8080)',
+          ],
         },
         Resources: { Limits: { MemoryBytes: 128 * 1024 * 1024 } },
       },
       Mode: { Replicated: { Replicas: 1 } },
-      EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }] },
+      EndpointSpec: {
+        Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishedPort: port, PublishMode: 'host' }],
+      },
     });
     try {
       const t0 = Date.now();
       let body = '';
       while (Date.now() - t0 < 90_000) {
-        body = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) }).then((r) => r.text()).catch(() => '');
+        body = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) })
+          .then((r) => r.text())
+          .catch(() => '');
         if (body) break;
         await new Promise((r) => setTimeout(r, 250));
       }

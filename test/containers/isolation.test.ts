@@ -7,7 +7,9 @@ import { attackFrom } from '../isolation/scenario.ts';
 import { expectIsolated } from '../isolation/attacker.ts';
 
 describe('a container keeps an app away from the service', () => {
-  it('docker (chosen by auto): every attempt of the attacker app fails', { timeout: 300_000 }, async () => {
+  it('docker (chosen by auto): every attempt of the attacker app fails', {
+    timeout: 300_000,
+  }, async () => {
     const r = await attackFrom('auto');
     expectIsolated(r, 1000);
     expect(r.logs).toMatch(/building frameplane\//);

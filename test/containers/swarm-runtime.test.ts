@@ -22,7 +22,7 @@ const docker = dockerClient();
 let t: TestApp;
 let tmp: string;
 let repo: ReturnType<typeof gitFixture>;
-let agents: ChildProcess[] = [];
+const agents: ChildProcess[] = [];
 let output: string[] = [];
 let registry: Awaited<ReturnType<typeof startRegistry>> | undefined;
 const context = () => `agent output (last lines):\n${output.join('\n')}`;
@@ -32,29 +32,65 @@ async function world(env: Record<string, string> = {}) {
   const ann = await newUser(t, `ann${agents.length}`);
   const project = await newProject(t, ann);
   const space = await defaultSpace(t, ann, project.id);
-  const reg = await t.post(`/v2/projects/${project.id}/agents`, { token: ann.token, body: { name: 'swarm' } });
-  const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  const agent = spawn(process.execPath, [BIN, 'agent', '--server', server, '--data', join(tmp, `agent${agents.length}`), '--runtime', 'swarm'], {
-    env: { ...process.env, FRAMEPLANE_AGENT_TOKEN: reg.json.token, GIT_BASE_URL: repo.gitBaseUrl, FRAME_MEMORY_MB: '128', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const reg = await t.post(`/v2/projects/${project.id}/agents`, {
+    token: ann.token,
+    body: { name: 'swarm' },
   });
+  const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  const agent = spawn(
+    process.execPath,
+    [
+      BIN,
+      'agent',
+      '--server',
+      server,
+      '--data',
+      join(tmp, `agent${agents.length}`),
+      '--runtime',
+      'swarm',
+    ],
+    {
+      env: {
+        ...process.env,
+        FRAMEPLANE_AGENT_TOKEN: reg.json.token,
+        GIT_BASE_URL: repo.gitBaseUrl,
+        FRAME_MEMORY_MB: '128',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   agents.push(agent);
   for (const s of [agent.stdout!, agent.stderr!]) {
-    s.on('data', (d: Buffer) => { output = [...output, ...d.toString().split('\n').filter(Boolean)].slice(-60); });
+    s.on('data', (d: Buffer) => {
+      output = [...output, ...d.toString().split('\n').filter(Boolean)].slice(-60);
+    });
   }
-  const online = (path: string, test: (f: any) => boolean = () => true) => until('Online', async () => {
-    const f = (await t.get(`${path}?wait_for=Online&timeout=10`, { token: ann.token })).json;
-    return f.status === 'Online' && test(f) ? f : undefined;
-  }, 180_000, context).catch(async (err) => {
-    const logs = (await t.get(`${path}/logs?limit=100`, { token: ann.token })).json.data.map((l: any) => l.line).join('\n');
-    const f = (await t.get(path, { token: ann.token })).json;
-    throw new Error(`${(err as Error).message}\nframe: ${JSON.stringify(f)}\nlogs:\n${logs}`);
-  });
+  const online = (path: string, test: (f: any) => boolean = () => true) =>
+    until(
+      'Online',
+      async () => {
+        const f = (await t.get(`${path}?wait_for=Online&timeout=10`, { token: ann.token })).json;
+        return f.status === 'Online' && test(f) ? f : undefined;
+      },
+      180_000,
+      context,
+    ).catch(async (err) => {
+      const logs = (await t.get(`${path}/logs?limit=100`, { token: ann.token })).json.data
+        .map((l: any) => l.line)
+        .join('\n');
+      const f = (await t.get(path, { token: ann.token })).json;
+      throw new Error(`${(err as Error).message}\nframe: ${JSON.stringify(f)}\nlogs:\n${logs}`);
+    });
   return { ann, project, space, agentId: reg.json.id as string, online };
 }
 
 const app = (version: string) => ({
-  'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { start: 'node server.js' } }),
+  'package.json': JSON.stringify({
+    name: 'demo',
+    private: true,
+    scripts: { start: 'node server.js' },
+  }),
   'server.js': `require('http').createServer((q, s) => s.end('hello ${version} from ' + require('os').hostname()))
     .listen(Number(process.env.PORT), () => console.log('app ${version} up'));`,
 });
@@ -67,78 +103,157 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(agents.filter((a) => a.exitCode === null).map((a) => {
-    a.kill('SIGTERM');
-    return new Promise((r) => a.once('exit', r));
-  }));
+  await Promise.all(
+    agents
+      .filter((a) => a.exitCode === null)
+      .map((a) => {
+        a.kill('SIGTERM');
+        return new Promise((r) => a.once('exit', r));
+      }),
+  );
   await registry?.stop();
-  const left = await docker.listServices({ filters: JSON.stringify({ label: ['frameplane.frame'] }) });
-  await Promise.all(left.map((s) => docker.getService(s.ID).remove().catch(() => {})));
+  const left = await docker.listServices({
+    filters: JSON.stringify({ label: ['frameplane.frame'] }),
+  });
+  await Promise.all(
+    left.map((s) =>
+      docker
+        .getService(s.ID)
+        .remove()
+        .catch(() => {}),
+    ),
+  );
   await t?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('the swarm runtime', () => {
-  it('runs two replicas as a service, survives the kill of one task, and keeps serving through a broken build', { timeout: 300_000 }, async () => {
+  it('runs two replicas as a service, survives the kill of one task, and keeps serving through a broken build', {
+    timeout: 300_000,
+  }, async () => {
     repo.pushFiles(app('v1'), 'v1');
     const { ann, project, space, agentId, online: onlineAt } = await world();
     const port = await freePort();
-    const frame = await newFrame(t, ann, project.id, space, { agent_id: agentId, port, replica_count: 2, git_repository: 'app', git_repository_owner: 'acme' });
+    const frame = await newFrame(t, ann, project.id, space, {
+      agent_id: agentId,
+      port,
+      replica_count: 2,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+    });
     const path = framePath(frame);
     const online = (test?: (f: any) => boolean) => onlineAt(path, test);
     await online((f) => f.latest_deployment?.status === 'succeeded');
 
     // One service of two tasks, confined and rolled out as documented.
-    const [svc] = await docker.listServices({ filters: JSON.stringify({ name: [serviceName(frame.id)] }) });
+    const [svc] = await docker.listServices({
+      filters: JSON.stringify({ name: [serviceName(frame.id)] }),
+    });
     const spec = svc!.Spec as any;
     expect(spec.Mode.Replicated.Replicas).toBe(2);
     expect(spec.UpdateConfig).toMatchObject({ FailureAction: 'rollback', Order: 'start-first' });
-    expect(spec.TaskTemplate.ContainerSpec).toMatchObject({ User: '1000:1000', CapabilityDrop: ['ALL'] });
+    expect(spec.TaskTemplate.ContainerSpec).toMatchObject({
+      User: '1000:1000',
+      CapabilityDrop: ['ALL'],
+    });
     expect(spec.TaskTemplate.Resources.Limits.MemoryBytes).toBe(128 * 1024 * 1024);
     // No registry: the image exists on this node only, so the tasks are kept here.
     expect(spec.TaskTemplate.Placement.Constraints).toEqual([expect.stringMatching(/^node\.id==/)]);
     const bodies = new Set<string>();
-    for (let i = 0; i < 12; i++) { const r = await hit(port); if ('body' in r) bodies.add(r.body); }
+    for (let i = 0; i < 12; i++) {
+      const r = await hit(port);
+      if ('body' in r) bodies.add(r.body);
+    }
     expect(bodies.size).toBe(2);
 
     // Kill one task's container: the other keeps serving; swarm replaces it; the frame is Online again.
-    const running = await docker.listContainers({ filters: JSON.stringify({ label: [`frameplane.frame=${frame.id}`], status: ['running'] }) });
+    const running = await docker.listContainers({
+      filters: JSON.stringify({ label: [`frameplane.frame=${frame.id}`], status: ['running'] }),
+    });
     expect(running).toHaveLength(2);
     await docker.getContainer(running[0]!.Id).kill();
     let served = 0;
-    for (let i = 0; i < 20; i++) { const r = await hit(port); if ('body' in r && r.status === 200) served++; await new Promise((r) => setTimeout(r, 100)); }
+    for (let i = 0; i < 20; i++) {
+      const r = await hit(port);
+      if ('body' in r && r.status === 200) served++;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(served).toBeGreaterThanOrEqual(15);
-    const events = await until('a crash reported', async () => {
-      const e = (await t.get(`${path}/events?limit=100`, { token: ann.token })).json.data as any[];
-      return e.some((x) => x.type === 'replica' && ['crashed', 'oom'].includes(x.detail?.state)) ? e : undefined;
-    }, 60_000, context);
+    const events = await until(
+      'a crash reported',
+      async () => {
+        const e = (await t.get(`${path}/events?limit=100`, { token: ann.token })).json
+          .data as any[];
+        return e.some((x) => x.type === 'replica' && ['crashed', 'oom'].includes(x.detail?.state))
+          ? e
+          : undefined;
+      },
+      60_000,
+      context,
+    );
     expect(events.length).toBeGreaterThan(0);
     await online((f) => f.replicas.filter((r: any) => r.state === 'healthy').length === 2);
-    await until('two tasks again', async () => (await docker.listContainers({
-      filters: JSON.stringify({ label: [`frameplane.frame=${frame.id}`], status: ['running'] }),
-    })).length === 2, 60_000, context);
+    await until(
+      'two tasks again',
+      async () =>
+        (
+          await docker.listContainers({
+            filters: JSON.stringify({
+              label: [`frameplane.frame=${frame.id}`],
+              status: ['running'],
+            }),
+          })
+        ).length === 2,
+      60_000,
+      context,
+    );
 
     // A broken build: the deployment fails, the service keeps its tasks, the frame stays Online.
-    repo.pushFiles({ 'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { start: 'node server.js', build: 'exit 2' } }) }, 'broken');
+    repo.pushFiles(
+      {
+        'package.json': JSON.stringify({
+          name: 'demo',
+          private: true,
+          scripts: { start: 'node server.js', build: 'exit 2' },
+        }),
+      },
+      'broken',
+    );
     expect((await t.post(`${path}/deploy`, { token: ann.token, body: {} })).status).toBe(202);
     const kept = await online((f) => f.latest_deployment?.status === 'failed');
     expect(kept.latest_deployment.failure_reason).toBe('build_failed');
     expect(await hit(port)).toMatchObject({ status: 200 });
   });
 
-  it('with a registry, pushes each image there and leaves the placement to swarm', { timeout: 300_000 }, async () => {
+  it('with a registry, pushes each image there and leaves the placement to swarm', {
+    timeout: 300_000,
+  }, async () => {
     registry = await startRegistry();
     repo.pushFiles(app('v3'), 'v3');
-    const { ann, project, space, agentId, online } = await world({ FRAME_REGISTRY: registry.address });
+    const { ann, project, space, agentId, online } = await world({
+      FRAME_REGISTRY: registry.address,
+    });
     const port = await freePort();
-    const frame = await newFrame(t, ann, project.id, space, { agent_id: agentId, port, replica_count: 2, git_repository: 'app', git_repository_owner: 'acme' });
+    const frame = await newFrame(t, ann, project.id, space, {
+      agent_id: agentId,
+      port,
+      replica_count: 2,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+    });
     const f = await online(framePath(frame), (x) => x.latest_deployment?.status === 'succeeded');
-    const [svc] = await docker.listServices({ filters: JSON.stringify({ name: [serviceName(frame.id)] }) });
+    const [svc] = await docker.listServices({
+      filters: JSON.stringify({ name: [serviceName(frame.id)] }),
+    });
     const spec = svc!.Spec as any;
     // Swarm pins the image by digest once it resolved it from the registry.
-    expect(spec.TaskTemplate.ContainerSpec.Image).toMatch(new RegExp(`^${registry.address}/frameplane/[a-z0-9-]+:${f.serving.commit_sha}`));
+    expect(spec.TaskTemplate.ContainerSpec.Image).toMatch(
+      new RegExp(`^${registry.address}/frameplane/[a-z0-9-]+:${f.serving.commit_sha}`),
+    );
     expect(spec.TaskTemplate.Placement?.Constraints ?? []).toEqual([]);
-    expect(await registry.catalog()).toContain(`frameplane/${frame.id.toLowerCase().replace(/_/g, '-')}`);
+    expect(await registry.catalog()).toContain(
+      `frameplane/${frame.id.toLowerCase().replace(/_/g, '-')}`,
+    );
     expect(await hit(port)).toMatchObject({ status: 200 });
   });
 });

@@ -14,19 +14,35 @@ beforeAll(async () => {
   pool = createPool(await freshDatabaseUrl(), { max: 2 });
   db = createDatabase(pool);
   // A users row is enough: the builder is typed by our schema.
-  for (const [id, name] of [['u1', 'Ada'], ['u2', 'Grace'], ['u3', 'Edsger']]) {
-    await sql`insert into users (id, email, name, password_hash, created_at) values (${id}, ${`${id}@example.com`}, ${name}, 'x', now())`.execute(db);
+  for (const [id, name] of [
+    ['u1', 'Ada'],
+    ['u2', 'Grace'],
+    ['u3', 'Edsger'],
+  ]) {
+    await sql`insert into users (id, email, name, password_hash, created_at) values (${id}, ${`${id}@example.com`}, ${name}, 'x', now())`.execute(
+      db,
+    );
   }
 });
 afterAll(() => db.destroy());
 
 describe('compiledOnce', () => {
   const byIdAndName = compiledOnce((q, id: string, notName: string, limit: number) =>
-    q.selectFrom('users').select(['id', 'name']).where('id', '>=', id).where('name', '!=', notName)
-      .where('email', 'like', '%@example.com').orderBy('id').limit(limit));
+    q
+      .selectFrom('users')
+      .select(['id', 'name'])
+      .where('id', '>=', id)
+      .where('name', '!=', notName)
+      .where('email', 'like', '%@example.com')
+      .orderBy('id')
+      .limit(limit),
+  );
 
   it('binds every call its own values, constants included', async () => {
-    expect(await byIdAndName(db, 'u1', 'Grace', 10)).toEqual([{ id: 'u1', name: 'Ada' }, { id: 'u3', name: 'Edsger' }]);
+    expect(await byIdAndName(db, 'u1', 'Grace', 10)).toEqual([
+      { id: 'u1', name: 'Ada' },
+      { id: 'u3', name: 'Edsger' },
+    ]);
     expect(await byIdAndName(db, 'u2', 'Nobody', 1)).toEqual([{ id: 'u2', name: 'Grace' }]);
     expect(await byIdAndName(db, 'u9', 'Ada', 5)).toEqual([]);
   });
@@ -40,7 +56,9 @@ describe('compiledOnce', () => {
   });
 
   it('refuses an argument written into the text rather than bound', async () => {
-    const byColumn = compiledOnce((q, column: string) => q.selectFrom('users').select(sql.ref(column).as('x')));
+    const byColumn = compiledOnce((q, column: string) =>
+      q.selectFrom('users').select(sql.ref(column).as('x')),
+    );
     await expect(byColumn(db, 'name')).rejects.toThrow(/written into the SQL text/);
   });
 });

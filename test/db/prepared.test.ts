@@ -19,33 +19,58 @@ beforeAll(async () => {
 afterAll(() => db.destroy());
 
 const prepared = async () =>
-  (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
+  (
+    await sql<{
+      name: string;
+      statement: string;
+    }>`select name, statement from pg_prepared_statements`.execute(db)
+  ).rows;
 
 describe('prepared statements', () => {
   it('prepares a parameterised statement once and reuses it', async () => {
-    for (let i = 0; i < 8; i++) expect((await sql<{ name: string }>`select name from gadgets where id = ${1}`.execute(db)).rows).toEqual([{ name: 'one' }]);
-    const mine = (await prepared()).filter((p) => p.statement.includes('from gadgets where id = $1'));
+    for (let i = 0; i < 8; i++)
+      expect(
+        (await sql<{ name: string }>`select name from gadgets where id = ${1}`.execute(db)).rows,
+      ).toEqual([{ name: 'one' }]);
+    const mine = (await prepared()).filter((p) =>
+      p.statement.includes('from gadgets where id = $1'),
+    );
     expect(mine).toHaveLength(1);
     expect(mine[0].name).toMatch(/^fp\d+_0$/);
   });
 
   it('leaves statements without parameters unnamed', async () => {
     await sql`select count(*) from gadgets`.execute(db);
-    expect((await prepared()).some((p) => p.statement.includes('count(*) from gadgets'))).toBe(false);
+    expect((await prepared()).some((p) => p.statement.includes('count(*) from gadgets'))).toBe(
+      false,
+    );
   });
 
   it('survives a migration that changes the result of a prepared select *', async () => {
-    const read = () => db.selectFrom('gadgets' as never).selectAll().where('id' as never, '=', 2 as never).execute();
+    const read = () =>
+      db
+        .selectFrom('gadgets' as never)
+        .selectAll()
+        .where('id' as never, '=', 2 as never)
+        .execute();
     expect(await read()).toEqual([{ id: 2, name: 'two' }]);
     await sql`alter table gadgets add column colour text default 'red'`.execute(db);
     expect(await read()).toEqual([{ id: 2, name: 'two', colour: 'red' }]);
 
     await sql`alter table gadgets add column size int default 3`.execute(db);
     // Inside a transaction the statement cannot simply run again: transaction() retries it whole.
-    const rows = await transaction(db, async (trx) => trx.selectFrom('gadgets' as never).selectAll().where('id' as never, '=', 2 as never).execute());
+    const rows = await transaction(db, async (trx) =>
+      trx
+        .selectFrom('gadgets' as never)
+        .selectAll()
+        .where('id' as never, '=', 2 as never)
+        .execute(),
+    );
     expect(rows).toEqual([{ id: 2, name: 'two', colour: 'red', size: 3 }]);
     // Both times PostgreSQL refused the stale plan and the statement was prepared anew.
-    const names = (await prepared()).filter((p) => p.statement.includes('select * from "gadgets"')).map((p) => p.name.replace(/^fp\d+/, ''));
+    const names = (await prepared())
+      .filter((p) => p.statement.includes('select * from "gadgets"'))
+      .map((p) => p.name.replace(/^fp\d+/, ''));
     expect(names.sort()).toEqual(['_0', '_1', '_2']);
   });
 

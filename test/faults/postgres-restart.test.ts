@@ -11,7 +11,19 @@ import { sql } from 'kysely';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_TOKEN, http, killAll, report, sleep, startInstance, stats, startLoad, until, type HttpReply, type Sample } from './helpers/service.ts';
+import {
+  ADMIN_TOKEN,
+  http,
+  killAll,
+  report,
+  sleep,
+  startInstance,
+  stats,
+  startLoad,
+  until,
+  type HttpReply,
+  type Sample,
+} from './helpers/service.ts';
 import { openDatabase, unique } from './helpers/seed.ts';
 import { ownPostgres, type OwnPostgres } from './helpers/postgres.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -26,18 +38,25 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   const pg: OwnPostgres = await ownPostgres();
   cleanup.push(() => pg.destroy());
   let db: Database | undefined;
-  cleanup.unshift(async () => { await db?.destroy(); });
+  cleanup.unshift(async () => {
+    await db?.destroy();
+  });
   const svc = await startInstance('svc', { DATABASE_URL: pg.url, ADMIN_TOKEN });
   const pid = svc.child.pid;
-  const call = (method: string, path: string, o: Parameters<typeof http>[3] = {}) => http(svc.base, method, path, { timeoutMs: 20_000, ...o });
+  const call = (method: string, path: string, o: Parameters<typeof http>[3] = {}) =>
+    http(svc.base, method, path, { timeoutMs: 20_000, ...o });
 
   // A user, a project with a frame on a cloud agent, a team; and tokens never used yet, so the
   // outage also meets the uncached token lookup.
-  const signup = await call('POST', '/v2/auth/signup', { body: { email: `pg-${unique()}@example.test`, password: 'a-long-enough-password' } });
+  const signup = await call('POST', '/v2/auth/signup', {
+    body: { email: `pg-${unique()}@example.test`, password: 'a-long-enough-password' },
+  });
   expect(signup.status, signup.text).toBe(201);
   const token = signup.json.access_token as string;
   const project = (await call('POST', '/v2/projects', { token, body: { name: 'Restart' } })).json;
-  const team = (await call('POST', '/v2/teams', { token, body: { name: 'Restart', slug: `pg-${unique()}` } })).json;
+  const team = (
+    await call('POST', '/v2/teams', { token, body: { name: 'Restart', slug: `pg-${unique()}` } })
+  ).json;
   const freshTokens: string[] = [];
   for (let i = 0; i < 4; i++) {
     const r = await call('POST', '/v2/user/tokens', { token, body: { name: `unused-${i}` } });
@@ -49,11 +68,20 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   // outage also lands between two statements of one), and a readyz probe every 100 ms.
   const requests: Array<[string, () => Promise<HttpReply>]> = [
     ['GET /v2/user', () => call('GET', '/v2/user', { token })],
-    ['POST /v2/projects', () => call('POST', '/v2/projects', { token, body: { name: `p-${unique()}` } })],
+    [
+      'POST /v2/projects',
+      () => call('POST', '/v2/projects', { token, body: { name: `p-${unique()}` } }),
+    ],
     ['GET /v2/projects/{id}', () => call('GET', `/v2/projects/${project.id}`, { token })],
-    ['PATCH /v2/projects/{id}', () => call('PATCH', `/v2/projects/${project.id}`, { token, body: { name: `r-${unique()}` } })],
+    [
+      'PATCH /v2/projects/{id}',
+      () => call('PATCH', `/v2/projects/${project.id}`, { token, body: { name: `r-${unique()}` } }),
+    ],
     ['GET /v2/teams', () => call('GET', '/v2/teams', { token })],
-    ['POST /v2/teams', () => call('POST', '/v2/teams', { token, body: { name: 'Load', slug: `load-${unique()}` } })],
+    [
+      'POST /v2/teams',
+      () => call('POST', '/v2/teams', { token, body: { name: 'Load', slug: `load-${unique()}` } }),
+    ],
   ];
   const load = startLoad(svc.base, requests, 8, 100);
   const { samples, ready } = load;
@@ -77,17 +105,28 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   await load.stop();
 
   // Never a 500, never a hang, never an unexpected status; every failure is the clean 503.
-  const all = [...samples, ...ready, ...unseen.map((r) => ({ ...r, what: 'unseen token', startedAt: downAt, endedAt: downAt }))];
+  const all = [
+    ...samples,
+    ...ready,
+    ...unseen.map((r) => ({ ...r, what: 'unseen token', startedAt: downAt, endedAt: downAt })),
+  ];
   const bad = all.filter((r) => ![200, 201, 503].includes(r.status));
   // On failure, what the service logged: errors (level 50+), and its last words if it died.
   if (bad.length || svc.child.exitCode !== null) {
     const file = join(tmpdir(), `frameplane-faults-pg-${mode}.log`);
     writeFileSync(file, svc.log());
-    const errors = svc.log().split('\n').filter((l) => /"level":(50|60)/.test(l) || (l && !l.startsWith('{')));
-    console.log(`service log (${mode} shutdown; whole log in ${file}), exit ${svc.child.exitCode ?? svc.child.signalCode}:\n${errors.slice(0, 20).join('\n')}`);
+    const errors = svc
+      .log()
+      .split('\n')
+      .filter((l) => /"level":(50|60)/.test(l) || (l && !l.startsWith('{')));
+    console.log(
+      `service log (${mode} shutdown; whole log in ${file}), exit ${svc.child.exitCode ?? svc.child.signalCode}:\n${errors.slice(0, 20).join('\n')}`,
+    );
   }
   expect(svc.child.exitCode, 'the service process is still running').toBeNull();
-  expect(bad.map((r) => `${r.what}: ${r.status} ${r.error ?? ''} ${r.text.slice(0, 200)}`)).toEqual([]);
+  expect(bad.map((r) => `${r.what}: ${r.status} ${r.error ?? ''} ${r.text.slice(0, 200)}`)).toEqual(
+    [],
+  );
   for (const r of all.filter((x) => x.status === 503)) {
     expect(r.headers.get('content-type'), r.text).toMatch(/^application\/problem\+json/);
     expect(r.json, r.text).toMatchObject({ status: 503, code: 'database_unavailable' });
@@ -110,18 +149,30 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   // Recovered for good: the last 4 s of load all succeeded.
   const tail = samples.filter((s) => s.startedAt >= upAt + 4000);
   expect(tail.length).toBeGreaterThan(10);
-  expect(tail.filter((s) => s.status >= 300).map((s) => `${s.what}: ${s.status} ${s.text.slice(0, 120)}`)).toEqual([]);
+  expect(
+    tail
+      .filter((s) => s.status >= 300)
+      .map((s) => `${s.what}: ${s.status} ${s.text.slice(0, 120)}`),
+  ).toEqual([]);
   expect(svc.child.exitCode).toBeNull();
   expect(svc.child.pid).toBe(pid);
 
   // The job worker is back: an invitation's e-mail (no SMTP_URL: kept and logged) is handled.
   db = openDatabase(pg.url);
   const guest = `guest-${unique()}@example.test`;
-  const inv = await call('POST', `/v2/teams/${team.id}/invitations`, { token, body: { email: guest, role: 'member' } });
+  const inv = await call('POST', `/v2/teams/${team.id}/invitations`, {
+    token,
+    body: { email: guest, role: 'member' },
+  });
   expect(inv.status, inv.text).toBe(201);
   const mailStarted = Date.now();
-  await until('the worker to handle the e-mail after the restart',
-    () => db!.selectFrom('emails').select('status').where('to_address', '=', guest).executeTakeFirst(), (r) => r?.status === 'logged', 20_000);
+  await until(
+    'the worker to handle the e-mail after the restart',
+    () =>
+      db!.selectFrom('emails').select('status').where('to_address', '=', guest).executeTakeFirst(),
+    (r) => r?.status === 'logged',
+    20_000,
+  );
   const mailMs = Date.now() - mailStarted;
 
   // The LISTEN connection is back: a revocation written and NOTIFYed by another process (as a
@@ -131,44 +182,93 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   await sql`update access_tokens set revoked_at = now() where id = ${victim.json.id}`.execute(db);
   await sql`select pg_notify('frameplane_tokens', ${victim.json.id})`.execute(db);
   const revokedAt = Date.now();
-  const refused = await until('the revoked token to be refused', () => call('GET', '/v2/user', { token: victim.json.token }), (r) => r.status === 401, 5000, 20);
+  const refused = await until(
+    'the revoked token to be refused',
+    () => call('GET', '/v2/user', { token: victim.json.token }),
+    (r) => r.status === 401,
+    5000,
+    20,
+  );
   const revokeMs = Date.now() - revokedAt;
   expect(refused.status).toBe(401);
   expect(revokeMs).toBeLessThan(1000);
 
   // ...and an agent's long poll wakes on a stop.
-  const agent = await call('POST', '/v2/admin/agents', { token: ADMIN_TOKEN, body: { name: `cloud-${unique()}` } });
+  const agent = await call('POST', '/v2/admin/agents', {
+    token: ADMIN_TOKEN,
+    body: { name: `cloud-${unique()}` },
+  });
   expect(agent.status, agent.text).toBe(201);
   const spaces = await call('GET', `/v2/projects/${project.id}/spaces`, { token });
-  const frame = await call('POST', `/v2/projects/${project.id}/spaces/${spaces.json.data[0].id}/frames`, {
-    token, body: { name: 'web', owner_id: signup.json.user.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080 },
-  });
+  const frame = await call(
+    'POST',
+    `/v2/projects/${project.id}/spaces/${spaces.json.data[0].id}/frames`,
+    {
+      token,
+      body: {
+        name: 'web',
+        owner_id: signup.json.user.id,
+        git_repository: 'app',
+        git_repository_owner: 'acme',
+        git_repository_branch: 'main',
+        port: 8080,
+      },
+    },
+  );
   expect(frame.status, frame.text).toBe(201);
-  expect((await call('POST', '/v2/agent/sync', { token: agent.json.token, body: {} })).status).toBe(200);
-  const poll = call('POST', '/v2/agent/sync?wait=10', { token: agent.json.token, body: {} }).then((r) => ({ r, at: Date.now() }));
+  expect((await call('POST', '/v2/agent/sync', { token: agent.json.token, body: {} })).status).toBe(
+    200,
+  );
+  const poll = call('POST', '/v2/agent/sync?wait=10', { token: agent.json.token, body: {} }).then(
+    (r) => ({ r, at: Date.now() }),
+  );
   await sleep(500);
-  const stop = await call('POST', `/v2/projects/${project.id}/spaces/${spaces.json.data[0].id}/frames/${frame.json.id}/stop`, { token });
+  const stop = await call(
+    'POST',
+    `/v2/projects/${project.id}/spaces/${spaces.json.data[0].id}/frames/${frame.json.id}/stop`,
+    { token },
+  );
   expect(stop.status, stop.text).toBe(202);
   const stoppedAt = Date.now();
   const woke = await poll;
   expect(woke.r.status).toBe(200);
-  expect(woke.r.json.frames.find((f: any) => f.frame_id === frame.json.id)?.desired_state).toBe('stopped');
+  expect(woke.r.json.frames.find((f: any) => f.frame_id === frame.json.id)?.desired_state).toBe(
+    'stopped',
+  );
   const wakeMs = woke.at - stoppedAt;
   expect(wakeMs).toBeLessThan(1500);
 
   const failed = samples.filter((s) => s.status === 503);
   report(`postgres restart (${mode} shutdown)`, {
-    requests: samples.length, ok: samples.filter((s) => s.status < 300).length, failed_503: failed.length,
-    other_statuses: bad.length, readyz_503_while_down: ready.filter(down).length,
-    stop_ms: downAt - stopAt, start_ms: upAt - startAt, down_ms: upAt - downAt,
-    latency_ms: stats(samples.map((s) => s.ms)), latency_503_ms: stats(failed.map((s) => s.ms)), slowest_ms: Math.round(slowest),
-    readyz_200_after_start_ms: readyAgain!.endedAt - upAt, first_success_after_start_ms: firstOk!.endedAt - upAt,
-    worker_after_restart_ms: mailMs, revocation_after_restart_ms: revokeMs, long_poll_wake_ms: wakeMs,
+    requests: samples.length,
+    ok: samples.filter((s) => s.status < 300).length,
+    failed_503: failed.length,
+    other_statuses: bad.length,
+    readyz_503_while_down: ready.filter(down).length,
+    stop_ms: downAt - stopAt,
+    start_ms: upAt - startAt,
+    down_ms: upAt - downAt,
+    latency_ms: stats(samples.map((s) => s.ms)),
+    latency_503_ms: stats(failed.map((s) => s.ms)),
+    slowest_ms: Math.round(slowest),
+    readyz_200_after_start_ms: readyAgain!.endedAt - upAt,
+    first_success_after_start_ms: firstOk!.endedAt - upAt,
+    worker_after_restart_ms: mailMs,
+    revocation_after_restart_ms: revokeMs,
+    long_poll_wake_ms: wakeMs,
   });
   expect(await svc.kill('SIGTERM')).toBe(0);
 }
 
 describe('PostgreSQL restarted under load', () => {
-  it('fast shutdown: readyz reports it, requests fail cleanly with 503, and the service recovers without a restart', () => restartUnderLoad('fast'), 180_000);
-  it('immediate shutdown (crash) across a minute boundary: the same', () => restartUnderLoad('immediate'), 240_000);
+  it(
+    'fast shutdown: readyz reports it, requests fail cleanly with 503, and the service recovers without a restart',
+    () => restartUnderLoad('fast'),
+    180_000,
+  );
+  it(
+    'immediate shutdown (crash) across a minute boundary: the same',
+    () => restartUnderLoad('immediate'),
+    240_000,
+  );
 });

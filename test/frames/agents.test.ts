@@ -4,8 +4,23 @@
 // which settings changes re-roll a frame.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { addMember, expectProblem, newProject, newTeam, newUser, share, type TestUser } from '../helpers/factories.ts';
-import { ADMIN, defaultSpace, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
+import {
+  addMember,
+  expectProblem,
+  newProject,
+  newTeam,
+  newUser,
+  share,
+  type TestUser,
+} from '../helpers/factories.ts';
+import {
+  ADMIN,
+  defaultSpace,
+  framePath,
+  newFrame,
+  replicaEvents,
+  sync,
+} from '../helpers/frames.ts';
 
 let t: TestApp;
 let ann: TestUser; // owns the project
@@ -25,7 +40,9 @@ beforeAll(async () => {
   await addMember(t, team.id, bob, 'member');
   await share(t, team.id, project.id, 'admin'); // bob: lower of member and admin = member
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const agentsPath = (projectId: string) => `/v2/projects/${projectId}/agents`;
 async function selfHosted(name = 'edge', projectId = project.id, token = ann.token) {
@@ -43,13 +60,23 @@ const read = async (f: { id: string; project_id: string; space_id: string }, que
   return r;
 };
 const deploymentsOf = async (f: { id: string; project_id: string; space_id: string }) =>
-  (await t.get(`${framePath(f)}/deployments`, { token: ann.token })).json.data as Array<{ id: string; trigger: string; status: string }>;
+  (await t.get(`${framePath(f)}/deployments`, { token: ann.token })).json.data as Array<{
+    id: string;
+    trigger: string;
+    status: string;
+  }>;
 
 describe('self-hosted agent registration', () => {
   it('an admin registers one (201, token shown once); the list never shows the token', async () => {
     const r = await t.post(agentsPath(project.id), { token: ann.token, body: { name: 'rack-1' } });
     expect(r.status, r.text).toBe(201);
-    expect(r.json).toMatchObject({ name: 'rack-1', kind: 'self_hosted', project_id: project.id, online: false, last_seen_at: null });
+    expect(r.json).toMatchObject({
+      name: 'rack-1',
+      kind: 'self_hosted',
+      project_id: project.id,
+      online: false,
+      last_seen_at: null,
+    });
     expect(r.json.id).toMatch(/^agt_/);
     expect(typeof r.json.token).toBe('string');
     expect(r.json.token.length).toBeGreaterThanOrEqual(20);
@@ -64,15 +91,23 @@ describe('self-hosted agent registration', () => {
 
     // The token works, once: the agent is online after its first sync.
     expect((await sync(t, r.json.token)).frames).toEqual([]);
-    const after = (await t.get(agentsPath(project.id), { token: ann.token })).json.data.find((a: any) => a.id === r.json.id);
+    const after = (await t.get(agentsPath(project.id), { token: ann.token })).json.data.find(
+      (a: any) => a.id === r.json.id,
+    );
     expect(after.online).toBe(true);
     expect(Date.parse(after.last_seen_at)).not.toBeNaN();
   });
 
   it('a member may list but not register (403); an outsider gets 404; no token 401', async () => {
-    expectProblem(await t.post(agentsPath(project.id), { token: bob.token, body: { name: 'nope' } }), 403);
+    expectProblem(
+      await t.post(agentsPath(project.id), { token: bob.token, body: { name: 'nope' } }),
+      403,
+    );
     expect((await t.get(agentsPath(project.id), { token: bob.token })).status).toBe(200);
-    expectProblem(await t.post(agentsPath(project.id), { token: carol.token, body: { name: 'nope' } }), 404);
+    expectProblem(
+      await t.post(agentsPath(project.id), { token: carol.token, body: { name: 'nope' } }),
+      404,
+    );
     expectProblem(await t.get(agentsPath(project.id), { token: carol.token }), 404);
     expectProblem(await t.post(agentsPath(project.id), { body: { name: 'nope' } }), 401);
   });
@@ -82,14 +117,26 @@ describe('frames on a self-hosted agent', () => {
   it('are created with agent_id; an agent of another project is refused', async () => {
     const agent = await selfHosted();
     const f = await newFrame(t, ann, project.id, space, { agent_id: agent.id });
-    expect(f).toMatchObject({ runtime: { kind: 'agent', agent_id: agent.id }, agent_id: agent.id, desired_state: 'running' });
+    expect(f).toMatchObject({
+      runtime: { kind: 'agent', agent_id: agent.id },
+      agent_id: agent.id,
+      desired_state: 'running',
+    });
     expect((await sync(t, agent.token)).frames.map((x) => x.frame_id)).toEqual([f.id]);
 
     const other = await newProject(t, carol);
     const foreign = await selfHosted('foreign', other.id, carol.token);
     const r = await t.post(`/v2/projects/${project.id}/spaces/${space}/frames`, {
       token: ann.token,
-      body: { name: 'x', owner_id: ann.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080, agent_id: foreign.id },
+      body: {
+        name: 'x',
+        owner_id: ann.id,
+        git_repository: 'app',
+        git_repository_owner: 'acme',
+        git_repository_branch: 'main',
+        port: 8080,
+        agent_id: foreign.id,
+      },
     });
     expectProblem(r, 422);
     expect(r.json.errors.map((e: any) => e.path)).toContain('agent_id');
@@ -106,7 +153,12 @@ describe('frames on a self-hosted agent', () => {
       expect(r.json.detail).toMatch(/never/i);
     }
     expect((await read(f)).json.desired_state).toBe('running');
-    const recorded = await t.db.selectFrom('frame_events').select('type').where('frame_id', '=', f.id).where('type', 'in', ['stop', 'start']).execute();
+    const recorded = await t.db
+      .selectFrom('frame_events')
+      .select('type')
+      .where('frame_id', '=', f.id)
+      .where('type', 'in', ['stop', 'start'])
+      .execute();
     expect(recorded).toEqual([]);
 
     await sync(t, agent.token);
@@ -122,11 +174,17 @@ describe('frames on a self-hosted agent', () => {
     const agent = await selfHosted('flaky');
     const f = await newFrame(t, ann, project.id, space, { agent_id: agent.id });
     await sync(t, agent.token);
-    const seen = (await t.get(agentsPath(project.id), { token: ann.token })).json.data.find((a: any) => a.id === agent.id).last_seen_at as string;
+    const seen = (await t.get(agentsPath(project.id), { token: ann.token })).json.data.find(
+      (a: any) => a.id === agent.id,
+    ).last_seen_at as string;
 
     await advance(31);
     expect((await read(f)).json.agent_online).toBe(false);
-    expect((await t.get(agentsPath(project.id), { token: ann.token })).json.data.find((a: any) => a.id === agent.id).online).toBe(false);
+    expect(
+      (await t.get(agentsPath(project.id), { token: ann.token })).json.data.find(
+        (a: any) => a.id === agent.id,
+      ).online,
+    ).toBe(false);
     for (const op of ['stop', 'start']) {
       const r = await t.post(`${framePath(f)}/${op}`, { token: ann.token });
       expectProblem(r, 503, 'agent_offline');
@@ -154,7 +212,9 @@ describe('cloud frames', () => {
     prj = await newProject(c, owner);
     spc = await defaultSpace(c, owner, prj.id);
   });
-  afterAll(async () => { await c.close(); });
+  afterAll(async () => {
+    await c.close();
+  });
 
   it('never answer 503, with no cloud agent at all; are placed on the least loaded cloud agent once the operator registers them', async () => {
     const f1 = await newFrame(c, owner, prj.id, spc, { name: 'one' });
@@ -171,8 +231,14 @@ describe('cloud frames', () => {
     expect(a.status, a.text).toBe(201);
     expect(a.json).toMatchObject({ kind: 'cloud', project_id: null, name: 'cloud-a' });
     expect(typeof a.json.token).toBe('string');
-    for (const f of [f1, f2]) expect((await c.get(framePath(f), { token: owner.token })).json).toMatchObject({ agent_id: a.json.id, runtime: { kind: 'cloud' } });
-    const told = Object.fromEntries((await sync(c, a.json.token)).frames.map((x) => [x.frame_id, x.desired_state]));
+    for (const f of [f1, f2])
+      expect((await c.get(framePath(f), { token: owner.token })).json).toMatchObject({
+        agent_id: a.json.id,
+        runtime: { kind: 'cloud' },
+      });
+    const told = Object.fromEntries(
+      (await sync(c, a.json.token)).frames.map((x) => [x.frame_id, x.desired_state]),
+    );
     expect(told).toEqual({ [f1.id]: 'running', [f2.id]: 'stopped' });
 
     // A second cloud agent, empty: new cloud frames go to it until the load is even.
@@ -184,12 +250,16 @@ describe('cloud frames', () => {
     expect(f4.agent_id).toBe(b.json.id);
     const f5 = await newFrame(c, owner, prj.id, spc, { name: 'five' });
     expect([a.json.id, b.json.id]).toContain(f5.agent_id);
-    expect((await sync(c, b.json.token)).frames.map((x) => x.frame_id).sort()).toEqual([f3.id, f4.id, ...(f5.agent_id === b.json.id ? [f5.id] : [])].sort());
+    expect((await sync(c, b.json.token)).frames.map((x) => x.frame_id).sort()).toEqual(
+      [f3.id, f4.id, ...(f5.agent_id === b.json.id ? [f5.id] : [])].sort(),
+    );
 
     // cloud-b never synced and cloud-a's last sync is long past: cloud frames still never wait.
     await c.post('/v2/admin/clock', { token: ADMIN, body: { advance_seconds: 120 } });
-    for (const f of [f1, f3]) expect((await c.post(`${framePath(f)}/stop`, { token: owner.token })).status).toBe(202);
-    for (const f of [f1, f3]) expect((await c.post(`${framePath(f)}/start`, { token: owner.token })).status).toBe(202);
+    for (const f of [f1, f3])
+      expect((await c.post(`${framePath(f)}/stop`, { token: owner.token })).status).toBe(202);
+    for (const f of [f1, f3])
+      expect((await c.post(`${framePath(f)}/start`, { token: owner.token })).status).toBe(202);
   });
 });
 
@@ -224,7 +294,9 @@ describe('the long-poll sync', () => {
     const elapsed = Date.now() - started;
     expect(answer.status, answer.text).toBe(200);
     expect(elapsed).toBeLessThan(2500);
-    expect(answer.json.frames.find((x: any) => x.frame_id === f.id)).toMatchObject({ desired_state: 'stopped' });
+    expect(answer.json.frames.find((x: any) => x.frame_id === f.id)).toMatchObject({
+      desired_state: 'stopped',
+    });
     expect(answer.json.frames[0].generation).toBeGreaterThan(first.frames[0].generation);
   });
 
@@ -263,10 +335,16 @@ describe('an agent only sees its own frames', () => {
     });
     expect(answer.frames.map((x) => x.frame_id)).toEqual([f1.id]);
     const f2read = (await read(f2)).json;
-    expect(f2read).toMatchObject({ replicas: [], status: 'Starting', backoff: { crash_streak: 0 } });
+    expect(f2read).toMatchObject({
+      replicas: [],
+      status: 'Starting',
+      backoff: { crash_streak: 0 },
+    });
     const f3read = (await t.get(framePath(f3), { token: carol.token })).json;
     expect(f3read).toMatchObject({ replicas: [], status: 'Starting' });
-    expect(await t.db.selectFrom('frame_logs').select('id').where('frame_id', '=', f2.id).execute()).toEqual([]);
+    expect(
+      await t.db.selectFrom('frame_logs').select('id').where('frame_id', '=', f2.id).execute(),
+    ).toEqual([]);
   });
 });
 
@@ -281,7 +359,9 @@ describe('deleting an agent', () => {
     expect((await t.del(framePath(f), { token: ann.token })).status).toBe(200);
     expect((await t.del(path, { token: ann.token })).status).toBe(204);
     expectProblem(await t.post('/v2/agent/sync', { token: agent.token, body: {} }), 401);
-    expect((await t.get(agentsPath(project.id), { token: ann.token })).json.data.map((a: any) => a.id)).not.toContain(agent.id);
+    expect(
+      (await t.get(agentsPath(project.id), { token: ann.token })).json.data.map((a: any) => a.id),
+    ).not.toContain(agent.id);
     expectProblem(await t.del(path, { token: ann.token }), 404);
   });
 });
@@ -309,7 +389,12 @@ describe('GET a frame with ?wait_for', () => {
   it('otherwise answers the current state when the timeout passes', async () => {
     const agent = await selfHosted('slow');
     const f = await newFrame(t, ann, project.id, space, { agent_id: agent.id, replica_count: 2 });
-    await sync(t, agent.token, { events: [{ frame_id: f.id, replica: 0, type: 'healthy' }, { frame_id: f.id, replica: 1, type: 'crashed' }] });
+    await sync(t, agent.token, {
+      events: [
+        { frame_id: f.id, replica: 0, type: 'healthy' },
+        { frame_id: f.id, replica: 1, type: 'crashed' },
+      ],
+    });
     const started = Date.now();
     const r = await read(f, '?wait_for=Online&timeout=2');
     const elapsed = Date.now() - started;
@@ -331,11 +416,19 @@ describe('ETag and If-Match', () => {
     expect(current).not.toBe(stale);
     expect((await read(f)).headers.etag).toBe(current);
 
-    const refused = await t.patch(framePath(f), { token: ann.token, body: { name: 'lost-update' }, headers: { 'if-match': stale } });
+    const refused = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { name: 'lost-update' },
+      headers: { 'if-match': stale },
+    });
     expectProblem(refused, 412, 'precondition_failed');
     expect((await read(f)).json.name).toBe('etag-2');
 
-    const ok = await t.patch(framePath(f), { token: ann.token, body: { name: 'etag-3' }, headers: { 'if-match': current } });
+    const ok = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { name: 'etag-3' },
+      headers: { 'if-match': current },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json.name).toBe('etag-3');
     expect(ok.headers.etag).not.toBe(current);
@@ -352,25 +445,38 @@ describe('validation', () => {
     expect(err, JSON.stringify(r.json)).toBeTruthy();
     expect(err.message).toContain('git_repository_name');
     expect((await read(f)).json.git_repository).toBe('app');
-    const ok = await t.patch(framePath(f), { token: ann.token, body: { git_repository_name: 'other' } });
+    const ok = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { git_repository_name: 'other' },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json).toMatchObject({ git_repository: 'other', git_repository_name: 'other' });
   });
 
   const BAD_PORTS: unknown[] = [1023, 65536, 6379, 27017, 9898, 27018, '8080', 8080.5, 0, -1, null];
-  it.each(BAD_PORTS.map((p) => [JSON.stringify(p), p]))('port %s is refused with 422 on create and on update', async (_label, port) => {
-    const create = await t.post(`/v2/projects/${project.id}/spaces/${space}/frames`, {
-      token: ann.token,
-      body: { name: 'p', owner_id: ann.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port },
-    });
-    expectProblem(create, 422);
-    expect(create.json.errors.map((e: any) => e.path)).toContain('port');
-    const f = await newFrame(t, ann, project.id, space, { name: 'ports' });
-    const update = await t.patch(framePath(f), { token: ann.token, body: { port } });
-    expectProblem(update, 422);
-    expect(update.json.errors.map((e: any) => e.path)).toContain('port');
-    expect((await read(f)).json.port).toBe(8080);
-  });
+  it.each(BAD_PORTS.map((p) => [JSON.stringify(p), p]))(
+    'port %s is refused with 422 on create and on update',
+    async (_label, port) => {
+      const create = await t.post(`/v2/projects/${project.id}/spaces/${space}/frames`, {
+        token: ann.token,
+        body: {
+          name: 'p',
+          owner_id: ann.id,
+          git_repository: 'app',
+          git_repository_owner: 'acme',
+          git_repository_branch: 'main',
+          port,
+        },
+      });
+      expectProblem(create, 422);
+      expect(create.json.errors.map((e: any) => e.path)).toContain('port');
+      const f = await newFrame(t, ann, project.id, space, { name: 'ports' });
+      const update = await t.patch(framePath(f), { token: ann.token, body: { port } });
+      expectProblem(update, 422);
+      expect(update.json.errors.map((e: any) => e.path)).toContain('port');
+      expect((await read(f)).json.port).toBe(8080);
+    },
+  );
 
   it.each([1024, 65535])('port %s is accepted on create and on update', async (port) => {
     const f = await newFrame(t, ann, project.id, space, { name: 'edge-port', port });
@@ -395,40 +501,72 @@ describe('which settings changes re-roll a frame', () => {
     let deployments = await deploymentsOf(f);
     expect(deployments.map((d) => d.trigger)).toEqual(['reroll', 'create']);
     expect(deployments[0].status).toBe('in_progress');
-    expect(port.json).toMatchObject({ port: 9000, status: 'Starting', latest_deployment: { trigger: 'reroll' } });
+    expect(port.json).toMatchObject({
+      port: 9000,
+      status: 'Starting',
+      latest_deployment: { trigger: 'reroll' },
+    });
     const told = (await sync(t, agent.token)).frames[0];
-    expect(told).toMatchObject({ port: 9000, deployment_id: deployments[0].id, desired_state: 'running' });
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', { generation: told.generation }) });
+    expect(told).toMatchObject({
+      port: 9000,
+      deployment_id: deployments[0].id,
+      desired_state: 'running',
+    });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'healthy', { generation: told.generation }),
+    });
     expect((await read(f)).json.status).toBe('Online');
 
-    const rename = await t.patch(framePath(f), { token: ann.token, body: { name: 'roll-renamed' } });
+    const rename = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { name: 'roll-renamed' },
+    });
     expect(rename.status).toBe(200);
-    expect(rename.json).toMatchObject({ name: 'roll-renamed', status: 'Online', pending_changes: [] });
-    const branch = await t.patch(framePath(f), { token: ann.token, body: { git_repository_branch: 'develop' } });
+    expect(rename.json).toMatchObject({
+      name: 'roll-renamed',
+      status: 'Online',
+      pending_changes: [],
+    });
+    const branch = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { git_repository_branch: 'develop' },
+    });
     expect(branch.status).toBe(200);
     expect(branch.json).toMatchObject({ git_repository_branch: 'develop', status: 'Online' });
     expect(branch.json.pending_changes).toEqual(['git_repository_branch']);
     deployments = await deploymentsOf(f);
     expect(deployments.map((d) => d.trigger)).toEqual(['reroll', 'create']);
     // The agent keeps running what was deployed until a push or the Deploy action.
-    expect((await sync(t, agent.token)).frames[0]).toMatchObject({ git_repository_branch: 'main', port: 9000 });
+    expect((await sync(t, agent.token)).frames[0]).toMatchObject({
+      git_repository_branch: 'main',
+      port: 9000,
+    });
 
     const deploy = await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     expect(deploy.status).toBe(202);
     expect((await read(f)).json.pending_changes).toEqual([]);
-    expect((await sync(t, agent.token)).frames[0]).toMatchObject({ git_repository_branch: 'develop', deployment_id: deploy.json.id });
+    expect((await sync(t, agent.token)).frames[0]).toMatchObject({
+      git_repository_branch: 'develop',
+      deployment_id: deploy.json.id,
+    });
   });
 
   it('a port change on a stopped frame does not re-roll it; the agent just learns the port', async () => {
     const agent = await selfHosted('stopped-port');
-    const f = await newFrame(t, ann, project.id, space, { agent_id: agent.id, name: 'stopped-port' });
+    const f = await newFrame(t, ann, project.id, space, {
+      agent_id: agent.id,
+      name: 'stopped-port',
+    });
     await sync(t, agent.token);
     expect((await t.post(`${framePath(f)}/stop`, { token: ann.token })).status).toBe(202);
     const r = await t.patch(framePath(f), { token: ann.token, body: { port: 9001 } });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ port: 9001, desired_state: 'stopped', status: 'Stopped' });
     expect((await deploymentsOf(f)).map((d) => d.trigger)).toEqual(['create']);
-    expect((await sync(t, agent.token)).frames[0]).toMatchObject({ port: 9001, desired_state: 'stopped' });
+    expect((await sync(t, agent.token)).frames[0]).toMatchObject({
+      port: 9001,
+      desired_state: 'stopped',
+    });
   });
 });
 
@@ -436,14 +574,21 @@ describe('replica_count and the rollout', () => {
   it('scaling down while the rollout waits only on the removed replica completes it (Online)', async () => {
     const agent = await selfHosted('scaler');
     const f = await newFrame(t, ann, project.id, space, { agent_id: agent.id, replica_count: 2 });
-    await sync(t, agent.token, { events: [{ frame_id: f.id, replica: 0, type: 'healthy' }, { frame_id: f.id, replica: 1, type: 'starting' }] });
+    await sync(t, agent.token, {
+      events: [
+        { frame_id: f.id, replica: 0, type: 'healthy' },
+        { frame_id: f.id, replica: 1, type: 'starting' },
+      ],
+    });
     expect((await read(f)).json.status).toBe('Starting');
     const r = await t.patch(framePath(f), { token: ann.token, body: { replica_count: 1 } });
     expect(r.status, r.text).toBe(200);
     // The agent removes replica 1, as told; replica 0 has been healthy all along.
     const told = (await sync(t, agent.token)).frames[0];
     expect(told.replica_count).toBe(1);
-    await sync(t, agent.token, { events: [{ frame_id: f.id, replica: 1, type: 'stopped', generation: told.generation }] });
+    await sync(t, agent.token, {
+      events: [{ frame_id: f.id, replica: 1, type: 'stopped', generation: told.generation }],
+    });
     const now = (await read(f)).json;
     expect(now).toMatchObject({ status: 'Online', latest_deployment: { status: 'succeeded' } });
   });

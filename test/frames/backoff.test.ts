@@ -4,7 +4,7 @@
 // rollout never count toward the streak.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { type TestUser } from '../helpers/factories.ts';
+import type { TestUser } from '../helpers/factories.ts';
 import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
 
 let t: TestApp;
@@ -17,7 +17,9 @@ beforeAll(async () => {
   t = await testApp();
   ({ ann, project, space, agent } = await cloudWorld(t));
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 async function frame(extra: Record<string, unknown> = {}) {
   const f = await newFrame(t, ann, project.id, space, extra);
@@ -41,7 +43,12 @@ const advance = async (seconds: number) => {
   expect(r.status, r.text).toBe(200);
 };
 const eventsOf = (frameId: string) =>
-  t.db.selectFrom('frame_events').selectAll().where('frame_id', '=', frameId).orderBy('id').execute();
+  t.db
+    .selectFrom('frame_events')
+    .selectAll()
+    .where('frame_id', '=', frameId)
+    .orderBy('id')
+    .execute();
 
 describe('five crashes in a row', () => {
   it('trip the breaker: Stopped, backoff_tripped, the back-off object filled in, the agent told stopped', async () => {
@@ -50,7 +57,11 @@ describe('five crashes in a row', () => {
     for (let i = 1; i <= 4; i++) {
       await crash(f.id);
       const mid = await read(f);
-      expect(mid).toMatchObject({ status: 'Error', status_reason: 'crash', desired_state: 'running' });
+      expect(mid).toMatchObject({
+        status: 'Error',
+        status_reason: 'crash',
+        desired_state: 'running',
+      });
       expect(mid.backoff).toMatchObject({ crash_streak: i, threshold: 5, tripped_at: null });
     }
     const before = await told(f.id);
@@ -58,7 +69,11 @@ describe('five crashes in a row', () => {
 
     await crash(f.id);
     const tripped = await read(f);
-    expect(tripped).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped', desired_state: 'stopped' });
+    expect(tripped).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      desired_state: 'stopped',
+    });
     expect(tripped.backoff).toMatchObject({ crash_streak: 5, threshold: 5, pulling_since: null });
     expect(Date.parse(tripped.backoff.tripped_at)).not.toBeNaN();
     expect(tripped.backoff.clears_on).toEqual(expect.arrayContaining(['push', 'deploy', 'start']));
@@ -71,24 +86,38 @@ describe('five crashes in a row', () => {
     const trip = events.filter((e) => e.type === 'backoff_tripped');
     expect(trip).toHaveLength(1);
     expect(trip[0].status_reason).toBe('backoff_tripped');
-    expect(events.filter((e) => e.type === 'status').at(-1)).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped' });
+    expect(events.filter((e) => e.type === 'status').at(-1)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+    });
     // GET reads the same thing as the list.
-    const list = await t.get(`/v2/projects/${project.id}/spaces/${space}/frames?limit=200`, { token: ann.token });
-    expect(list.json.data.find((x: any) => x.id === f.id)).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped' });
+    const list = await t.get(`/v2/projects/${project.id}/spaces/${space}/frames?limit=200`, {
+      token: ann.token,
+    });
+    expect(list.json.data.find((x: any) => x.id === f.id)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+    });
   });
 
   it('count crashes and oom of any replica, and the reporting sync itself hears the stop at once', async () => {
     const f = await frame({ replica_count: 2 });
     const events = [
-      { frame_id: f.id, replica: 0, type: 'crashed' }, { frame_id: f.id, replica: 1, type: 'oom' },
+      { frame_id: f.id, replica: 0, type: 'crashed' },
+      { frame_id: f.id, replica: 1, type: 'oom' },
       { frame_id: f.id, replica: 0, type: 'unhealthy' }, // neither counts nor resets
-      { frame_id: f.id, replica: 0, type: 'oom' }, { frame_id: f.id, replica: 1, type: 'crashed' },
+      { frame_id: f.id, replica: 0, type: 'oom' },
+      { frame_id: f.id, replica: 1, type: 'crashed' },
       { frame_id: f.id, replica: 1, type: 'starting' },
       { frame_id: f.id, replica: 0, type: 'crashed' },
     ];
     const answer = await sync(t, agent.token, { events });
     expect(answer.frames.find((x) => x.frame_id === f.id)?.desired_state).toBe('stopped');
-    expect(await read(f)).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped', backoff: { crash_streak: 5 } });
+    expect(await read(f)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      backoff: { crash_streak: 5 },
+    });
   });
 
   it('four crashes, a healthy report, four crashes: no trip', async () => {
@@ -125,7 +154,10 @@ describe('clearing a trip', () => {
     expect(s).toMatchObject({ desired_state: 'running', deployment_id: deploy.json.id });
     // A fresh streak: four crashes do not trip, the fifth does.
     for (let i = 0; i < 4; i++) await crash(f.id, 0, { generation: s!.generation });
-    expect(await read(f)).toMatchObject({ desired_state: 'running', backoff: { crash_streak: 4, tripped_at: null } });
+    expect(await read(f)).toMatchObject({
+      desired_state: 'running',
+      backoff: { crash_streak: 4, tripped_at: null },
+    });
     await crash(f.id, 0, { generation: s!.generation });
     expect(await read(f)).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped' });
   });
@@ -137,12 +169,21 @@ describe('clearing a trip', () => {
     expect(await read(f)).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped' });
     const start = await t.post(`${framePath(f)}/start`, { token: ann.token });
     expect(start.status, start.text).toBe(202);
-    expect(start.json).toMatchObject({ desired_state: 'running', status: 'Starting', backoff: { crash_streak: 0, tripped_at: null } });
+    expect(start.json).toMatchObject({
+      desired_state: 'running',
+      status: 'Starting',
+      backoff: { crash_streak: 0, tripped_at: null },
+    });
     expect((await told(f.id))?.desired_state).toBe('running');
     for (let i = 0; i < 4; i++) await crash(f.id);
-    expect(await read(f)).toMatchObject({ desired_state: 'running', backoff: { crash_streak: 4, tripped_at: null } });
+    expect(await read(f)).toMatchObject({
+      desired_state: 'running',
+      backoff: { crash_streak: 4, tripped_at: null },
+    });
     const events = await eventsOf(f.id);
-    expect(events.filter((e) => e.type === 'start').map((e) => e.detail)).toEqual([{ noop: false }]);
+    expect(events.filter((e) => e.type === 'start').map((e) => e.detail)).toEqual([
+      { noop: false },
+    ]);
   });
 });
 
@@ -158,7 +199,11 @@ describe('reports of an older rollout', () => {
     // Five late crash reports of the previous rollout: history, not a streak.
     for (let i = 0; i < 5; i++) await crash(f.id, 0, { generation: old });
     let r = await read(f);
-    expect(r).toMatchObject({ desired_state: 'running', status: 'Starting', backoff: { crash_streak: 0, tripped_at: null } });
+    expect(r).toMatchObject({
+      desired_state: 'running',
+      status: 'Starting',
+      backoff: { crash_streak: 0, tripped_at: null },
+    });
     expect(r.latest_deployment).toMatchObject({ id: deploy.json.id, status: 'in_progress' });
 
     // Four current crashes, one old one in the middle: still four.
@@ -166,10 +211,17 @@ describe('reports of an older rollout', () => {
     await crash(f.id, 1, { generation: old });
     for (let i = 0; i < 2; i++) await crash(f.id, 0, { generation: current });
     r = await read(f);
-    expect(r).toMatchObject({ desired_state: 'running', backoff: { crash_streak: 4, tripped_at: null } });
+    expect(r).toMatchObject({
+      desired_state: 'running',
+      backoff: { crash_streak: 4, tripped_at: null },
+    });
     // The fifth current one trips.
     await crash(f.id, 0, { generation: current });
-    expect(await read(f)).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped', backoff: { crash_streak: 5 } });
+    expect(await read(f)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      backoff: { crash_streak: 5 },
+    });
   });
 });
 
@@ -183,12 +235,20 @@ describe('an image pull stuck for more than three minutes of service time', () =
     expect(Date.parse(pulling.backoff.pulling_since)).not.toBeNaN();
 
     await advance(179);
-    expect(await read(f)).toMatchObject({ status: 'Starting', desired_state: 'running', backoff: { tripped_at: null } });
+    expect(await read(f)).toMatchObject({
+      status: 'Starting',
+      desired_state: 'running',
+      backoff: { tripped_at: null },
+    });
     expect((await told(f.id))?.desired_state).toBe('running');
 
     await advance(2);
     const r = await read(f);
-    expect(r).toMatchObject({ status: 'Stopped', status_reason: 'backoff_tripped', desired_state: 'stopped' });
+    expect(r).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      desired_state: 'stopped',
+    });
     expect(Date.parse(r.backoff.tripped_at)).not.toBeNaN();
     expect((await told(f.id))?.desired_state).toBe('stopped');
     const trip = (await eventsOf(f.id)).filter((e) => e.type === 'backoff_tripped');
@@ -197,7 +257,11 @@ describe('an image pull stuck for more than three minutes of service time', () =
 
     // The Deploy action clears this trip as well.
     expect((await t.post(`${framePath(f)}/deploy`, { token: ann.token })).status).toBe(202);
-    expect(await read(f)).toMatchObject({ status: 'Starting', desired_state: 'running', backoff: { tripped_at: null } });
+    expect(await read(f)).toMatchObject({
+      status: 'Starting',
+      desired_state: 'running',
+      backoff: { tripped_at: null },
+    });
   });
 
   it('a pull that moves on before the limit does not trip, however long the frame then runs', async () => {
@@ -206,7 +270,11 @@ describe('an image pull stuck for more than three minutes of service time', () =
     await advance(120);
     await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'starting') });
     await advance(200);
-    expect(await read(f)).toMatchObject({ status: 'Starting', desired_state: 'running', backoff: { tripped_at: null, pulling_since: null } });
+    expect(await read(f)).toMatchObject({
+      status: 'Starting',
+      desired_state: 'running',
+      backoff: { tripped_at: null, pulling_since: null },
+    });
   });
 
   it('a pull reported for an older rollout does not trip the current one', async () => {
@@ -215,6 +283,10 @@ describe('an image pull stuck for more than three minutes of service time', () =
     await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'pulling', { generation: old }) });
     expect((await t.post(`${framePath(f)}/deploy`, { token: ann.token })).status).toBe(202);
     await advance(200);
-    expect(await read(f)).toMatchObject({ status: 'Starting', desired_state: 'running', backoff: { tripped_at: null } });
+    expect(await read(f)).toMatchObject({
+      status: 'Starting',
+      desired_state: 'running',
+      backoff: { tripped_at: null },
+    });
   });
 });

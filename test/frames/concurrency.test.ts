@@ -16,17 +16,28 @@ beforeAll(async () => {
   t = await testApp();
   ({ ann, project, space, agent } = await cloudWorld(t));
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const eventsOf = (frameId: string) =>
-  t.db.selectFrom('frame_events').selectAll().where('frame_id', '=', frameId).orderBy('id').execute();
-const rowOf = (frameId: string) => t.db.selectFrom('frames').selectAll().where('id', '=', frameId).executeTakeFirstOrThrow();
+  t.db
+    .selectFrom('frame_events')
+    .selectAll()
+    .where('frame_id', '=', frameId)
+    .orderBy('id')
+    .execute();
+const rowOf = (frameId: string) =>
+  t.db.selectFrom('frames').selectAll().where('id', '=', frameId).executeTakeFirstOrThrow();
 const detailOf = (d: unknown) => (typeof d === 'string' ? JSON.parse(d) : d) as Record<string, any>;
 
 /** A small seeded generator, so that a failing mix can be replayed from the printed seed. */
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 describe('50 parallel stops and starts on one frame', () => {
@@ -37,12 +48,17 @@ describe('50 parallel stops and starts on one frame', () => {
     const path = framePath(f);
     const before = await rowOf(f.id);
     const ops = Array.from({ length: 50 }, () => (rand() < 0.5 ? 'stop' : 'start'));
-    const replies = await Promise.all(ops.map((op) => t.post(`${path}/${op}`, { token: ann.token })));
-    for (const [i, r] of replies.entries()) expect(r.status, `seed ${seed}, request ${i} (${ops[i]}): ${r.text}`).toBe(202);
+    const replies = await Promise.all(
+      ops.map((op) => t.post(`${path}/${op}`, { token: ann.token })),
+    );
+    for (const [i, r] of replies.entries())
+      expect(r.status, `seed ${seed}, request ${i} (${ops[i]}): ${r.text}`).toBe(202);
 
     const ops_ = (await eventsOf(f.id)).filter((e) => e.type === 'stop' || e.type === 'start');
     expect(ops_, `seed ${seed}`).toHaveLength(50);
-    expect(ops_.filter((e) => e.type === 'stop')).toHaveLength(ops.filter((o) => o === 'stop').length);
+    expect(ops_.filter((e) => e.type === 'stop')).toHaveLength(
+      ops.filter((o) => o === 'stop').length,
+    );
     const after = await rowOf(f.id);
     const last = ops_.at(-1)!;
     expect(after.desired_state, `seed ${seed}`).toBe(last.type === 'stop' ? 'stopped' : 'running');
@@ -64,11 +80,18 @@ describe('50 parallel stops and starts on one frame', () => {
     // The API and the agent agree with the row.
     expect((await t.get(path, { token: ann.token })).json.desired_state).toBe(after.desired_state);
     const told = (await sync(t, agent.token)).frames.find((x) => x.frame_id === f.id);
-    expect(told).toMatchObject({ desired_state: after.desired_state, generation: after.generation });
+    expect(told).toMatchObject({
+      desired_state: after.desired_state,
+      generation: after.generation,
+    });
 
     // Each 202 shows the frame as that request left it, not as a later request did.
-    const wrong = replies.map((r, i) => [i, ops[i], r.json.desired_state]).filter(([, op, d]) => d !== (op === 'stop' ? 'stopped' : 'running'));
-    expect.soft(wrong, 'answers showing another request\'s desired_state [index, op, desired_state]').toEqual([]);
+    const wrong = replies
+      .map((r, i) => [i, ops[i], r.json.desired_state])
+      .filter(([, op, d]) => d !== (op === 'stop' ? 'stopped' : 'running'));
+    expect
+      .soft(wrong, "answers showing another request's desired_state [index, op, desired_state]")
+      .toEqual([]);
   });
 });
 
@@ -82,30 +105,59 @@ describe('deleting a frame while its agent syncs', () => {
       const at = new Date().toISOString();
       const bodies = [
         { events: [{ frame_id: f.id, replica: 0, type: 'healthy' }] },
-        { events: [{ frame_id: f.id, replica: 0, type: 'crashed' }, { frame_id: f.id, replica: 1, type: 'oom' }] },
-        { events: [{ frame_id: f.id, replica: 0, type: 'pulling' }], logs: [{ frame_id: f.id, replica: 0, at, line: 'pulling' }] },
+        {
+          events: [
+            { frame_id: f.id, replica: 0, type: 'crashed' },
+            { frame_id: f.id, replica: 1, type: 'oom' },
+          ],
+        },
+        {
+          events: [{ frame_id: f.id, replica: 0, type: 'pulling' }],
+          logs: [{ frame_id: f.id, replica: 0, at, line: 'pulling' }],
+        },
         { logs: [{ frame_id: f.id, replica: 0, at, line: `round ${round}` }] },
-        { logs: [{ frame_id: keep.id, replica: 0, at, line: 'other frame' }, { frame_id: f.id, replica: 0, at, line: 'doomed frame' }] },
+        {
+          logs: [
+            { frame_id: keep.id, replica: 0, at, line: 'other frame' },
+            { frame_id: f.id, replica: 0, at, line: 'doomed frame' },
+          ],
+        },
         {},
       ];
       // The syncs land before, during and after the DELETE's transaction.
-      const fire = (body: Record<string, unknown>) => t.post('/v2/agent/sync', { token: agent.token, body }).then((reply) => ({ body, reply }));
+      const fire = (body: Record<string, unknown>) =>
+        t.post('/v2/agent/sync', { token: agent.token, body }).then((reply) => ({ body, reply }));
       const early = bodies.map(fire);
       const del = t.del(framePath(f), { token: ann.token });
-      const late = bodies.map((body, i) => new Promise((r) => setTimeout(r, 1 + i + (round % 4))).then(() => fire(body)));
+      const late = bodies.map((body, i) =>
+        new Promise((r) => setTimeout(r, 1 + i + (round % 4))).then(() => fire(body)),
+      );
       const [d, ...answers] = await Promise.all([del, ...early, ...late]);
       if (d.status !== 200) failures.push(`round ${round}: DELETE ${d.status} ${d.text}`);
       for (const { body, reply } of answers) {
-        if (reply.status !== 200) failures.push(`round ${round}: sync ${JSON.stringify(body)} answered ${reply.status} ${reply.json?.code}`);
+        if (reply.status !== 200)
+          failures.push(
+            `round ${round}: sync ${JSON.stringify(body)} answered ${reply.status} ${reply.json?.code}`,
+          );
       }
       // Every sync that starts after the DELETE answered no longer sees the frame.
       for (const body of [{}, { events: [{ frame_id: f.id, replica: 0, type: 'healthy' }] }]) {
         const later = await t.post('/v2/agent/sync', { token: agent.token, body });
-        if (later.status !== 200) failures.push(`round ${round}: later sync ${later.status} ${later.text}`);
-        else if (later.json.frames.some((x: any) => x.frame_id === f.id)) failures.push(`round ${round}: deleted ${f.id} still in a sync answer`);
+        if (later.status !== 200)
+          failures.push(`round ${round}: later sync ${later.status} ${later.text}`);
+        else if (later.json.frames.some((x: any) => x.frame_id === f.id))
+          failures.push(`round ${round}: deleted ${f.id} still in a sync answer`);
       }
-      expect(await t.db.selectFrom('frames').select('id').where('id', '=', f.id).executeTakeFirst()).toBeUndefined();
-      expect(await t.db.selectFrom('frame_replicas').select('frame_id').where('frame_id', '=', f.id).executeTakeFirst()).toBeUndefined();
+      expect(
+        await t.db.selectFrom('frames').select('id').where('id', '=', f.id).executeTakeFirst(),
+      ).toBeUndefined();
+      expect(
+        await t.db
+          .selectFrom('frame_replicas')
+          .select('frame_id')
+          .where('frame_id', '=', f.id)
+          .executeTakeFirst(),
+      ).toBeUndefined();
     }
     expect(failures).toEqual([]);
     // The frame that stayed is untouched by all this.
@@ -125,15 +177,24 @@ describe('parallel syncs and billing changes touching the same frames in differe
     // One agent sync at a time (reporting both frames, in either order), with the operator's
     // billing change and a user's PATCH and stop/start landing at the same moment.
     for (let round = 0; round < 40; round++) {
-      const events = round % 2 ? [ev(a.id, 'healthy'), ev(b.id, 'unhealthy')] : [ev(b.id, 'healthy'), ev(a.id, 'starting')];
+      const events =
+        round % 2
+          ? [ev(a.id, 'healthy'), ev(b.id, 'unhealthy')]
+          : [ev(b.id, 'healthy'), ev(a.id, 'starting')];
       const requests = [
         t.post('/v2/agent/sync', { token: agent.token, body: { events } }),
-        t.put(`/v2/admin/users/${bob.id}/billing`, { token: ADMIN, body: { status: round % 4 < 2 ? 'past_due' : 'active' } }),
+        t.put(`/v2/admin/users/${bob.id}/billing`, {
+          token: ADMIN,
+          body: { status: round % 4 < 2 ? 'past_due' : 'active' },
+        }),
         t.patch(framePath(b), { token: bob.token, body: { replica_count: 1 + (round % 3) } }),
         t.post(`${framePath(a)}/${round % 3 ? 'stop' : 'start'}`, { token: bob.token }),
       ];
       for (const [i, r] of (await Promise.all(requests)).entries()) {
-        if (r.status >= 500) failures.push(`round ${round}, ${['sync', 'billing', 'PATCH', 'stop/start'][i]}: ${r.status} ${r.json?.code}`);
+        if (r.status >= 500)
+          failures.push(
+            `round ${round}, ${['sync', 'billing', 'PATCH', 'stop/start'][i]}: ${r.status} ${r.json?.code}`,
+          );
       }
     }
     expect(failures).toEqual([]);
@@ -149,7 +210,9 @@ describe('20 parallel PATCHes of replica_count', () => {
     // depending on what ran before it.
     const rand = rng(Date.now() % 100000);
     const values = Array.from({ length: 20 }, (_, i) => i + 1).sort(() => rand() - 0.5);
-    const replies = await Promise.all(values.map((n) => t.patch(path, { token: ann.token, body: { replica_count: n } })));
+    const replies = await Promise.all(
+      values.map((n) => t.patch(path, { token: ann.token, body: { replica_count: n } })),
+    );
     for (const r of replies) expect(r.status, r.text).toBe(200);
     const after = await rowOf(f.id);
     expect(values).toContain(after.replica_count);
@@ -161,19 +224,32 @@ describe('20 parallel PATCHes of replica_count', () => {
     expect(changed.at(-1)?.replica_count ?? before.replica_count).toBe(after.replica_count);
     // Replaying the changes: each differs from the value before it.
     let current = before.replica_count;
-    for (const d of changed) { expect(d.replica_count).not.toBe(current); current = d.replica_count; }
+    for (const d of changed) {
+      expect(d.replica_count).not.toBe(current);
+      current = d.replica_count;
+    }
     expect(after.generation - before.generation).toBe(changed.length);
     expect(after.version - before.version).toBe(20);
 
     const read = await t.get(path, { token: ann.token });
-    expect(read.json).toMatchObject({ replica_count: after.replica_count, generation: after.generation });
+    expect(read.json).toMatchObject({
+      replica_count: after.replica_count,
+      generation: after.generation,
+    });
     expect(read.headers.etag).toBe(`"${f.id}.v${after.version}"`);
     const told = (await sync(t, agent.token)).frames.find((x) => x.frame_id === f.id);
-    expect(told).toMatchObject({ replica_count: after.replica_count, generation: after.generation });
+    expect(told).toMatchObject({
+      replica_count: after.replica_count,
+      generation: after.generation,
+    });
 
     // Each 200 shows the frame as that PATCH left it (with that version's ETag), not a later one.
-    const wrong = replies.map((r, i) => [values[i], r.json.replica_count]).filter(([asked, got]) => asked !== got);
-    expect.soft(wrong, 'answers showing another PATCH\'s replica_count [asked, answered]').toEqual([]);
+    const wrong = replies
+      .map((r, i) => [values[i], r.json.replica_count])
+      .filter(([asked, got]) => asked !== got);
+    expect
+      .soft(wrong, "answers showing another PATCH's replica_count [asked, answered]")
+      .toEqual([]);
     for (const r of replies) expect.soft(r.headers.etag).toBe(`"${f.id}.v${r.json.version}"`);
   });
 });

@@ -17,12 +17,17 @@ beforeAll(async () => {
   project = await newProject(t, ann);
   space = await defaultSpace(t, ann, project.id);
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 type FrameRef = { id: string; project_id: string; space_id: string };
 
 async function agentWithFrame(extra: Record<string, unknown> = {}) {
-  const a = await t.post(`/v2/projects/${project.id}/agents`, { token: ann.token, body: { name: 'edge' } });
+  const a = await t.post(`/v2/projects/${project.id}/agents`, {
+    token: ann.token,
+    body: { name: 'edge' },
+  });
   expect(a.status, a.text).toBe(201);
   const f = await newFrame(t, ann, project.id, space, { agent_id: a.json.id, ...extra });
   return { agent: a.json as { id: string; token: string }, f: f as FrameRef & Record<string, any> };
@@ -33,14 +38,25 @@ const read = async (f: FrameRef) => {
   return r.json;
 };
 const deploymentsOf = async (f: FrameRef) =>
-  (await t.get(`${framePath(f)}/deployments`, { token: ann.token })).json.data as Array<Record<string, any>>;
+  (await t.get(`${framePath(f)}/deployments`, { token: ann.token })).json.data as Array<
+    Record<string, any>
+  >;
 const buildEvents = (f: FrameRef) =>
-  t.db.selectFrom('frame_events').select(['type', 'detail']).where('frame_id', '=', f.id).where('type', '=', 'build_failed').execute();
+  t.db
+    .selectFrom('frame_events')
+    .select(['type', 'detail'])
+    .where('frame_id', '=', f.id)
+    .where('type', '=', 'build_failed')
+    .execute();
 /** Replica events of one deployment's release, as a containerised agent sends them. */
-const of = (deploymentId: string, generation?: number, detail?: Record<string, unknown>) =>
-  ({ deployment_id: deploymentId, ...(generation !== undefined ? { generation } : {}), ...(detail ? { detail } : {}) });
+const of = (deploymentId: string, generation?: number, detail?: Record<string, unknown>) => ({
+  deployment_id: deploymentId,
+  ...(generation !== undefined ? { generation } : {}),
+  ...(detail ? { detail } : {}),
+});
 const NPM = 'npm ERR! missing script: build';
-const told = async (token: string, f: FrameRef) => (await sync(t, token)).frames.find((x) => x.frame_id === f.id)!;
+const told = async (token: string, f: FrameRef) =>
+  (await sync(t, token)).frames.find((x) => x.frame_id === f.id)!;
 
 describe('a failed build', () => {
   it('on a first deploy: the deployment fails (build_failed, with its message), the frame is Error build_failed, no crash counted', async () => {
@@ -49,27 +65,50 @@ describe('a failed build', () => {
     expect(first).toMatchObject({ build_failed: false, health_check_path: '/', commit_sha: null });
 
     const answer = await sync(t, agent.token, {
-      builds: [{ deployment_id: first.deployment_id, state: 'failed', commit_sha: 'c0ffee1', message: NPM }],
+      builds: [
+        {
+          deployment_id: first.deployment_id,
+          state: 'failed',
+          commit_sha: 'c0ffee1',
+          message: NPM,
+        },
+      ],
       events: replicaEvents(f.id, 1, 'stopped', { deployment_id: first.deployment_id }),
     });
     // The agent hears at once that it must not build this deployment again.
-    expect(answer.frames.find((x) => x.frame_id === f.id)).toMatchObject({ build_failed: true, commit_sha: 'c0ffee1' });
+    expect(answer.frames.find((x) => x.frame_id === f.id)).toMatchObject({
+      build_failed: true,
+      commit_sha: 'c0ffee1',
+    });
 
     const now = await read(f);
     expect(now).toMatchObject({
-      status: 'Error', status_reason: 'build_failed', serving: null, backoff: { crash_streak: 0 },
+      status: 'Error',
+      status_reason: 'build_failed',
+      serving: null,
+      backoff: { crash_streak: 0 },
       latest_deployment: {
-        id: first.deployment_id, status: 'failed', commit_sha: 'c0ffee1', failure_reason: 'build_failed', failure_message: NPM,
+        id: first.deployment_id,
+        status: 'failed',
+        commit_sha: 'c0ffee1',
+        failure_reason: 'build_failed',
+        failure_message: NPM,
       },
     });
     const [d] = await deploymentsOf(f);
-    expect(d).toMatchObject({ status: 'failed', failure_reason: 'build_failed', failure_message: NPM });
+    expect(d).toMatchObject({
+      status: 'failed',
+      failure_reason: 'build_failed',
+      failure_message: NPM,
+    });
     expect(d.finished_at).toMatch(/Z$/);
     const detail = { deployment_id: first.deployment_id, commit_sha: 'c0ffee1', message: NPM };
     expect(await buildEvents(f)).toEqual([{ type: 'build_failed', detail }]);
 
     // Reported again (the agent did not hear back): nothing more happens.
-    await sync(t, agent.token, { builds: [{ deployment_id: first.deployment_id, state: 'failed', message: 'again' }] });
+    await sync(t, agent.token, {
+      builds: [{ deployment_id: first.deployment_id, state: 'failed', message: 'again' }],
+    });
     expect((await deploymentsOf(f))[0].failure_message).toBe(NPM);
     expect(await buildEvents(f)).toHaveLength(1);
 
@@ -77,16 +116,23 @@ describe('a failed build', () => {
     const deploy = await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     expect(deploy.status, deploy.text).toBe(202);
     expect(deploy.json).toMatchObject({ failure_reason: null, failure_message: null });
-    expect(await told(agent.token, f)).toMatchObject({ build_failed: false, deployment_id: deploy.json.id });
+    expect(await told(agent.token, f)).toMatchObject({
+      build_failed: false,
+      deployment_id: deploy.json.id,
+    });
     expect((await read(f)).status).toBe('Starting');
   });
 
   it('during a rollout: the old release keeps serving (Online), the latest deployment shows the failure', async () => {
     const { agent, f } = await agentWithFrame({ replica_count: 2 });
     const v1 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 2, 'healthy', of(v1.deployment_id, v1.generation)) });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 2, 'healthy', of(v1.deployment_id, v1.generation)),
+    });
     expect(await read(f)).toMatchObject({
-      status: 'Online', serving: { deployment_id: v1.deployment_id }, latest_deployment: { status: 'succeeded' },
+      status: 'Online',
+      serving: { deployment_id: v1.deployment_id },
+      latest_deployment: { status: 'succeeded' },
     });
 
     const deploy = await t.post(`${framePath(f)}/deploy`, { token: ann.token });
@@ -100,33 +146,52 @@ describe('a failed build', () => {
       events: replicaEvents(f.id, 2, 'healthy', of(v1.deployment_id, v2.generation)),
     });
     expect(await read(f)).toMatchObject({
-      status: 'Starting', serving: { deployment_id: v1.deployment_id },
+      status: 'Starting',
+      serving: { deployment_id: v1.deployment_id },
       latest_deployment: { id: v2.deployment_id, status: 'in_progress', commit_sha: 'abc1234def' },
     });
 
-    await sync(t, agent.token, { builds: [{ deployment_id: v2.deployment_id, state: 'failed', message: 'tsc: 3 errors' }] });
+    await sync(t, agent.token, {
+      builds: [{ deployment_id: v2.deployment_id, state: 'failed', message: 'tsc: 3 errors' }],
+    });
     const now = await read(f);
     expect(now).toMatchObject({
-      status: 'Online', status_reason: null, serving: { deployment_id: v1.deployment_id, commit_sha: null }, backoff: { crash_streak: 0 },
-      latest_deployment: { id: v2.deployment_id, status: 'failed', failure_reason: 'build_failed', failure_message: 'tsc: 3 errors' },
+      status: 'Online',
+      status_reason: null,
+      serving: { deployment_id: v1.deployment_id, commit_sha: null },
+      backoff: { crash_streak: 0 },
+      latest_deployment: {
+        id: v2.deployment_id,
+        status: 'failed',
+        failure_reason: 'build_failed',
+        failure_message: 'tsc: 3 errors',
+      },
     });
-    expect(await told(agent.token, f)).toMatchObject({ build_failed: true, deployment_id: v2.deployment_id });
+    expect(await told(agent.token, f)).toMatchObject({
+      build_failed: true,
+      deployment_id: v2.deployment_id,
+    });
   });
 
   it('healthy reports of the new deployment complete it, and it then serves', async () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id }) });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id }),
+    });
     await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     const v2 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', of(v1.deployment_id, v2.generation)) });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'healthy', of(v1.deployment_id, v2.generation)),
+    });
     expect((await read(f)).latest_deployment.status).toBe('in_progress');
     await sync(t, agent.token, {
       builds: [{ deployment_id: v2.deployment_id, state: 'succeeded', commit_sha: 'feedbeef' }],
       events: replicaEvents(f.id, 1, 'healthy', of(v2.deployment_id, v2.generation)),
     });
     expect(await read(f)).toMatchObject({
-      status: 'Online', serving: { deployment_id: v2.deployment_id, commit_sha: 'feedbeef' },
+      status: 'Online',
+      serving: { deployment_id: v2.deployment_id, commit_sha: 'feedbeef' },
       latest_deployment: { status: 'succeeded', commit_sha: 'feedbeef', failure_reason: null },
     });
   });
@@ -137,14 +202,22 @@ describe('the commit a build reports', () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
     const sha = '0123456789abcdef0123456789abcdef01234567';
-    await sync(t, agent.token, { builds: [{ deployment_id: v1.deployment_id, state: 'building', commit_sha: sha }] });
+    await sync(t, agent.token, {
+      builds: [{ deployment_id: v1.deployment_id, state: 'building', commit_sha: sha }],
+    });
     expect((await deploymentsOf(f))[0].commit_sha).toBe(sha);
-    await sync(t, agent.token, { builds: [{ deployment_id: v1.deployment_id, state: 'succeeded', commit_sha: 'fffffff' }] });
+    await sync(t, agent.token, {
+      builds: [{ deployment_id: v1.deployment_id, state: 'succeeded', commit_sha: 'fffffff' }],
+    });
     expect((await deploymentsOf(f))[0].commit_sha).toBe(sha);
 
     const report = (build: Record<string, unknown>) =>
-      t.post('/v2/agent/sync', { token: agent.token, body: { builds: [{ deployment_id: v1.deployment_id, ...build }] } });
-    for (const bad of ['XYZ1234', 'abc', 'a'.repeat(65)]) expectProblem(await report({ state: 'building', commit_sha: bad }), 422);
+      t.post('/v2/agent/sync', {
+        token: agent.token,
+        body: { builds: [{ deployment_id: v1.deployment_id, ...build }] },
+      });
+    for (const bad of ['XYZ1234', 'abc', 'a'.repeat(65)])
+      expectProblem(await report({ state: 'building', commit_sha: bad }), 422);
     expectProblem(await report({ state: 'done' }), 422);
     expectProblem(await report({ state: 'failed', message: 'x'.repeat(2001) }), 422);
   });
@@ -154,10 +227,23 @@ describe('the commit a build reports', () => {
     const other = await agentWithFrame();
     const theirs = await told(other.agent.token, other.f);
     await sync(t, mine.agent.token, {
-      builds: [{ deployment_id: theirs.deployment_id, state: 'failed', commit_sha: 'deadbeef', message: 'not yours' }],
+      builds: [
+        {
+          deployment_id: theirs.deployment_id,
+          state: 'failed',
+          commit_sha: 'deadbeef',
+          message: 'not yours',
+        },
+      ],
     });
-    expect((await deploymentsOf(other.f))[0]).toMatchObject({ status: 'in_progress', commit_sha: null, failure_reason: null });
-    await sync(t, mine.agent.token, { builds: [{ deployment_id: 'dep_nosuchthing', state: 'failed' }] });
+    expect((await deploymentsOf(other.f))[0]).toMatchObject({
+      status: 'in_progress',
+      commit_sha: null,
+      failure_reason: null,
+    });
+    await sync(t, mine.agent.token, {
+      builds: [{ deployment_id: 'dep_nosuchthing', state: 'failed' }],
+    });
   });
 });
 
@@ -165,12 +251,24 @@ describe('replicas that never become healthy', () => {
   it('no health check answer within the start timeout: the deployment fails, the frame is Error health_check_failed', async () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'starting', { deployment_id: v1.deployment_id }) });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'starting', { deployment_id: v1.deployment_id }),
+    });
     expect((await read(f)).status).toBe('Starting');
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'unhealthy', of(v1.deployment_id, undefined, { reason: 'start_timeout' })) });
+    await sync(t, agent.token, {
+      events: replicaEvents(
+        f.id,
+        1,
+        'unhealthy',
+        of(v1.deployment_id, undefined, { reason: 'start_timeout' }),
+      ),
+    });
     expect(await read(f)).toMatchObject({
-      status: 'Error', status_reason: 'health_check_failed', backoff: { crash_streak: 0 },
-      latest_deployment: { status: 'failed', failure_reason: 'health_check_failed' }, replicas: [{ state: 'unhealthy' }],
+      status: 'Error',
+      status_reason: 'health_check_failed',
+      backoff: { crash_streak: 0 },
+      latest_deployment: { status: 'failed', failure_reason: 'health_check_failed' },
+      replicas: [{ state: 'unhealthy' }],
     });
   });
 
@@ -178,11 +276,21 @@ describe('replicas that never become healthy', () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
     await sync(t, agent.token, {
-      events: replicaEvents(f.id, 1, 'unhealthy', of(v1.deployment_id, undefined, { reason: 'port_in_use', message: 'bind: address in use' })),
+      events: replicaEvents(
+        f.id,
+        1,
+        'unhealthy',
+        of(v1.deployment_id, undefined, { reason: 'port_in_use', message: 'bind: address in use' }),
+      ),
     });
     expect(await read(f)).toMatchObject({
-      status: 'Error', status_reason: 'port_in_use',
-      latest_deployment: { status: 'failed', failure_reason: 'port_in_use', failure_message: 'bind: address in use' },
+      status: 'Error',
+      status_reason: 'port_in_use',
+      latest_deployment: {
+        status: 'failed',
+        failure_reason: 'port_in_use',
+        failure_message: 'bind: address in use',
+      },
     });
   });
 
@@ -195,27 +303,46 @@ describe('replicas that never become healthy', () => {
   it('a crash fails the deployment with crash, a failed pull with image_pull_failed', async () => {
     const a = await agentWithFrame();
     await sync(t, a.agent.token, { events: replicaEvents(a.f.id, 1, 'crashed') });
-    expect(await read(a.f)).toMatchObject({ status: 'Error', status_reason: 'crash', latest_deployment: { failure_reason: 'crash' } });
+    expect(await read(a.f)).toMatchObject({
+      status: 'Error',
+      status_reason: 'crash',
+      latest_deployment: { failure_reason: 'crash' },
+    });
     const b = await agentWithFrame();
-    await sync(t, b.agent.token, { events: replicaEvents(b.f.id, 1, 'crashed', { detail: { reason: 'image_pull_failed' } }) });
+    await sync(t, b.agent.token, {
+      events: replicaEvents(b.f.id, 1, 'crashed', { detail: { reason: 'image_pull_failed' } }),
+    });
     expect(await read(b.f)).toMatchObject({
-      status: 'Error', status_reason: 'image_pull_failed', latest_deployment: { failure_reason: 'image_pull_failed' },
+      status: 'Error',
+      status_reason: 'image_pull_failed',
+      latest_deployment: { failure_reason: 'image_pull_failed' },
     });
   });
 
   it('crashes of the old release in a rollout count toward the back-off, whose trip fails the new deployment (backoff_tripped)', async () => {
     const { agent, f } = await agentWithFrame();
     const v1 = await told(agent.token, f);
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id }) });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'healthy', { deployment_id: v1.deployment_id }),
+    });
     await t.post(`${framePath(f)}/deploy`, { token: ann.token });
     const v2 = await told(agent.token, f);
     for (let i = 0; i < 4; i++) {
-      await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)) });
+      await sync(t, agent.token, {
+        events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)),
+      });
     }
-    expect((await read(f))).toMatchObject({ backoff: { crash_streak: 4 }, latest_deployment: { status: 'in_progress' } });
-    await sync(t, agent.token, { events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)) });
     expect(await read(f)).toMatchObject({
-      status: 'Stopped', status_reason: 'backoff_tripped', latest_deployment: { status: 'failed', failure_reason: 'backoff_tripped' },
+      backoff: { crash_streak: 4 },
+      latest_deployment: { status: 'in_progress' },
+    });
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)),
+    });
+    expect(await read(f)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      latest_deployment: { status: 'failed', failure_reason: 'backoff_tripped' },
     });
   });
 });
@@ -231,42 +358,82 @@ describe('health_check_path', () => {
     const waiting = t.post('/v2/agent/sync?wait=5', { token: agent.token, body: {} });
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
-    const r = await t.patch(framePath(f), { token: ann.token, body: { health_check_path: '/ready?full=1' } });
+    const r = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { health_check_path: '/ready?full=1' },
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toMatchObject({ health_check_path: '/ready?full=1', generation: before.generation + 1 });
+    expect(r.json).toMatchObject({
+      health_check_path: '/ready?full=1',
+      generation: before.generation + 1,
+    });
     const answer = await waiting;
     expect(Date.now() - started).toBeLessThan(2500);
-    expect(answer.json.frames.find((x: any) => x.frame_id === f.id))
-      .toMatchObject({ health_check_path: '/ready?full=1', generation: before.generation + 1 });
+    expect(answer.json.frames.find((x: any) => x.frame_id === f.id)).toMatchObject({
+      health_check_path: '/ready?full=1',
+      generation: before.generation + 1,
+    });
     // No new deployment: the replicas need not restart for it.
     expect(await deploymentsOf(f)).toHaveLength(1);
-    expect((await newFrame(t, ann, project.id, space, { name: 'plain' })).health_check_path).toBe('/');
+    expect((await newFrame(t, ann, project.id, space, { name: 'plain' })).health_check_path).toBe(
+      '/',
+    );
   });
 
-  const BAD = ['healthz', '', '/with space', '/tab\there', '/nl\n', '/nul\u0000', `/${'a'.repeat(200)}`, 'http://x/'];
-  it.each(BAD.map((p) => [JSON.stringify(p), p]))('%s is refused with 422 on create and on PATCH', async (_label, path) => {
-    const create = await t.post(`/v2/projects/${project.id}/spaces/${space}/frames`, {
-      token: ann.token,
-      body: {
-        name: 'h', owner_id: ann.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080,
-        health_check_path: path,
-      },
-    });
-    expectProblem(create, 422);
-    expect(create.json.errors.map((e: any) => e.path)).toContain('health_check_path');
-    const f = await newFrame(t, ann, project.id, space, { name: 'hc' });
-    const update = await t.patch(framePath(f), { token: ann.token, body: { health_check_path: path } });
-    expectProblem(update, 422);
-    expect(update.json.errors.map((e: any) => e.path)).toContain('health_check_path');
-    expect((await read(f)).health_check_path).toBe('/');
-  });
+  const BAD = [
+    'healthz',
+    '',
+    '/with space',
+    '/tab\there',
+    '/nl\n',
+    '/nul\u0000',
+    `/${'a'.repeat(200)}`,
+    'http://x/',
+  ];
+  it.each(BAD.map((p) => [JSON.stringify(p), p]))(
+    '%s is refused with 422 on create and on PATCH',
+    async (_label, path) => {
+      const create = await t.post(`/v2/projects/${project.id}/spaces/${space}/frames`, {
+        token: ann.token,
+        body: {
+          name: 'h',
+          owner_id: ann.id,
+          git_repository: 'app',
+          git_repository_owner: 'acme',
+          git_repository_branch: 'main',
+          port: 8080,
+          health_check_path: path,
+        },
+      });
+      expectProblem(create, 422);
+      expect(create.json.errors.map((e: any) => e.path)).toContain('health_check_path');
+      const f = await newFrame(t, ann, project.id, space, { name: 'hc' });
+      const update = await t.patch(framePath(f), {
+        token: ann.token,
+        body: { health_check_path: path },
+      });
+      expectProblem(update, 422);
+      expect(update.json.errors.map((e: any) => e.path)).toContain('health_check_path');
+      expect((await read(f)).health_check_path).toBe('/');
+    },
+  );
 
   it('says what to send', async () => {
     const f = await newFrame(t, ann, project.id, space, { name: 'hc-message' });
-    const r = await t.patch(framePath(f), { token: ann.token, body: { health_check_path: 'healthz' } });
+    const r = await t.patch(framePath(f), {
+      token: ann.token,
+      body: { health_check_path: 'healthz' },
+    });
     expectProblem(r, 422, 'invalid_health_check_path');
     expect(r.json.detail).toMatch(/start with "\/"/);
     expect(r.json.detail).toContain('/healthz');
-    expect((await t.patch(framePath(f), { token: ann.token, body: { health_check_path: `/${'a'.repeat(199)}` } })).status).toBe(200);
+    expect(
+      (
+        await t.patch(framePath(f), {
+          token: ann.token,
+          body: { health_check_path: `/${'a'.repeat(199)}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

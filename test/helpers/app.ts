@@ -12,15 +12,23 @@ import { startWorker } from '../../src/jobs/worker.ts';
 import { createDelivery } from '../../src/mail/deliver.ts';
 import { freshDatabaseUrl } from './database.ts';
 import { createNotifier } from '../../src/db/notifier.ts';
+import { tableResolver, type TableResolver } from './dns.ts';
 
 export interface TestAppOptions {
   env?: Record<string, string>;
   /** Start the job worker (mail delivery); off by default so outbox rows stay inspectable. */
   worker?: boolean;
   logger?: Logger;
+  /** DNS for domain verification; a fresh empty table unless given. Tests never query real DNS. */
+  dns?: TableResolver;
 }
 
-export interface Reply { status: number; json: any; text: string; headers: Record<string, string | string[] | number | undefined> }
+export interface Reply {
+  status: number;
+  json: any;
+  text: string;
+  headers: Record<string, string | string[] | number | undefined>;
+}
 
 export async function testApp(opts: TestAppOptions = {}) {
   return testAppOn(await freshDatabaseUrl(), opts);
@@ -29,39 +37,76 @@ export async function testApp(opts: TestAppOptions = {}) {
 /** A second instance on the same database, as behind a load balancer. */
 export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   const config: Config = loadConfig({
-    PORT: '8080', HOST: '127.0.0.1', PUBLIC_URL: 'http://frameplane.test', ADMIN_TOKEN: 'admin-token-for-tests',
-    TEST_CLOCK: '1', DATA_DIR: '/tmp/frameplane-unused', DATABASE_URL: url, ...opts.env,
+    PORT: '8080',
+    HOST: '127.0.0.1',
+    PUBLIC_URL: 'http://frameplane.test',
+    ADMIN_TOKEN: 'admin-token-for-tests',
+    TEST_CLOCK: '1',
+    DATA_DIR: '/tmp/frameplane-unused',
+    DATABASE_URL: url,
+    ...opts.env,
   });
   const pool = createPool(url, { max: 10 });
   const db = createDatabase(pool);
   const clock = systemClock(db);
   await clock.refresh();
   const notifier = createNotifier(url);
-  const core = { config, db, clock, sealer: sealer('test-secret-key'), notifier };
+  const dns = opts.dns ?? tableResolver();
+  const core = { config, db, clock, sealer: sealer('test-secret-key'), notifier, dns };
   const services = createServices(core);
   const app = await buildApp(core, services);
   const log = opts.logger ?? pino({ level: 'silent' });
   const worker = opts.worker
-    ? await startWorker(pool, {
-      send_email: createDelivery({ db, clock, sealer: core.sealer, smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
-      sweep: () => services.timeRules.runDue(clock.now()),
-    }, log)
+    ? await startWorker(
+        pool,
+        {
+          send_email: createDelivery({
+            db,
+            clock,
+            sealer: core.sealer,
+            smtpUrl: config.smtpUrl,
+            from: config.mailFrom,
+            log,
+          }),
+          sweep: () => services.timeRules.runDue(clock.now()),
+        },
+        log,
+      )
     : undefined;
 
-  async function request(method: string, path: string, o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async function request(
+    method: string,
+    path: string,
+    o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     let payload: string | undefined;
     if (o.raw !== undefined) payload = o.raw;
-    else if (o.body !== undefined) { payload = JSON.stringify(o.body); headers['content-type'] ??= 'application/json'; }
+    else if (o.body !== undefined) {
+      payload = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
     const res = await app.inject({ method: method as 'GET', url: path, headers, payload });
     let json: any = null;
-    try { json = res.body ? JSON.parse(res.body) : null; } catch { /* not JSON */ }
+    try {
+      json = res.body ? JSON.parse(res.body) : null;
+    } catch {
+      /* not JSON */
+    }
     return { status: res.statusCode, json, text: res.body, headers: res.headers };
   }
 
   return {
-    app: app as App, db, pool, clock, config, services, core, url,
+    app: app as App,
+    db,
+    pool,
+    clock,
+    config,
+    services,
+    core,
+    url,
+    dns,
     request,
     get: (p: string, o?: Parameters<typeof request>[2]) => request('GET', p, o),
     post: (p: string, o?: Parameters<typeof request>[2]) => request('POST', p, o),

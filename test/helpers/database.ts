@@ -14,7 +14,8 @@ export async function freshDatabaseUrl(): Promise<string> {
         await admin.query(`create database ${name} template ${inject('pgTemplate')}`);
         break;
       } catch (err) {
-        if (attempt > 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+        if (attempt > 50 || !/being accessed by other users/.test((err as Error).message))
+          throw err;
         await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
       }
     }

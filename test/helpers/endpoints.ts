@@ -8,11 +8,29 @@
 // team with grant role `admin`, so a team role is also the effective project role. Actions
 // that destroy or use up their target get a fresh target per call.
 import { randomBytes } from 'node:crypto';
+import { hashSecret, newSecret } from '../../src/secrets.ts';
 import type { TestApp } from './app.ts';
-import { addMember, FACTORY_PASSWORD, invitationToken, newProject, newTeam, newUser, share, type TestUser } from './factories.ts';
+import {
+  addMember,
+  FACTORY_PASSWORD,
+  invitationToken,
+  newProject,
+  newTeam,
+  newUser,
+  share,
+  type TestUser,
+} from './factories.ts';
 
 /** Who calls. `revoked` sends a bearer token that was revoked (it belonged to the team owner). */
-export const CALLERS = ['owner', 'admin', 'member', 'viewer', 'outsider', 'anonymous', 'revoked'] as const;
+export const CALLERS = [
+  'owner',
+  'admin',
+  'member',
+  'viewer',
+  'outsider',
+  'anonymous',
+  'revoked',
+] as const;
 export type Caller = (typeof CALLERS)[number];
 type Person = 'owner' | 'admin' | 'member' | 'viewer' | 'outsider';
 type TeamRole = 'owner' | 'admin' | 'member' | 'viewer';
@@ -32,7 +50,11 @@ export interface World {
 }
 
 /** What to send. `token`: undefined means the caller's own token, null means none. */
-export interface Prepared { path: string; body?: unknown; token?: string | null }
+export interface Prepared {
+  path: string;
+  body?: unknown;
+  token?: string | null;
+}
 
 export interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -53,7 +75,14 @@ const RANK: Record<TeamRole, number> = { viewer: 0, member: 1, admin: 2, owner: 
 /** A team or project endpoint with a minimum role: lower roles 403, outsiders 404, anonymous 401. */
 export function minRole(min: TeamRole, ok: number): Endpoint['expect'] {
   const at = (r: TeamRole) => (RANK[r] >= RANK[min] ? ok : 403);
-  return { owner: at('owner'), admin: at('admin'), member: at('member'), viewer: at('viewer'), outsider: 404, anonymous: 401 };
+  return {
+    owner: at('owner'),
+    admin: at('admin'),
+    member: at('member'),
+    viewer: at('viewer'),
+    outsider: 404,
+    anonymous: 401,
+  };
 }
 
 /** Any signed-in user gets `ok`; anonymous 401. */
@@ -68,6 +97,24 @@ export function expectedFor(e: Endpoint, caller: Caller): number {
 }
 
 /** The person behind a caller; anonymous and revoked callers act on the owner's resources. */
+/** A verification link (its token) for a fresh, unverified account with FACTORY_PASSWORD. */
+async function verificationLink(t: TestApp): Promise<string> {
+  const user = await newUser(t, 'unproven');
+  const token = newSecret('vfy');
+  const now = t.clock.now();
+  await t.db
+    .insertInto('email_verifications')
+    .values({
+      email: user.email,
+      user_id: user.id,
+      token_hash: hashSecret(token),
+      created_at: now,
+      expires_at: new Date(now.getTime() + 3600_000),
+    })
+    .execute();
+  return token;
+}
+
 export function personOf(w: World, caller: Caller): TestUser {
   return caller === 'anonymous' || caller === 'revoked' ? w.users.owner : w.users[caller];
 }
@@ -78,16 +125,23 @@ export function tokenOf(w: World, caller: Caller): string | undefined {
   return w.users[caller].token;
 }
 
-async function ok<T = any>(p: Promise<{ status: number; json: any; text: string }>, status: number): Promise<T> {
+async function ok<T = any>(
+  p: Promise<{ status: number; json: any; text: string }>,
+  status: number,
+): Promise<T> {
   const r = await p;
-  if (r.status !== status) throw new Error(`fixture request failed: expected ${status}, got ${r.status}: ${r.text}`);
+  if (r.status !== status)
+    throw new Error(`fixture request failed: expected ${status}, got ${r.status}: ${r.text}`);
   return r.json as T;
 }
 
 export async function buildWorld(t: TestApp): Promise<World> {
   const users = {
-    owner: await newUser(t, 'owner'), admin: await newUser(t, 'admin'), member: await newUser(t, 'member'),
-    viewer: await newUser(t, 'viewer'), outsider: await newUser(t, 'outsider'),
+    owner: await newUser(t, 'owner'),
+    admin: await newUser(t, 'admin'),
+    member: await newUser(t, 'member'),
+    viewer: await newUser(t, 'viewer'),
+    outsider: await newUser(t, 'outsider'),
   };
   const host = await newUser(t, 'host');
   const team = await newTeam(t, users.owner, 'World');
@@ -98,7 +152,10 @@ export async function buildWorld(t: TestApp): Promise<World> {
   await newTeam(t, users.outsider, 'Elsewhere');
   const project = await newProject(t, users.owner, 'World project');
   const grantId = await share(t, team.id, project.id, 'admin');
-  const spaces = await ok<{ data: Array<{ id: string; name: string }> }>(t.get(`/v2/projects/${project.id}/spaces`, { token: users.owner.token }), 200);
+  const spaces = await ok<{ data: Array<{ id: string; name: string }> }>(
+    t.get(`/v2/projects/${project.id}/spaces`, { token: users.owner.token }),
+    200,
+  );
   const space = spaces.data.find((s) => s.name === 'default')!;
   const doomed = await freshToken(t, users.owner);
   await ok(t.post('/v2/auth/logout', { token: doomed.token }), 204);
@@ -108,7 +165,10 @@ export async function buildWorld(t: TestApp): Promise<World> {
 // Fresh targets, for calls that use their target up.
 
 export async function freshToken(t: TestApp, user: TestUser) {
-  return ok<{ id: string; token: string }>(t.post('/v2/user/tokens', { token: user.token, body: { name: `tok-${unique()}` } }), 201);
+  return ok<{ id: string; token: string }>(
+    t.post('/v2/user/tokens', { token: user.token, body: { name: `tok-${unique()}` } }),
+    201,
+  );
 }
 
 /** A new team owned by the world's owner, with the same admin, member and viewer. */
@@ -121,21 +181,36 @@ export async function freshTeam(w: World) {
 }
 
 /** A new project of `owner` (default: the world's owner), shared with the world's team at `role` if given. */
-export async function freshProject(w: World, opts: { owner?: TestUser; shareRole?: 'viewer' | 'member' | 'admin' } = {}) {
+export async function freshProject(
+  w: World,
+  opts: { owner?: TestUser; shareRole?: 'viewer' | 'member' | 'admin' } = {},
+) {
   const project = await newProject(w.t, opts.owner ?? w.users.owner, `P ${unique()}`);
-  const grantId = opts.shareRole ? await share(w.t, w.team.id, project.id, opts.shareRole) : undefined;
+  const grantId = opts.shareRole
+    ? await share(w.t, w.team.id, project.id, opts.shareRole)
+    : undefined;
   return { project, grantId };
 }
 
 export async function freshSpace(w: World) {
-  return ok<{ id: string }>(w.t.post(`/v2/projects/${w.project.id}/spaces`, { token: w.users.owner.token, body: { name: `s-${unique()}` } }), 201);
+  return ok<{ id: string }>(
+    w.t.post(`/v2/projects/${w.project.id}/spaces`, {
+      token: w.users.owner.token,
+      body: { name: `s-${unique()}` },
+    }),
+    201,
+  );
 }
 
 /** A pending invitation of the world's team to a new address. */
 export async function freshInvitation(w: World) {
-  return ok<{ id: string; email: string }>(w.t.post(`/v2/teams/${w.team.id}/invitations`, {
-    token: w.users.owner.token, body: { email: `invitee-${unique()}@example.test`, role: 'member' },
-  }), 201);
+  return ok<{ id: string; email: string }>(
+    w.t.post(`/v2/teams/${w.team.id}/invitations`, {
+      token: w.users.owner.token,
+      body: { email: `invitee-${unique()}@example.test`, role: 'member' },
+    }),
+    201,
+  );
 }
 
 /** A new user who is a viewer of the world's team. */
@@ -148,7 +223,13 @@ export async function freshMember(w: World) {
 /** The token of a new invitation, from a new team of the host, addressed to `email`. */
 export async function invitationTo(w: World, email: string) {
   const team = await newTeam(w.t, w.host, `Host ${unique()}`);
-  await ok(w.t.post(`/v2/teams/${team.id}/invitations`, { token: w.host.token, body: { email, role: 'member' } }), 201);
+  await ok(
+    w.t.post(`/v2/teams/${team.id}/invitations`, {
+      token: w.host.token,
+      body: { email, role: 'member' },
+    }),
+    201,
+  );
   return invitationToken(w.t, email);
 }
 
@@ -157,181 +238,404 @@ const someoneElse = () => `someone-${unique()}@example.test`;
 export const ENDPOINTS: Endpoint[] = [
   // Identity (CONTRACT 2).
   {
-    method: 'POST', route: '/v2/auth/signup', auth: 'none',
+    method: 'POST',
+    route: '/v2/auth/signup',
+    auth: 'none',
     expect: { owner: 201, admin: 201, member: 201, viewer: 201, outsider: 201, anonymous: 201 },
-    prepare: async () => ({ path: '/v2/auth/signup', body: { email: `new-${unique()}@example.test`, password: 'long-enough-password' } }),
+    prepare: async () => ({
+      path: '/v2/auth/signup',
+      body: { email: `new-${unique()}@example.test`, password: 'long-enough-password' },
+    }),
   },
   {
-    method: 'POST', route: '/v2/auth/login', auth: 'none',
+    method: 'POST',
+    route: '/v2/auth/login',
+    auth: 'none',
     expect: { owner: 200, admin: 200, member: 200, viewer: 200, outsider: 200, anonymous: 200 },
-    prepare: async (w, c) => ({ path: '/v2/auth/login', body: { email: personOf(w, c).email, password: FACTORY_PASSWORD } }),
+    prepare: async (w, c) => ({
+      path: '/v2/auth/login',
+      body: { email: personOf(w, c).email, password: FACTORY_PASSWORD },
+    }),
   },
   {
-    method: 'POST', route: '/v2/auth/logout', expect: signedIn(204),
+    method: 'POST',
+    route: '/v2/auth/logout',
+    expect: signedIn(204),
     // Logout revokes the token used: each signed-in call uses a token of its own.
     prepare: async (w, c) => ({
       path: '/v2/auth/logout',
-      token: c === 'anonymous' || c === 'revoked' ? undefined : (await freshToken(w.t, personOf(w, c))).token,
+      token:
+        c === 'anonymous' || c === 'revoked'
+          ? undefined
+          : (await freshToken(w.t, personOf(w, c))).token,
     }),
   },
-  { method: 'GET', route: '/v2/user', expect: signedIn(200), prepare: async () => ({ path: '/v2/user' }) },
-  { method: 'GET', route: '/v2/user/invitations', expect: signedIn(200), prepare: async () => ({ path: '/v2/user/invitations' }) },
   {
-    method: 'POST', route: '/v2/user/tokens', expect: signedIn(201),
-    prepare: async () => ({ path: '/v2/user/tokens', body: { name: `cli-${unique()}`, expires_in_days: 30 } }),
+    method: 'POST',
+    route: '/v2/auth/verify-email',
+    auth: 'none',
+    expect: { owner: 200, admin: 200, member: 200, viewer: 200, outsider: 200, anonymous: 200 },
+    // The link's token and the account's password suffice, whoever calls: a fresh link each time.
+    prepare: async (w) => ({
+      path: '/v2/auth/verify-email',
+      body: { token: await verificationLink(w.t), password: FACTORY_PASSWORD },
+    }),
   },
-  { method: 'GET', route: '/v2/user/tokens', expect: signedIn(200), prepare: async () => ({ path: '/v2/user/tokens' }) },
   {
-    method: 'DELETE', route: '/v2/user/tokens/{token_id}', variant: "the caller's own token", expect: signedIn(204),
-    prepare: async (w, c) => ({ path: `/v2/user/tokens/${(await freshToken(w.t, personOf(w, c))).id}` }),
+    method: 'POST',
+    route: '/v2/user/verification-email',
+    expect: signedIn(202),
+    // The world's people never proved their addresses (factory accounts): each gets a link.
+    prepare: async () => ({ path: '/v2/user/verification-email' }),
   },
   {
-    method: 'DELETE', route: '/v2/user/tokens/{token_id}', variant: "another user's token", expect: signedIn(404),
+    method: 'GET',
+    route: '/v2/user',
+    expect: signedIn(200),
+    prepare: async () => ({ path: '/v2/user' }),
+  },
+  {
+    method: 'GET',
+    route: '/v2/user/invitations',
+    expect: signedIn(200),
+    prepare: async () => ({ path: '/v2/user/invitations' }),
+  },
+  {
+    method: 'POST',
+    route: '/v2/user/tokens',
+    expect: signedIn(201),
+    prepare: async () => ({
+      path: '/v2/user/tokens',
+      body: { name: `cli-${unique()}`, expires_in_days: 30 },
+    }),
+  },
+  {
+    method: 'GET',
+    route: '/v2/user/tokens',
+    expect: signedIn(200),
+    prepare: async () => ({ path: '/v2/user/tokens' }),
+  },
+  {
+    method: 'DELETE',
+    route: '/v2/user/tokens/{token_id}',
+    variant: "the caller's own token",
+    expect: signedIn(204),
+    prepare: async (w, c) => ({
+      path: `/v2/user/tokens/${(await freshToken(w.t, personOf(w, c))).id}`,
+    }),
+  },
+  {
+    method: 'DELETE',
+    route: '/v2/user/tokens/{token_id}',
+    variant: "another user's token",
+    expect: signedIn(404),
     prepare: async (w) => ({ path: `/v2/user/tokens/${(await freshToken(w.t, w.host)).id}` }),
   },
 
   // Projects and spaces (CONTRACT 3): team role = effective role through the admin grant.
-  { method: 'POST', route: '/v2/projects', expect: signedIn(201), prepare: async () => ({ path: '/v2/projects', body: { name: `p-${unique()}` } }) },
-  { method: 'GET', route: '/v2/projects', expect: signedIn(200), prepare: async () => ({ path: '/v2/projects' }) },
-  { method: 'GET', route: '/v2/projects/{project_id}', expect: minRole('viewer', 200), prepare: async (w) => ({ path: `/v2/projects/${w.project.id}` }) },
   {
-    method: 'PATCH', route: '/v2/projects/{project_id}', expect: minRole('admin', 200),
-    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}`, body: { name: `World project ${unique()}` } }),
+    method: 'POST',
+    route: '/v2/projects',
+    expect: signedIn(201),
+    prepare: async () => ({ path: '/v2/projects', body: { name: `p-${unique()}` } }),
   },
   {
-    method: 'DELETE', route: '/v2/projects/{project_id}', expect: minRole('owner', 204),
-    prepare: async (w) => ({ path: `/v2/projects/${(await freshProject(w, { shareRole: 'admin' })).project.id}` }),
+    method: 'GET',
+    route: '/v2/projects',
+    expect: signedIn(200),
+    prepare: async () => ({ path: '/v2/projects' }),
   },
-  { method: 'GET', route: '/v2/projects/{project_id}/access', expect: minRole('viewer', 200), prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/access` }) },
+  {
+    method: 'GET',
+    route: '/v2/projects/{project_id}',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}` }),
+  },
+  {
+    method: 'PATCH',
+    route: '/v2/projects/{project_id}',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({
+      path: `/v2/projects/${w.project.id}`,
+      body: { name: `World project ${unique()}` },
+    }),
+  },
+  {
+    method: 'DELETE',
+    route: '/v2/projects/{project_id}',
+    expect: minRole('owner', 204),
+    prepare: async (w) => ({
+      path: `/v2/projects/${(await freshProject(w, { shareRole: 'admin' })).project.id}`,
+    }),
+  },
+  {
+    method: 'GET',
+    route: '/v2/projects/{project_id}/access',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/access` }),
+  },
   // The project's audit log (docs/api.md): admin, like the team's.
-  { method: 'GET', route: '/v2/projects/{project_id}/audit', expect: minRole('admin', 200), prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/audit` }) },
-  { method: 'GET', route: '/v2/projects/{project_id}/spaces', expect: minRole('viewer', 200), prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/spaces` }) },
   {
-    method: 'POST', route: '/v2/projects/{project_id}/spaces', expect: minRole('admin', 201),
-    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/spaces`, body: { name: `s-${unique()}` } }),
+    method: 'GET',
+    route: '/v2/projects/{project_id}/audit',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/audit` }),
   },
   {
-    method: 'GET', route: '/v2/projects/{project_id}/spaces/{space_id}', expect: minRole('viewer', 200),
+    method: 'GET',
+    route: '/v2/projects/{project_id}/spaces',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/spaces` }),
+  },
+  {
+    method: 'POST',
+    route: '/v2/projects/{project_id}/spaces',
+    expect: minRole('admin', 201),
+    prepare: async (w) => ({
+      path: `/v2/projects/${w.project.id}/spaces`,
+      body: { name: `s-${unique()}` },
+    }),
+  },
+  {
+    method: 'GET',
+    route: '/v2/projects/{project_id}/spaces/{space_id}',
+    expect: minRole('viewer', 200),
     prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/spaces/${w.space.id}` }),
   },
   {
-    method: 'PATCH', route: '/v2/projects/{project_id}/spaces/{space_id}', expect: minRole('admin', 200),
-    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/spaces/${(await freshSpace(w)).id}`, body: { name: `s-${unique()}` } }),
+    method: 'PATCH',
+    route: '/v2/projects/{project_id}/spaces/{space_id}',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({
+      path: `/v2/projects/${w.project.id}/spaces/${(await freshSpace(w)).id}`,
+      body: { name: `s-${unique()}` },
+    }),
   },
   {
-    method: 'DELETE', route: '/v2/projects/{project_id}/spaces/{space_id}', expect: minRole('admin', 204),
-    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/spaces/${(await freshSpace(w)).id}` }),
+    method: 'DELETE',
+    route: '/v2/projects/{project_id}/spaces/{space_id}',
+    expect: minRole('admin', 204),
+    prepare: async (w) => ({
+      path: `/v2/projects/${w.project.id}/spaces/${(await freshSpace(w)).id}`,
+    }),
   },
 
   // Teams (spec 4).
-  { method: 'GET', route: '/v2/teams', expect: signedIn(200), prepare: async () => ({ path: '/v2/teams' }) },
   {
-    method: 'POST', route: '/v2/teams', expect: signedIn(201),
+    method: 'GET',
+    route: '/v2/teams',
+    expect: signedIn(200),
+    prepare: async () => ({ path: '/v2/teams' }),
+  },
+  {
+    method: 'POST',
+    route: '/v2/teams',
+    expect: signedIn(201),
     prepare: async () => ({ path: '/v2/teams', body: { name: 'New team', slug: `n-${unique()}` } }),
   },
-  { method: 'GET', route: '/v2/teams/{team_id}', expect: minRole('viewer', 200), prepare: async (w) => ({ path: `/v2/teams/${w.team.id}` }) },
   {
-    method: 'PATCH', route: '/v2/teams/{team_id}', expect: minRole('admin', 200),
+    method: 'GET',
+    route: '/v2/teams/{team_id}',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}` }),
+  },
+  {
+    method: 'PATCH',
+    route: '/v2/teams/{team_id}',
+    expect: minRole('admin', 200),
     prepare: async (w) => ({ path: `/v2/teams/${w.team.id}`, body: { name: `World ${unique()}` } }),
   },
   {
-    method: 'DELETE', route: '/v2/teams/{team_id}', expect: minRole('owner', 204),
+    method: 'DELETE',
+    route: '/v2/teams/{team_id}',
+    expect: minRole('owner', 204),
     prepare: async (w) => ({ path: `/v2/teams/${(await freshTeam(w)).id}` }),
   },
   {
-    method: 'POST', route: '/v2/teams/{team_id}/leave',
+    method: 'POST',
+    route: '/v2/teams/{team_id}/leave',
     // Any member but the owner (CONTRACT 4); the owner is refused by the guardrail.
     expect: { owner: 403, admin: 204, member: 204, viewer: 204, outsider: 404, anonymous: 401 },
     prepare: async (w) => ({ path: `/v2/teams/${(await freshTeam(w)).id}/leave` }),
   },
-  { method: 'GET', route: '/v2/teams/{team_id}/members', expect: minRole('viewer', 200), prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/members` }) },
   {
-    method: 'PATCH', route: '/v2/teams/{team_id}/members/{user_id}', variant: 'a viewer to member', expect: minRole('admin', 200),
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/members/${(await freshMember(w)).id}`, body: { role: 'member' } }),
+    method: 'GET',
+    route: '/v2/teams/{team_id}/members',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/members` }),
   },
   {
-    method: 'PATCH', route: '/v2/teams/{team_id}/members/{user_id}', variant: "the owner's role (guardrail)",
+    method: 'PATCH',
+    route: '/v2/teams/{team_id}/members/{user_id}',
+    variant: 'a viewer to member',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/members/${(await freshMember(w)).id}`,
+      body: { role: 'member' },
+    }),
+  },
+  {
+    method: 'PATCH',
+    route: '/v2/teams/{team_id}/members/{user_id}',
+    variant: "the owner's role (guardrail)",
     expect: { owner: 403, admin: 403, member: 403, viewer: 403, outsider: 404, anonymous: 401 },
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/members/${w.users.owner.id}`, body: { role: 'admin' } }),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/members/${w.users.owner.id}`,
+      body: { role: 'admin' },
+    }),
   },
   {
-    method: 'DELETE', route: '/v2/teams/{team_id}/members/{user_id}', variant: 'a viewer', expect: minRole('admin', 204),
+    method: 'DELETE',
+    route: '/v2/teams/{team_id}/members/{user_id}',
+    variant: 'a viewer',
+    expect: minRole('admin', 204),
     prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/members/${(await freshMember(w)).id}` }),
   },
   {
-    method: 'DELETE', route: '/v2/teams/{team_id}/members/{user_id}', variant: 'the owner (guardrail)',
+    method: 'DELETE',
+    route: '/v2/teams/{team_id}/members/{user_id}',
+    variant: 'the owner (guardrail)',
     expect: { owner: 403, admin: 403, member: 403, viewer: 403, outsider: 404, anonymous: 401 },
     prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/members/${w.users.owner.id}` }),
   },
-  { method: 'GET', route: '/v2/teams/{team_id}/invitations', expect: minRole('admin', 200), prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/invitations` }) },
   {
-    method: 'POST', route: '/v2/teams/{team_id}/invitations', expect: minRole('admin', 201),
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/invitations`, body: { email: `invitee-${unique()}@example.test`, role: 'viewer' } }),
+    method: 'GET',
+    route: '/v2/teams/{team_id}/invitations',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/invitations` }),
   },
   {
-    method: 'DELETE', route: '/v2/teams/{team_id}/invitations/{invitation_id}', expect: minRole('admin', 204),
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/invitations/${(await freshInvitation(w)).id}` }),
+    method: 'POST',
+    route: '/v2/teams/{team_id}/invitations',
+    expect: minRole('admin', 201),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/invitations`,
+      body: { email: `invitee-${unique()}@example.test`, role: 'viewer' },
+    }),
   },
   {
-    method: 'POST', route: '/v2/teams/{team_id}/invitations/{invitation_id}/resend', expect: minRole('admin', 200),
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/invitations/${(await freshInvitation(w)).id}/resend` }),
+    method: 'DELETE',
+    route: '/v2/teams/{team_id}/invitations/{invitation_id}',
+    expect: minRole('admin', 204),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/invitations/${(await freshInvitation(w)).id}`,
+    }),
   },
   {
-    method: 'POST', route: '/v2/teams/invitations/{token}/accept', variant: 'addressed to the caller', expect: signedIn(200),
+    method: 'POST',
+    route: '/v2/teams/{team_id}/invitations/{invitation_id}/resend',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/invitations/${(await freshInvitation(w)).id}/resend`,
+    }),
+  },
+  {
+    method: 'POST',
+    route: '/v2/teams/invitations/{token}/accept',
+    variant: 'addressed to the caller',
+    expect: signedIn(200),
     prepare: async (w, c) => ({
       path: `/v2/teams/invitations/${await invitationTo(w, c === 'anonymous' || c === 'revoked' ? someoneElse() : personOf(w, c).email)}/accept`,
     }),
   },
   {
-    method: 'POST', route: '/v2/teams/invitations/{token}/accept', variant: 'addressed to someone else', expect: signedIn(403),
-    prepare: async (w) => ({ path: `/v2/teams/invitations/${await invitationTo(w, someoneElse())}/accept` }),
+    method: 'POST',
+    route: '/v2/teams/invitations/{token}/accept',
+    variant: 'addressed to someone else',
+    expect: signedIn(403),
+    prepare: async (w) => ({
+      path: `/v2/teams/invitations/${await invitationTo(w, someoneElse())}/accept`,
+    }),
   },
   {
     // Decline is the one team endpoint that works without signing in: the token from the e-mail
     // is proof enough (like an unsubscribe link); a token that is sent must be valid and match.
-    method: 'POST', route: '/v2/teams/invitations/{token}/decline', variant: 'addressed to the caller', auth: 'optional',
+    method: 'POST',
+    route: '/v2/teams/invitations/{token}/decline',
+    variant: 'addressed to the caller',
+    auth: 'optional',
     expect: { owner: 204, admin: 204, member: 204, viewer: 204, outsider: 204, anonymous: 204 },
     prepare: async (w, c) => ({
       path: `/v2/teams/invitations/${await invitationTo(w, c === 'anonymous' || c === 'revoked' ? someoneElse() : personOf(w, c).email)}/decline`,
     }),
   },
   {
-    method: 'POST', route: '/v2/teams/invitations/{token}/decline', variant: 'addressed to someone else', auth: 'optional',
+    method: 'POST',
+    route: '/v2/teams/invitations/{token}/decline',
+    variant: 'addressed to someone else',
+    auth: 'optional',
     expect: { owner: 403, admin: 403, member: 403, viewer: 403, outsider: 403, anonymous: 204 },
-    prepare: async (w) => ({ path: `/v2/teams/invitations/${await invitationTo(w, someoneElse())}/decline` }),
+    prepare: async (w) => ({
+      path: `/v2/teams/invitations/${await invitationTo(w, someoneElse())}/decline`,
+    }),
   },
-  { method: 'GET', route: '/v2/teams/{team_id}/grants', expect: minRole('viewer', 200), prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/grants` }) },
+  {
+    method: 'GET',
+    route: '/v2/teams/{team_id}/grants',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/grants` }),
+  },
   {
     // Team admin and owner of the project (spec 4): each caller shares a project of their own.
-    method: 'POST', route: '/v2/teams/{team_id}/grants', variant: "a project the caller owns",
+    method: 'POST',
+    route: '/v2/teams/{team_id}/grants',
+    variant: 'a project the caller owns',
     expect: { owner: 201, admin: 201, member: 403, viewer: 403, outsider: 404, anonymous: 401 },
     prepare: async (w, c) => ({
       path: `/v2/teams/${w.team.id}/grants`,
-      body: { project_id: (await freshProject(w, { owner: personOf(w, c) })).project.id, role: 'member' },
+      body: {
+        project_id: (await freshProject(w, { owner: personOf(w, c) })).project.id,
+        role: 'member',
+      },
     }),
   },
   {
     // The world's project, into a second team of the same people: the admin reaches the
     // project as admin, but only its owner may share it.
-    method: 'POST', route: '/v2/teams/{team_id}/grants', variant: 'a project the caller reaches but does not own',
+    method: 'POST',
+    route: '/v2/teams/{team_id}/grants',
+    variant: 'a project the caller reaches but does not own',
     expect: { owner: 201, admin: 403, member: 403, viewer: 403, outsider: 404, anonymous: 401 },
-    prepare: async (w) => ({ path: `/v2/teams/${(await freshTeam(w)).id}/grants`, body: { project_id: w.project.id, role: 'viewer' } }),
+    prepare: async (w) => ({
+      path: `/v2/teams/${(await freshTeam(w)).id}/grants`,
+      body: { project_id: w.project.id, role: 'viewer' },
+    }),
   },
   {
-    method: 'PATCH', route: '/v2/teams/{team_id}/grants/{grant_id}', variant: 'lowering a grant', expect: minRole('admin', 200),
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/grants/${(await freshProject(w, { shareRole: 'member' })).grantId}`, body: { role: 'viewer' } }),
+    method: 'PATCH',
+    route: '/v2/teams/{team_id}/grants/{grant_id}',
+    variant: 'lowering a grant',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/grants/${(await freshProject(w, { shareRole: 'member' })).grantId}`,
+      body: { role: 'viewer' },
+    }),
   },
   {
     // Raising a grant widens access: that needs the project owner, like creating one.
-    method: 'PATCH', route: '/v2/teams/{team_id}/grants/{grant_id}', variant: 'raising a grant',
+    method: 'PATCH',
+    route: '/v2/teams/{team_id}/grants/{grant_id}',
+    variant: 'raising a grant',
     expect: { owner: 200, admin: 403, member: 403, viewer: 403, outsider: 404, anonymous: 401 },
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/grants/${(await freshProject(w, { shareRole: 'viewer' })).grantId}`, body: { role: 'admin' } }),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/grants/${(await freshProject(w, { shareRole: 'viewer' })).grantId}`,
+      body: { role: 'admin' },
+    }),
   },
   {
-    method: 'DELETE', route: '/v2/teams/{team_id}/grants/{grant_id}', expect: minRole('admin', 204),
-    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/grants/${(await freshProject(w, { shareRole: 'member' })).grantId}` }),
+    method: 'DELETE',
+    route: '/v2/teams/{team_id}/grants/{grant_id}',
+    expect: minRole('admin', 204),
+    prepare: async (w) => ({
+      path: `/v2/teams/${w.team.id}/grants/${(await freshProject(w, { shareRole: 'member' })).grantId}`,
+    }),
   },
-  { method: 'GET', route: '/v2/teams/{team_id}/audit', expect: minRole('admin', 200), prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/audit` }) },
+  {
+    method: 'GET',
+    route: '/v2/teams/{team_id}/audit',
+    expect: minRole('admin', 200),
+    prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/audit` }),
+  },
 ];
 
 /** OpenAPI paths of the area this catalogue must cover completely. */

@@ -7,7 +7,12 @@ import { newId } from '../../src/ids.ts';
 import { hashSecret, newSecret } from '../../src/secrets.ts';
 import type { TestApp } from './app.ts';
 
-export interface TestUser { id: string; email: string; token: string; name: string }
+export interface TestUser {
+  id: string;
+  email: string;
+  token: string;
+  name: string;
+}
 
 const unique = () => randomBytes(5).toString('hex');
 // A real argon2id hash of "correct-horse-battery", so that login works for factory users.
@@ -20,22 +25,45 @@ export async function newUser(t: TestApp, name = 'user'): Promise<TestUser> {
   const now = t.clock.now();
   const id = newId('user', now);
   const email = `${name}.${unique()}@example.test`;
-  await t.db.insertInto('users').values({ id, email, name, password_hash: await hashOnce, created_at: now }).execute();
+  await t.db
+    .insertInto('users')
+    .values({ id, email, name, password_hash: await hashOnce, created_at: now })
+    .execute();
   const token = newSecret('fp');
-  await t.db.insertInto('access_tokens').values({
-    id: newId('token', now), user_id: id, name: 'test', kind: 'personal', token_hash: hashSecret(token), created_at: now, expires_at: null,
-  }).execute();
+  await t.db
+    .insertInto('access_tokens')
+    .values({
+      id: newId('token', now),
+      user_id: id,
+      name: 'test',
+      kind: 'personal',
+      token_hash: hashSecret(token),
+      created_at: now,
+      expires_at: null,
+    })
+    .execute();
   return { id, email, token, name };
 }
 
 export async function newTeam(t: TestApp, owner: TestUser, name = 'Team') {
-  const r = await t.post('/v2/teams', { token: owner.token, body: { name, slug: `t-${unique()}` } });
+  const r = await t.post('/v2/teams', {
+    token: owner.token,
+    body: { name, slug: `t-${unique()}` },
+  });
   expect(r.status, r.text).toBe(201);
   return r.json as { id: string; slug: string; name: string; owner_id: string };
 }
 
-export async function addMember(t: TestApp, teamId: string, user: TestUser, role: Exclude<Role, 'owner'>) {
-  await t.db.insertInto('team_members').values({ team_id: teamId, user_id: user.id, role, joined_at: t.clock.now() }).execute();
+export async function addMember(
+  t: TestApp,
+  teamId: string,
+  user: TestUser,
+  role: Exclude<Role, 'owner'>,
+) {
+  await t.db
+    .insertInto('team_members')
+    .values({ team_id: teamId, user_id: user.id, role, joined_at: t.clock.now() })
+    .execute();
 }
 
 export async function newProject(t: TestApp, owner: TestUser, name = 'Project') {
@@ -44,24 +72,40 @@ export async function newProject(t: TestApp, owner: TestUser, name = 'Project') 
   return r.json as { id: string; name: string; owner_id: string };
 }
 
-export async function share(t: TestApp, teamId: string, projectId: string, role: Exclude<Role, 'owner'>) {
+export async function share(
+  t: TestApp,
+  teamId: string,
+  projectId: string,
+  role: Exclude<Role, 'owner'>,
+) {
   const now = t.clock.now();
   const id = newId('grant', now);
-  await t.db.insertInto('grants').values({ id, team_id: teamId, project_id: projectId, role, created_by: null, created_at: now }).execute();
+  await t.db
+    .insertInto('grants')
+    .values({ id, team_id: teamId, project_id: projectId, role, created_by: null, created_at: now })
+    .execute();
   return id;
 }
 
 /** The token from the newest invitation e-mail in the outbox for `email`. */
 export async function invitationToken(t: TestApp, email: string): Promise<string> {
-  const mail = await t.db.selectFrom('emails').selectAll().where('to_address', '=', email.toLowerCase())
-    .orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const mail = await t.db
+    .selectFrom('emails')
+    .selectAll()
+    .where('to_address', '=', email.toLowerCase())
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
   const text = t.core.sealer.open(mail.sealed_text);
   const m = /\/invitations\/([A-Za-z0-9_\-.~%]+)/.exec(text);
   if (!m) throw new Error(`no invitation link in e-mail to ${email}`);
   return decodeURIComponent(m[1]);
 }
 
-export function expectProblem(r: { status: number; json: any; headers: Record<string, unknown> }, status: number, code?: string) {
+export function expectProblem(
+  r: { status: number; json: any; headers: Record<string, unknown> },
+  status: number,
+  code?: string,
+) {
   expect(r.status, JSON.stringify(r.json)).toBe(status);
   expect(String(r.headers['content-type'])).toContain('application/problem+json');
   expect(r.json.status).toBe(status);

@@ -10,10 +10,24 @@ export async function defaultSpace(t: TestApp, user: TestUser, projectId: string
   return r.json.data[0].id;
 }
 
-export async function newFrame(t: TestApp, user: TestUser, projectId: string, spaceId: string, extra: Record<string, unknown> = {}) {
+export async function newFrame(
+  t: TestApp,
+  user: TestUser,
+  projectId: string,
+  spaceId: string,
+  extra: Record<string, unknown> = {},
+) {
   const r = await t.post(`/v2/projects/${projectId}/spaces/${spaceId}/frames`, {
     token: user.token,
-    body: { name: 'web', owner_id: user.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080, ...extra },
+    body: {
+      name: 'web',
+      owner_id: user.id,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+      git_repository_branch: 'main',
+      port: 8080,
+      ...extra,
+    },
   });
   expect(r.status, r.text).toBe(201);
   return r.json;
@@ -25,15 +39,33 @@ export async function cloudAgent(t: TestApp, name = 'cloud-1') {
   return r.json as { id: string; token: string };
 }
 
-export async function sync(t: TestApp, agentToken: string, body: Record<string, unknown> = {}, wait?: number) {
-  const r = await t.post(`/v2/agent/sync${wait !== undefined ? `?wait=${wait}` : ''}`, { token: agentToken, body });
+export async function sync(
+  t: TestApp,
+  agentToken: string,
+  body: Record<string, unknown> = {},
+  wait?: number,
+) {
+  const r = await t.post(`/v2/agent/sync${wait !== undefined ? `?wait=${wait}` : ''}`, {
+    token: agentToken,
+    body,
+  });
   expect(r.status, r.text).toBe(200);
   return r.json as { frames: Array<Record<string, any>>; sync_after_ms: number };
 }
 
 /** Reports every replica of a frame in one state. */
-export function replicaEvents(frameId: string, count: number, type: string, extra: Record<string, unknown> = {}) {
-  return Array.from({ length: count }, (_, replica) => ({ frame_id: frameId, replica, type, ...extra }));
+export function replicaEvents(
+  frameId: string,
+  count: number,
+  type: string,
+  extra: Record<string, unknown> = {},
+) {
+  return Array.from({ length: count }, (_, replica) => ({
+    frame_id: frameId,
+    replica,
+    type,
+    ...extra,
+  }));
 }
 
 export const framePath = (f: { project_id: string; space_id: string; id: string }) =>

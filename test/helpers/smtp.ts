@@ -33,7 +33,10 @@ export interface SmtpCatcher {
   messages: CaughtMail[];
   to(address: string): CaughtMail[];
   /** Resolves once `predicate` holds for the received messages; rejects after `timeoutMs`. */
-  waitFor(predicate: (messages: CaughtMail[]) => boolean, timeoutMs?: number): Promise<CaughtMail[]>;
+  waitFor(
+    predicate: (messages: CaughtMail[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<CaughtMail[]>;
   /** Messages whose DATA has fully arrived and whose 250 is still held back. */
   inFlight(): number;
   close(): Promise<void>;
@@ -42,7 +45,10 @@ export interface SmtpCatcher {
 /** A TCP port nothing listens on right now (bound and released). */
 export async function freePort(): Promise<number> {
   const srv = net.createServer();
-  await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(0, '127.0.0.1', () => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolve());
+  });
   const { port } = srv.address() as net.AddressInfo;
   await new Promise<void>((resolve) => srv.close(() => resolve()));
   return port;
@@ -59,7 +65,9 @@ export async function startSmtp(port = 0, { delayMs = 0 } = {}): Promise<SmtpCat
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     closeTimeout: delayMs ? 500 : 1000,
-    onClose(session) { closed.add(session.id); },
+    onClose(session) {
+      closed.add(session.id);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -95,11 +103,15 @@ export async function startSmtp(port = 0, { delayMs = 0 } = {}): Promise<SmtpCat
     port: actual,
     url: `smtp://127.0.0.1:${actual}`,
     messages,
-    to: (address) => messages.filter((m) => m.rcptTo.map((r) => r.toLowerCase()).includes(address.toLowerCase())),
+    to: (address) =>
+      messages.filter((m) => m.rcptTo.map((r) => r.toLowerCase()).includes(address.toLowerCase())),
     async waitFor(predicate, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(messages)) {
-        if (Date.now() > until) throw new Error(`SMTP catcher: condition not met within ${timeoutMs} ms (${messages.length} messages received)`);
+        if (Date.now() > until)
+          throw new Error(
+            `SMTP catcher: condition not met within ${timeoutMs} ms (${messages.length} messages received)`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
       return messages;
@@ -139,36 +151,56 @@ function quotedPrintable(s: string): string {
   const bytes: number[] = [];
   for (let i = 0; i < soft.length; i++) {
     const hex = soft.slice(i + 1, i + 3);
-    if (soft[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) { bytes.push(parseInt(hex, 16)); i += 2; }
-    else bytes.push(...Buffer.from(soft[i], 'utf8'));
+    if (soft[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(soft[i], 'utf8'));
   }
   return Buffer.from(bytes).toString('utf8');
 }
 
 /** RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=) in a header value. */
 function decodeWords(value: string): string {
-  return value.replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=(?:\s+(?==\?))?/g, (_, _charset: string, enc: string, data: string) =>
-    enc.toUpperCase() === 'B'
-      ? Buffer.from(data, 'base64').toString('utf8')
-      : decodeBody(data.replace(/_/g, ' '), 'quoted-printable'));
+  return value.replace(
+    /=\?([^?]+)\?([QqBb])\?([^?]*)\?=(?:\s+(?==\?))?/g,
+    (_, _charset: string, enc: string, data: string) =>
+      enc.toUpperCase() === 'B'
+        ? Buffer.from(data, 'base64').toString('utf8')
+        : decodeBody(data.replace(/_/g, ' '), 'quoted-printable'),
+  );
 }
 
-interface Leaf { type: string; content: string }
+interface Leaf {
+  type: string;
+  content: string;
+}
 
 function leaves(entity: string): { headers: Record<string, string>; leaves: Leaf[] } {
   const { headers, body } = splitHeaders(entity);
   const type = (headers['content-type'] ?? 'text/plain').toLowerCase();
   const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
   if (type.startsWith('multipart/') && boundary) {
-    const sections = body.split(new RegExp(`\\r?\\n?--${boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:--)?\\r?\\n?`));
+    const sections = body.split(
+      new RegExp(`\\r?\\n?--${boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:--)?\\r?\\n?`),
+    );
     const out: Leaf[] = [];
     for (const s of sections.slice(1)) if (s.trim()) out.push(...leaves(s).leaves);
     return { headers, leaves: out };
   }
-  return { headers, leaves: [{ type: type.split(';')[0].trim(), content: decodeBody(body, headers['content-transfer-encoding']) }] };
+  return {
+    headers,
+    leaves: [
+      {
+        type: type.split(';')[0].trim(),
+        content: decodeBody(body, headers['content-transfer-encoding']),
+      },
+    ],
+  };
 }
 
-export function parseMessage(raw: string): Omit<CaughtMail, 'mailFrom' | 'rcptTo' | 'raw' | 'clientGone' | 'at'> {
+export function parseMessage(
+  raw: string,
+): Omit<CaughtMail, 'mailFrom' | 'rcptTo' | 'raw' | 'clientGone' | 'at'> {
   const { headers, leaves: parts } = leaves(raw);
   return {
     headers,

@@ -7,7 +7,15 @@
 import { expect } from 'vitest';
 import { monotonicFactory } from 'ulidx';
 import type { TestApp } from './app.ts';
-import { addMember, invitationToken, newProject, newTeam, newUser, share, type TestUser } from './factories.ts';
+import {
+  addMember,
+  invitationToken,
+  newProject,
+  newTeam,
+  newUser,
+  share,
+  type TestUser,
+} from './factories.ts';
 import { unique } from './endpoints.ts';
 import { newId, ID_PREFIXES } from '../../src/ids.ts';
 import { hashSecret, newSecret } from '../../src/secrets.ts';
@@ -33,10 +41,19 @@ async function ok(p: Promise<{ status: number; json: any; text: string }>, statu
 async function rawToken(t: TestApp, user: TestUser, o: { expired?: boolean; revoked?: boolean }) {
   const now = t.clock.now();
   const token = newSecret('fp');
-  await t.db.insertInto('access_tokens').values({
-    id: newId('token', now), user_id: user.id, name: 'raw', kind: 'personal', token_hash: hashSecret(token), created_at: now,
-    expires_at: o.expired ? new Date(now.getTime() - 86400_000) : null, revoked_at: o.revoked ? now : null,
-  }).execute();
+  await t.db
+    .insertInto('access_tokens')
+    .values({
+      id: newId('token', now),
+      user_id: user.id,
+      name: 'raw',
+      kind: 'personal',
+      token_hash: hashSecret(token),
+      created_at: now,
+      expires_at: o.expired ? new Date(now.getTime() - 86400_000) : null,
+      revoked_at: o.revoked ? now : null,
+    })
+    .execute();
   return token;
 }
 
@@ -49,38 +66,102 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const team = await newTeam(t, owner, 'World');
   await addMember(t, team.id, viewer, 'viewer');
   const project = await newProject(t, owner, 'World project');
-  const space = (await ok(t.get(`/v2/projects/${project.id}/spaces`, { token: owner.token }), 200)).data[0];
+  const space = (await ok(t.get(`/v2/projects/${project.id}/spaces`, { token: owner.token }), 200))
+    .data[0];
   const grant = await share(t, team.id, project.id, 'viewer');
-  const inv = await ok(t.post(`/v2/teams/${team.id}/invitations`, { token: owner.token, body: { email: `invitee.${unique()}@example.test`, role: 'member' } }), 201);
-  const tok = await ok(t.post('/v2/user/tokens', { token: owner.token, body: { name: 'listed' } }), 201);
+  const inv = await ok(
+    t.post(`/v2/teams/${team.id}/invitations`, {
+      token: owner.token,
+      body: { email: `invitee.${unique()}@example.test`, role: 'member' },
+    }),
+    201,
+  );
+  const tok = await ok(
+    t.post('/v2/user/tokens', { token: owner.token, body: { name: 'listed' } }),
+    201,
+  );
   const hostTeam = await newTeam(t, host, 'Host');
-  await ok(t.post(`/v2/teams/${hostTeam.id}/invitations`, { token: host.token, body: { email: owner.email, role: 'viewer' } }), 201);
-  const agent = await ok(t.post(`/v2/projects/${project.id}/agents`, { token: owner.token, body: { name: 'edge' } }), 201);
+  await ok(
+    t.post(`/v2/teams/${hostTeam.id}/invitations`, {
+      token: host.token,
+      body: { email: owner.email, role: 'viewer' },
+    }),
+    201,
+  );
+  const agent = await ok(
+    t.post(`/v2/projects/${project.id}/agents`, { token: owner.token, body: { name: 'edge' } }),
+    201,
+  );
   const projectPath = `/v2/projects/${project.id}`;
-  const frame = await ok(t.post(`${projectPath}/spaces/${space.id}/frames`, {
-    token: owner.token,
-    body: { name: 'web', owner_id: owner.id, git_repository: 'app', git_repository_owner: 'acme', git_repository_branch: 'main', port: 8080 },
-  }), 201);
+  const frame = await ok(
+    t.post(`${projectPath}/spaces/${space.id}/frames`, {
+      token: owner.token,
+      body: {
+        name: 'web',
+        owner_id: owner.id,
+        git_repository: 'app',
+        git_repository_owner: 'acme',
+        git_repository_branch: 'main',
+        port: 8080,
+      },
+    }),
+    201,
+  );
   const framePath = `${projectPath}/spaces/${space.id}/frames/${frame.id}`;
-  const domain = await ok(t.post(`${framePath}/domains`, { token: owner.token, body: { hostname: `w${unique()}.example.com` } }), 201);
-  const volume = await ok(t.post(`${framePath}/volumes`, { token: owner.token, body: { name: 'data', mount_path: '/data', size_gb: 1 } }), 201);
+  const domain = await ok(
+    t.post(`${framePath}/domains`, {
+      token: owner.token,
+      body: { hostname: `w${unique()}.example.com` },
+    }),
+    201,
+  );
+  const volume = await ok(
+    t.post(`${framePath}/volumes`, {
+      token: owner.token,
+      body: { name: 'data', mount_path: '/data', size_gb: 1 },
+    }),
+    201,
+  );
   return {
-    owner, outsider,
+    owner,
+    outsider,
     ids: {
-      team_id: team.id, user_id: viewer.id, invitation_id: inv.id, grant_id: grant, project_id: project.id, space_id: space.id,
-      token_id: tok.id, agent_id: agent.id, frame_id: frame.id, domain_id: domain.id, volume_id: volume.id,
+      team_id: team.id,
+      user_id: viewer.id,
+      invitation_id: inv.id,
+      grant_id: grant,
+      project_id: project.id,
+      space_id: space.id,
+      token_id: tok.id,
+      agent_id: agent.id,
+      frame_id: frame.id,
+      domain_id: domain.id,
+      volume_id: volume.id,
       token: await invitationToken(t, owner.email),
     },
     paths: { project: projectPath, frame: framePath },
-    tokens: { revoked: await rawToken(t, owner, { revoked: true }), expired: await rawToken(t, owner, { expired: true }), agent: agent.token, admin: ADMIN },
+    tokens: {
+      revoked: await rawToken(t, owner, { revoked: true }),
+      expired: await rawToken(t, owner, { expired: true }),
+      agent: agent.token,
+      admin: ADMIN,
+    },
   };
 }
 
 /** The id prefix of a path parameter (`project_id` → `prj`), if it names an id. */
 export const PARAM_PREFIX: Record<string, string> = {
-  team_id: ID_PREFIXES.team, user_id: ID_PREFIXES.user, invitation_id: ID_PREFIXES.invitation, grant_id: ID_PREFIXES.grant,
-  project_id: ID_PREFIXES.project, space_id: ID_PREFIXES.space, token_id: ID_PREFIXES.token, agent_id: ID_PREFIXES.agent,
-  frame_id: ID_PREFIXES.frame, domain_id: ID_PREFIXES.domain, volume_id: ID_PREFIXES.volume,
+  team_id: ID_PREFIXES.team,
+  user_id: ID_PREFIXES.user,
+  invitation_id: ID_PREFIXES.invitation,
+  grant_id: ID_PREFIXES.grant,
+  project_id: ID_PREFIXES.project,
+  space_id: ID_PREFIXES.space,
+  token_id: ID_PREFIXES.token,
+  agent_id: ID_PREFIXES.agent,
+  frame_id: ID_PREFIXES.frame,
+  domain_id: ID_PREFIXES.domain,
+  volume_id: ID_PREFIXES.volume,
 };
 
 const ulid = monotonicFactory();
@@ -104,7 +185,8 @@ function schemeOf(security: Array<Record<string, unknown>> | undefined): Route['
   const s = security ?? [];
   if (s.some((x) => 'operator' in x)) return 'operator';
   if (s.some((x) => 'agent' in x)) return 'agent';
-  if (s.some((x) => 'bearer' in x)) return s.some((x) => Object.keys(x).length === 0) ? 'optional' : 'bearer';
+  if (s.some((x) => 'bearer' in x))
+    return s.some((x) => Object.keys(x).length === 0) ? 'optional' : 'bearer';
   return 'none';
 }
 
@@ -115,11 +197,19 @@ export function routesOf(doc: any): Route[] {
       .map(([m, op]) => ({
         method: m.toUpperCase(),
         path,
-        params: (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name as string),
-        query: Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema ?? {}])),
+        params: (op.parameters ?? [])
+          .filter((p: any) => p.in === 'path')
+          .map((p: any) => p.name as string),
+        query: Object.fromEntries(
+          (op.parameters ?? [])
+            .filter((p: any) => p.in === 'query')
+            .map((p: any) => [p.name, p.schema ?? {}]),
+        ),
         body: op.requestBody?.content?.['application/json']?.schema as Schema | undefined,
         scheme: schemeOf(op.security),
-      })));
+      })),
+  );
 }
 
-export const fill = (r: Route, values: Record<string, string>) => r.path.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name] ?? `missing-${name}`);
+export const fill = (r: Route, values: Record<string, string>) =>
+  r.path.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name] ?? `missing-${name}`);

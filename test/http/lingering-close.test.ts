@@ -16,7 +16,9 @@ beforeAll(async () => {
   service = await startInstance('lingering', { DATABASE_URL: await freshDatabaseUrl() });
   port = service.port;
 }, 60_000);
-afterAll(async () => { await service?.kill('SIGTERM'); });
+afterAll(async () => {
+  await service?.kill('SIGTERM');
+});
 
 /** Uploads a 5 MB body in chunks, going on for a while after the answer came; says what the client saw. */
 function upload(): Promise<{ answer: string; errors: string[]; ended: boolean }> {
@@ -28,19 +30,30 @@ function upload(): Promise<{ answer: string; errors: string[]; ended: boolean }>
     let ended = false;
     const errors: string[] = [];
     s.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
-    s.on('end', () => { ended = true; });
-    s.on('data', (d) => { answer += d; });
-    s.write(`POST /v2/auth/signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n`);
+    s.on('end', () => {
+      ended = true;
+    });
+    s.on('data', (d) => {
+      answer += d;
+    });
+    s.write(
+      `POST /v2/auth/signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n`,
+    );
     s.write(chunk);
     let sent = 0;
     const more = setInterval(() => {
       if (s.destroyed || sent++ >= 20) {
         clearInterval(more);
         s.end();
-        setTimeout(() => { s.destroy(); resolve({ answer, errors, ended }); }, 200);
+        setTimeout(() => {
+          s.destroy();
+          resolve({ answer, errors, ended });
+        }, 200);
         return;
       }
-      s.write(chunk, (err) => { if (err) errors.push((err as NodeJS.ErrnoException).code ?? err.message); });
+      s.write(chunk, (err) => {
+        if (err) errors.push((err as NodeJS.ErrnoException).code ?? err.message);
+      });
     }, 10);
   });
 }

@@ -12,15 +12,27 @@ let logged: App;
 const lines: any[] = [];
 beforeAll(async () => {
   t = await testApp();
-  const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+      done();
+    },
+  });
   // The real application on the same database, with a logger that writes to memory.
   logged = await buildApp(t.core, t.services, { logger: pino({ level: 'info' }, sink) });
 });
-afterAll(async () => { await logged?.close(); await t.close(); });
+afterAll(async () => {
+  await logged?.close();
+  await t.close();
+});
 
 async function logOf(method: 'GET' | 'POST', url: string, token?: string) {
   lines.length = 0;
-  const res = await logged.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const res = await logged.inject({
+    method,
+    url,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
   const text = lines.map((l) => JSON.stringify(l)).join('\n');
   return { res, text, access: lines.find((l) => l.msg === 'request') };
 }
@@ -30,7 +42,14 @@ describe('Tokens in logged URLs (issue 12, item 5)', () => {
     const admin = await newUser(t, 'admin');
     const team = await newTeam(t, admin);
     const bob = await newUser(t, 'bob');
-    expect((await t.post(`/v2/teams/${team.id}/invitations`, { token: admin.token, body: { email: bob.email, role: 'member' } })).status).toBe(201);
+    expect(
+      (
+        await t.post(`/v2/teams/${team.id}/invitations`, {
+          token: admin.token,
+          body: { email: bob.email, role: 'member' },
+        })
+      ).status,
+    ).toBe(201);
     const real = await invitationToken(t, bob.email);
 
     for (const [method, url] of [
@@ -40,7 +59,11 @@ describe('Tokens in logged URLs (issue 12, item 5)', () => {
       ['POST', '/v2/teams/invitations/some-token-we-made-up/accept'],
       ['GET', '/invitations/some-token-we-made-up?from=mail'],
     ] as const) {
-      const { res, text, access } = await logOf(method, url, method === 'POST' ? bob.token : undefined);
+      const { res, text, access } = await logOf(
+        method,
+        url,
+        method === 'POST' ? bob.token : undefined,
+      );
       expect(res.statusCode).toBeLessThan(500);
       expect(access, text).toBeDefined();
       expect(text).not.toContain(real);
@@ -59,11 +82,19 @@ describe('Tokens in logged URLs (issue 12, item 5)', () => {
     expect(q.text).not.toContain('zzz999');
     expect(q.access.url).toBe('/v2/user?token=[redacted]&limit=5&access_token=[redacted]');
     // Ids are not secrets: an invitation's id, the page's assets, other paths stay as they are.
-    expect(redactUrl('/v2/teams/team_01J/invitations/inv_01J/resend')).toBe('/v2/teams/team_01J/invitations/inv_01J/resend');
-    expect(redactUrl('/invitations/assets/invitation.js')).toBe('/invitations/assets/invitation.js');
-    expect(redactUrl('/v2/projects/prj_01J/frames?limit=5&cursor=abc')).toBe('/v2/projects/prj_01J/frames?limit=5&cursor=abc');
+    expect(redactUrl('/v2/teams/team_01J/invitations/inv_01J/resend')).toBe(
+      '/v2/teams/team_01J/invitations/inv_01J/resend',
+    );
+    expect(redactUrl('/invitations/assets/invitation.js')).toBe(
+      '/invitations/assets/invitation.js',
+    );
+    expect(redactUrl('/v2/projects/prj_01J/frames?limit=5&cursor=abc')).toBe(
+      '/v2/projects/prj_01J/frames?limit=5&cursor=abc',
+    );
     expect(redactUrl('//invitations/abc')).toBe('//invitations/[redacted]');
-    expect(redactUrl('/V2/Teams/Invitations/abc/accept')).toBe('/V2/Teams/Invitations/[redacted]/accept');
+    expect(redactUrl('/V2/Teams/Invitations/abc/accept')).toBe(
+      '/V2/Teams/Invitations/[redacted]/accept',
+    );
     const shaped = `fpa_${'A'.repeat(43)}`;
     expect(redactUrl(`/somewhere/${shaped}`)).toBe('/somewhere/[redacted]');
   });

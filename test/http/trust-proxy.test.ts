@@ -10,7 +10,9 @@ const limits = { RATE_FAILED_LOGINS_PER_IP: '1', RATE_FAILED_LOGINS_PER_ADDRESS:
 
 async function wrongLogin(t: TestApp, remoteAddress: string, forwardedFor?: string) {
   const res = await t.app.inject({
-    method: 'POST', url: '/v2/auth/login', remoteAddress,
+    method: 'POST',
+    url: '/v2/auth/login',
+    remoteAddress,
     headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {},
     payload: { email: 'nobody@example.test', password: 'wrong-password' },
   });
@@ -26,7 +28,9 @@ describe('TRUST_PROXY', () => {
       testApp({ env: limits }),
     ]);
   });
-  afterAll(async () => { await Promise.all([trusting?.close(), plain?.close()]); });
+  afterAll(async () => {
+    await Promise.all([trusting?.close(), plain?.close()]);
+  });
 
   it('set to the proxy: two clients behind it are counted separately', async () => {
     expect((await wrongLogin(trusting, PROXY, '198.51.100.1')).status).toBe(401);
@@ -51,13 +55,31 @@ describe('TRUST_PROXY', () => {
     expect(trustProxy('false')).toBe(false);
     expect(trustProxy('0')).toBe(false);
     expect(trustProxy('true')).toBe(true);
-    expect(trustProxy(' 10.0.0.5 , 10.1.0.0/16,::1,fd00::/8,loopback ')).toEqual(['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8', 'loopback']);
+    expect(trustProxy(' 10.0.0.5 , 10.1.0.0/16,::1,fd00::/8,loopback ')).toEqual([
+      '10.0.0.5',
+      '10.1.0.0/16',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
     const twoHops = trustProxy('2') as (address: string, hop: number) => boolean;
     expect([0, 1, 2].map((hop) => twoHops('10.0.0.5', hop))).toEqual([true, true, false]);
-    for (const bad of ['yes', '10.0.0.300', '10.0.0.0/33', '10.0.0.5,,10.0.0.6', 'lb.internal', '-1', '1.5']) {
-      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/^TRUST_PROXY must be "false", "true", a number of proxy hops/);
+    for (const bad of [
+      'yes',
+      '10.0.0.300',
+      '10.0.0.0/33',
+      '10.0.0.5,,10.0.0.6',
+      'lb.internal',
+      '-1',
+      '1.5',
+    ]) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(
+        /^TRUST_PROXY must be "false", "true", a number of proxy hops/,
+      );
     }
-    expect(() => trustProxy('10.0.0.5,lb.internal')).toThrow('"lb.internal" is not an address or CIDR');
+    expect(() => trustProxy('10.0.0.5,lb.internal')).toThrow(
+      '"lb.internal" is not an address or CIDR',
+    );
   });
 
   it('a hop count believes the last forwarder', async () => {
@@ -65,7 +87,11 @@ describe('TRUST_PROXY', () => {
     try {
       expect((await wrongLogin(hops, PROXY, '203.0.113.1, 198.51.100.1')).status).toBe(401);
       expect((await wrongLogin(hops, PROXY, '203.0.113.1, 198.51.100.2')).status).toBe(401);
-      expectProblem(await wrongLogin(hops, PROXY, '203.0.113.2, 198.51.100.1'), 429, 'rate_limited');
+      expectProblem(
+        await wrongLogin(hops, PROXY, '203.0.113.2, 198.51.100.1'),
+        429,
+        'rate_limited',
+      );
     } finally {
       await hops.close();
     }

@@ -11,7 +11,12 @@ let url: string;
 let admin: pg.Client;
 let notifier: Notifier;
 
-const token = (tokenId: string): CachedToken => ({ userId: 'usr_1', email: 'a@example.com', tokenId, expiresAt: null });
+const token = (tokenId: string): CachedToken => ({
+  userId: 'usr_1',
+  email: 'a@example.com',
+  tokenId,
+  expiresAt: null,
+});
 
 async function until(check: () => boolean, what: string, ms = 10_000) {
   const deadline = Date.now() + ms;

@@ -69,10 +69,26 @@ export function attackerRepo(root: string): string {
   const bare = join(gitRoot, 'acme', 'attacker.git');
   const work = join(root, 'attacker-work');
   mkdirSync(work, { recursive: true });
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.test', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' });
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync(
+      'git',
+      [
+        '-c',
+        'user.name=T',
+        '-c',
+        'user.email=t@example.test',
+        '-c',
+        'init.defaultBranch=main',
+        ...args,
+      ],
+      { cwd, stdio: 'pipe' },
+    );
   git(root, 'init', '-q', '--bare', bare);
   git(root, 'init', '-q', work);
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'attacker', private: true, scripts: { start: 'node server.js' } }));
+  writeFileSync(
+    join(work, 'package.json'),
+    JSON.stringify({ name: 'attacker', private: true, scripts: { start: 'node server.js' } }),
+  );
   writeFileSync(join(work, 'server.js'), SERVER);
   git(work, 'add', '-A');
   git(work, 'commit', '-q', '-m', 'attacker');
@@ -85,14 +101,25 @@ export function attackerRepo(root: string): string {
  * than the empty skeleton leading to the app's own checkout (the process runtime shows its
  * code at its own path, so DATA_DIR/agent exists inside, empty but for that path).
  */
-export function breaches(verdict: Record<string, string>, skeleton = ['agent']): Record<string, string> {
-  const leaks = (v: string) => /^(READ|WROTE|CONNECTED|SIGNALLED)/.test(v)
-    || (v.startsWith('LISTED ') && v.slice(7).split(',').some((n) => n && !skeleton.includes(n)));
+export function breaches(
+  verdict: Record<string, string>,
+  skeleton = ['agent'],
+): Record<string, string> {
+  const leaks = (v: string) =>
+    /^(READ|WROTE|CONNECTED|SIGNALLED)/.test(v) ||
+    (v.startsWith('LISTED ') &&
+      v
+        .slice(7)
+        .split(',')
+        .some((n) => n && !skeleton.includes(n)));
   return Object.fromEntries(Object.entries(verdict).filter(([, v]) => leaks(v)));
 }
 
 /** The assertions every runtime's isolation test makes: many attempts, none through, not root. */
-export function expectIsolated(r: { uid: number; verdict: Record<string, string>; logs: string }, uid?: number) {
+export function expectIsolated(
+  r: { uid: number; verdict: Record<string, string>; logs: string },
+  uid?: number,
+) {
   console.log(`[isolation] ${JSON.stringify(r.verdict)}`);
   expect(Object.keys(r.verdict).length, r.logs).toBeGreaterThanOrEqual(12);
   expect(breaches(r.verdict), JSON.stringify(r.verdict, null, 1)).toEqual({});

@@ -8,14 +8,23 @@ import { freshDatabaseUrl } from '../helpers/database.ts';
 const url = await freshDatabaseUrl();
 const a = await testAppOn(url, { worker: true });
 const b = await testAppOn(url, { worker: true });
-afterAll(async () => { await a.close(); await b.close(); });
+afterAll(async () => {
+  await a.close();
+  await b.close();
+});
 
 describe('the minute sweep', () => {
   it('is one queued job at the next minute boundary, whichever instances ask', async () => {
-    const queued = async () => (await sql<{ run_at: Date }>`select j.run_at from graphile_worker._private_jobs j
-      where j.key = 'sweep-every-minute'`.execute(a.db)).rows;
+    const queued = async () =>
+      (
+        await sql<{ run_at: Date }>`select j.run_at from graphile_worker._private_jobs j
+      where j.key = 'sweep-every-minute'`.execute(a.db)
+      ).rows;
     let rows = await queued();
-    for (let i = 0; rows.length === 0 && i < 50; i++) { await new Promise((r) => setTimeout(r, 100)); rows = await queued(); }
+    for (let i = 0; rows.length === 0 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      rows = await queued();
+    }
     expect(rows).toHaveLength(1);
     const at = rows[0].run_at.getTime();
     expect(at % 60_000).toBe(0);

@@ -7,25 +7,44 @@ import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { addMember, expectProblem, invitationToken, newTeam, newUser } from '../helpers/factories.ts';
+import {
+  addMember,
+  expectProblem,
+  invitationToken,
+  newTeam,
+  newUser,
+} from '../helpers/factories.ts';
 import { freePort, startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
 
 const LINK = /http:\/\/frameplane\.test\/invitations\/([A-Za-z0-9_\-.~%]+)/;
 const address = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.test`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(v)}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(v)}`,
+      );
     await sleep(100);
   }
 }
 
 const outbox = (t: TestApp, to: string) =>
-  t.db.selectFrom('emails').select(['id', 'to_address', 'status', 'attempts', 'last_error', 'delivered_at']).where('to_address', '=', to).orderBy('id').execute();
+  t.db
+    .selectFrom('emails')
+    .select(['id', 'to_address', 'status', 'attempts', 'last_error', 'delivered_at'])
+    .where('to_address', '=', to)
+    .orderBy('id')
+    .execute();
 
 describe('with a working SMTP server', () => {
   let smtp: SmtpCatcher;
@@ -43,10 +62,18 @@ describe('with a working SMTP server', () => {
     const ann = await newUser(t, 'ann');
     const bob = await newUser(t, 'bob');
     const team = await newTeam(t, ann, 'Blue Ops');
-    const inv = await t.post(`/v2/teams/${team.id}/invitations`, { token: ann.token, body: { email: bob.email, role: 'member' } });
+    const inv = await t.post(`/v2/teams/${team.id}/invitations`, {
+      token: ann.token,
+      body: { email: bob.email, role: 'member' },
+    });
     expect(inv.status, inv.text).toBe(201);
 
-    const [row] = await until('the outbox row to be sent', () => outbox(t, bob.email), (rows) => rows[0]?.status === 'sent', 15_000);
+    const [row] = await until(
+      'the outbox row to be sent',
+      () => outbox(t, bob.email),
+      (rows) => rows[0]?.status === 'sent',
+      15_000,
+    );
     expect(row).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
     expect(row.delivered_at).toBeInstanceOf(Date);
     await smtp.waitFor(() => smtp.to(bob.email).length >= 1);
@@ -71,7 +98,9 @@ describe('with a working SMTP server', () => {
     expect(token).toBe(await invitationToken(t, bob.email));
     expect(inv.text).not.toContain(token);
 
-    const ok = await t.post(`/v2/teams/invitations/${encodeURIComponent(token)}/accept`, { token: bob.token });
+    const ok = await t.post(`/v2/teams/invitations/${encodeURIComponent(token)}/accept`, {
+      token: bob.token,
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json).toMatchObject({ team_id: team.id, user_id: bob.id, role: 'member' });
   });
@@ -84,15 +113,41 @@ describe('with a working SMTP server', () => {
     const before = await t.db.selectFrom('emails').select('id').execute();
 
     // Already a member: the transaction rolls back before (and after) queueing anything.
-    expectProblem(await t.post(`/v2/teams/${team.id}/invitations`, { token: ann.token, body: { email: carol.email, role: 'member' } }), 409, 'already_member');
+    expectProblem(
+      await t.post(`/v2/teams/${team.id}/invitations`, {
+        token: ann.token,
+        body: { email: carol.email, role: 'member' },
+      }),
+      409,
+      'already_member',
+    );
 
     // A second open invitation to one address: the insert fails, so the e-mail of that attempt
     // must not exist either, while the first one is delivered once.
     const dave = address('dave');
-    expect((await t.post(`/v2/teams/${team.id}/invitations`, { token: ann.token, body: { email: dave, role: 'viewer' } })).status).toBe(201);
-    expectProblem(await t.post(`/v2/teams/${team.id}/invitations`, { token: ann.token, body: { email: dave, role: 'admin' } }), 409, 'invitation_exists');
+    expect(
+      (
+        await t.post(`/v2/teams/${team.id}/invitations`, {
+          token: ann.token,
+          body: { email: dave, role: 'viewer' },
+        })
+      ).status,
+    ).toBe(201);
+    expectProblem(
+      await t.post(`/v2/teams/${team.id}/invitations`, {
+        token: ann.token,
+        body: { email: dave, role: 'admin' },
+      }),
+      409,
+      'invitation_exists',
+    );
 
-    await until('dave\'s e-mail to be sent', () => outbox(t, dave), (rows) => rows.every((r) => r.status === 'sent') && rows.length > 0, 15_000);
+    await until(
+      "dave's e-mail to be sent",
+      () => outbox(t, dave),
+      (rows) => rows.every((r) => r.status === 'sent') && rows.length > 0,
+      15_000,
+    );
     await sleep(1500);
     const after = await t.db.selectFrom('emails').select(['id', 'to_address']).execute();
     const added = after.filter((e) => !before.some((b) => b.id === e.id));
@@ -117,16 +172,26 @@ describe('when the SMTP server is down', () => {
     const team = await newTeam(t, ann);
     const guests = Array.from({ length: 5 }, (_, i) => address(`guest${i}`));
     for (const email of guests) {
-      const r = await t.post(`/v2/teams/${team.id}/invitations`, { token: ann.token, body: { email, role: 'member' } });
+      const r = await t.post(`/v2/teams/${team.id}/invitations`, {
+        token: ann.token,
+        body: { email, role: 'member' },
+      });
       expect(r.status, r.text).toBe(201);
     }
-    const stored = await t.db.selectFrom('invitations').select('email').where('team_id', '=', team.id).execute();
+    const stored = await t.db
+      .selectFrom('invitations')
+      .select('email')
+      .where('team_id', '=', team.id)
+      .execute();
     expect(stored.map((i) => i.email).sort()).toEqual([...guests].sort());
 
     // Every e-mail has been tried and has failed; none is lost.
-    const failed = await until('every e-mail to fail at least once',
+    const failed = await until(
+      'every e-mail to fail at least once',
       () => t!.db.selectFrom('emails').selectAll().where('to_address', 'in', guests).execute(),
-      (rows) => rows.length === 5 && rows.every((r) => r.attempts > 0), 15_000);
+      (rows) => rows.length === 5 && rows.every((r) => r.attempts > 0),
+      15_000,
+    );
     for (const r of failed) {
       expect(r.status).toBe('pending');
       expect(r.last_error).toBeTruthy();
@@ -135,9 +200,12 @@ describe('when the SMTP server is down', () => {
 
     smtp = await startSmtp(port);
     const started = Date.now();
-    const sent = await until('every e-mail to be sent',
+    const sent = await until(
+      'every e-mail to be sent',
       () => t!.db.selectFrom('emails').selectAll().where('to_address', 'in', guests).execute(),
-      (rows) => rows.every((r) => r.status === 'sent'), 40_000);
+      (rows) => rows.every((r) => r.status === 'sent'),
+      40_000,
+    );
     const tookMs = Date.now() - started;
     await smtp.waitFor((ms) => ms.length >= 5);
     await sleep(1500);
@@ -158,20 +226,35 @@ describe('without SMTP_URL', () => {
   const lines: string[] = [];
   let t: TestApp;
   beforeAll(async () => {
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
     t = await testApp({ worker: true, logger: pino({ level: 'info' }, sink) });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('(c) the e-mail is kept (status logged) and its link is printed to the log', async () => {
     expect(t.config.smtpUrl).toBeUndefined();
     const ann = await newUser(t, 'ann');
     const team = await newTeam(t, ann);
     const guest = address('guest');
-    const r = await t.post(`/v2/teams/${team.id}/invitations`, { token: ann.token, body: { email: guest, role: 'viewer' } });
+    const r = await t.post(`/v2/teams/${team.id}/invitations`, {
+      token: ann.token,
+      body: { email: guest, role: 'viewer' },
+    });
     expect(r.status, r.text).toBe(201);
 
-    const [row] = await until('the e-mail to be logged', () => outbox(t, guest), (rows) => rows[0]?.status === 'logged', 15_000);
+    const [row] = await until(
+      'the e-mail to be logged',
+      () => outbox(t, guest),
+      (rows) => rows[0]?.status === 'logged',
+      15_000,
+    );
     expect(row.delivered_at).toBeInstanceOf(Date);
     const log = lines.join('');
     expect(log).toContain('/invitations/');

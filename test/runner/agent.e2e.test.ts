@@ -26,11 +26,18 @@ const context = () => `agent output (last lines):\n${agentOutput.join('\n')}`;
 
 function startAgent(token: string) {
   agentOutput = [];
-  const child = spawn(process.execPath, [BIN, 'agent', '--server', server, '--token', token, '--data', join(tmp, 'agent')], {
-    env: { ...process.env, GIT_BASE_URL: repo.gitBaseUrl, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'agent', '--server', server, '--token', token, '--data', join(tmp, 'agent')],
+    {
+      env: { ...process.env, GIT_BASE_URL: repo.gitBaseUrl, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   for (const s of [child.stdout!, child.stderr!]) {
-    s.on('data', (d: Buffer) => { agentOutput = [...agentOutput, ...d.toString().split('\n').filter(Boolean)].slice(-80); });
+    s.on('data', (d: Buffer) => {
+      agentOutput = [...agentOutput, ...d.toString().split('\n').filter(Boolean)].slice(-80);
+    });
   }
   agent = child;
 }
@@ -52,30 +59,59 @@ afterAll(async () => {
 });
 
 describe('the reference agent runs frames as local processes', () => {
-  it('creates, scales, moves, stops, starts, trips the back-off, recovers, and survives its own restart', { timeout: 240_000 }, async () => {
+  it('creates, scales, moves, stops, starts, trips the back-off, recovers, and survives its own restart', {
+    timeout: 240_000,
+  }, async () => {
     const ann = await newUser(t, 'ann');
     const project = await newProject(t, ann);
     const space = await defaultSpace(t, ann, project.id);
-    const reg = await t.post(`/v2/projects/${project.id}/agents`, { token: ann.token, body: { name: 'laptop' } });
+    const reg = await t.post(`/v2/projects/${project.id}/agents`, {
+      token: ann.token,
+      body: { name: 'laptop' },
+    });
     expect(reg.status, reg.text).toBe(201);
     startAgent(reg.json.token);
 
     const [port1, port2] = [await freePort(), await freePort()];
-    const frame = await newFrame(t, ann, project.id, space, { agent_id: reg.json.id, port: port1, git_repository: 'app', git_repository_owner: 'acme' });
+    const frame = await newFrame(t, ann, project.id, space, {
+      agent_id: reg.json.id,
+      port: port1,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+    });
     const path = framePath(frame);
-    const status = (want: string, test: (f: any) => boolean = () => true, timeoutMs = 60_000) => until(`status ${want}`, async () => {
-      const f = (await t.get(`${path}?wait_for=${want}&timeout=10`, { token: ann.token })).json;
-      return f.status === want && test(f) ? f : undefined;
-    }, timeoutMs, context);
-    const answers = (port: number, body: RegExp) => until(`${body} on port ${port}`, async () => {
-      const r = await hit(port);
-      return 'body' in r && body.test(r.body) ? r : undefined;
-    }, 30_000, context);
-    const closed = (port: number) => until(`port ${port} closed`, async () => {
-      const r = await hit(port);
-      return 'error' in r && r.error === 'ECONNREFUSED';
-    }, 30_000, context);
-    const processes = (n: number) => until(`${n} app processes`, async () => appProcesses(tmp).length === n, 30_000, context);
+    const status = (want: string, test: (f: any) => boolean = () => true, timeoutMs = 60_000) =>
+      until(
+        `status ${want}`,
+        async () => {
+          const f = (await t.get(`${path}?wait_for=${want}&timeout=10`, { token: ann.token })).json;
+          return f.status === want && test(f) ? f : undefined;
+        },
+        timeoutMs,
+        context,
+      );
+    const answers = (port: number, body: RegExp) =>
+      until(
+        `${body} on port ${port}`,
+        async () => {
+          const r = await hit(port);
+          return 'body' in r && body.test(r.body) ? r : undefined;
+        },
+        30_000,
+        context,
+      );
+    const closed = (port: number) =>
+      until(
+        `port ${port} closed`,
+        async () => {
+          const r = await hit(port);
+          return 'error' in r && r.error === 'ECONNREFUSED';
+        },
+        30_000,
+        context,
+      );
+    const processes = (n: number) =>
+      until(`${n} app processes`, async () => appProcesses(tmp).length === n, 30_000, context);
 
     // Created: fetched from git, built, started, healthy, served on the frame's port.
     await status('Online');
@@ -83,23 +119,39 @@ describe('the reference agent runs frames as local processes', () => {
     await processes(1);
 
     // The app's own output reaches the frame's logs.
-    const logs = await until('app logs', async () => {
-      const r = await t.get(`${path}/logs?limit=200`, { token: ann.token });
-      return r.json.data.some((l: any) => /app v1 listening on \d+/.test(l.line)) ? r.json.data : undefined;
-    }, 20_000, context);
+    const logs = await until(
+      'app logs',
+      async () => {
+        const r = await t.get(`${path}/logs?limit=200`, { token: ann.token });
+        return r.json.data.some((l: any) => /app v1 listening on \d+/.test(l.line))
+          ? r.json.data
+          : undefined;
+      },
+      20_000,
+      context,
+    );
     expect(logs.find((l: any) => /app v1 listening/.test(l.line))).toMatchObject({ replica: 0 });
 
     // Scale to three: three replicas, each in its own sandbox, all serving.
-    expect((await t.patch(path, { token: ann.token, body: { replica_count: 3 } })).status).toBe(200);
+    expect((await t.patch(path, { token: ann.token, body: { replica_count: 3 } })).status).toBe(
+      200,
+    );
     await status('Online', (f) => f.replicas.filter((r: any) => r.state === 'healthy').length >= 3);
     const bodies = new Set<string>();
-    for (let i = 0; i < 9; i++) { const r = await hit(port1); if ('body' in r) bodies.add(r.body); }
+    for (let i = 0; i < 9; i++) {
+      const r = await hit(port1);
+      if ('body' in r) bodies.add(r.body);
+    }
     expect(bodies.size).toBe(3);
     await processes(3);
 
     // A new port: the proxy moves; the old port no longer answers.
     expect((await t.patch(path, { token: ann.token, body: { port: port2 } })).status).toBe(200);
-    await status('Online', (f) => f.latest_deployment?.trigger === 'reroll' && f.latest_deployment?.status === 'succeeded');
+    await status(
+      'Online',
+      (f) =>
+        f.latest_deployment?.trigger === 'reroll' && f.latest_deployment?.status === 'succeeded',
+    );
     await answers(port2, /^hello v1 from \d+$/);
     await closed(port1);
     await processes(3);
@@ -136,30 +188,54 @@ describe('the reference agent runs frames as local processes', () => {
 
     // The service goes away for a while: the frame keeps serving; when it is back, the agent syncs again.
     const listening = t.app.server.address() as { port: number };
-    await new Promise<void>((r) => { t.app.server.close(() => r()); t.app.server.closeAllConnections(); });
+    await new Promise<void>((r) => {
+      t.app.server.close(() => r());
+      t.app.server.closeAllConnections();
+    });
     await sleep(1500);
     await answers(port2, /^hello v3 from \d+$/);
     const away = new Date();
     await new Promise<void>((r) => t.app.server.listen(listening.port, '127.0.0.1', () => r()));
-    await until('the agent syncs again', async () => {
-      const row = await t.db.selectFrom('agents').select('last_seen_at').where('id', '=', reg.json.id).executeTakeFirstOrThrow();
-      return row.last_seen_at !== null && row.last_seen_at.getTime() > away.getTime();
-    }, 30_000, context);
+    await until(
+      'the agent syncs again',
+      async () => {
+        const row = await t.db
+          .selectFrom('agents')
+          .select('last_seen_at')
+          .where('id', '=', reg.json.id)
+          .executeTakeFirstOrThrow();
+        return row.last_seen_at !== null && row.last_seen_at.getTime() > away.getTime();
+      },
+      30_000,
+      context,
+    );
 
     // The agent dies. Its replicas live on, but once it is offline the service refuses stop and start.
     const before = appProcesses(tmp).sort();
     agent!.kill('SIGKILL');
     await new Promise((r) => agent!.once('exit', r));
-    expect((await t.post('/v2/admin/clock', { token: ADMIN, body: { advance_seconds: t.config.agentOfflineAfterSeconds + 5 } })).status).toBe(200);
+    expect(
+      (
+        await t.post('/v2/admin/clock', {
+          token: ADMIN,
+          body: { advance_seconds: t.config.agentOfflineAfterSeconds + 5 },
+        })
+      ).status,
+    ).toBe(200);
     expectProblem(await t.post(`${path}/stop`, { token: ann.token }), 503, 'agent_offline');
     expectProblem(await t.post(`${path}/start`, { token: ann.token }), 503, 'agent_offline');
 
     // Restarted, it adopts the same processes: no duplicates, the port answers, Online.
     startAgent(reg.json.token);
-    await until('agent online', async () => {
-      const r = await t.get(`/v2/projects/${project.id}/agents`, { token: ann.token });
-      return r.json.data.find((a: any) => a.id === reg.json.id)?.online;
-    }, 30_000, context);
+    await until(
+      'agent online',
+      async () => {
+        const r = await t.get(`/v2/projects/${project.id}/agents`, { token: ann.token });
+        return r.json.data.find((a: any) => a.id === reg.json.id)?.online;
+      },
+      30_000,
+      context,
+    );
     await answers(port2, /^hello v3 from \d+$/);
     await status('Online');
     await sleep(2000); // time for a duplicate to appear, if the agent were to start one

@@ -31,32 +31,59 @@ afterAll(async () => {
 });
 
 describe('the built-in cloud agent', () => {
-  it('registers itself, runs cloud frames, and stops with the service', { timeout: 120_000 }, async () => {
+  it('registers itself, runs cloud frames, and stops with the service', {
+    timeout: 120_000,
+  }, async () => {
     const repo = gitFixture(tmp);
     repo.pushApp('v1');
     process.env.GIT_BASE_URL = repo.gitBaseUrl; // what the service's environment would say
     const port = (t.app.server.address() as { port: number }).port;
-    builtin = await startBuiltinAgent({ db: t.db, config: t.config, log: pino({ level: 'silent' }), url: `http://0.0.0.0:${port}` });
+    builtin = await startBuiltinAgent({
+      db: t.db,
+      config: t.config,
+      log: pino({ level: 'silent' }),
+      url: `http://0.0.0.0:${port}`,
+    });
 
     const file = join(t.config.dataDir, 'builtin-agent.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const row = await t.db.selectFrom('agents').selectAll().where('name', '=', 'builtin').executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('agents')
+      .selectAll()
+      .where('name', '=', 'builtin')
+      .executeTakeFirstOrThrow();
     expect(row.kind).toBe('cloud');
 
     const ann = await newUser(t, 'ann');
     const project = await newProject(t, ann);
     const space = await defaultSpace(t, ann, project.id);
     const framePort = await freePort();
-    const frame = await newFrame(t, ann, project.id, space, { port: framePort, git_repository: 'app', git_repository_owner: 'acme' });
+    const frame = await newFrame(t, ann, project.id, space, {
+      port: framePort,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+    });
     expect(frame).toMatchObject({ runtime: { kind: 'cloud' }, agent_id: row.id });
     const path = framePath(frame);
-    const status = (want: string, test: (f: any) => boolean = () => true) => until(`status ${want}`, async () => {
-      const f = (await t.get(`${path}?wait_for=${want}&timeout=10`, { token: ann.token })).json;
-      return f.status === want && test(f) ? f : undefined;
-    }, 60_000);
+    const status = (want: string, test: (f: any) => boolean = () => true) =>
+      until(
+        `status ${want}`,
+        async () => {
+          const f = (await t.get(`${path}?wait_for=${want}&timeout=10`, { token: ann.token })).json;
+          return f.status === want && test(f) ? f : undefined;
+        },
+        60_000,
+      );
 
     await status('Online');
-    await until('the app answers', async () => { const r = await hit(framePort); return 'body' in r && r.body.startsWith('hello v1'); }, 30_000);
+    await until(
+      'the app answers',
+      async () => {
+        const r = await hit(framePort);
+        return 'body' in r && r.body.startsWith('hello v1');
+      },
+      30_000,
+    );
     expect(appProcesses(tmp)).toHaveLength(1);
 
     expect((await t.post(`${path}/stop`, { token: ann.token })).status).toBe(202);
@@ -75,6 +102,8 @@ describe('the built-in cloud agent', () => {
     expect(renewed.token).not.toBe(again.token);
     expect((await t.post('/v2/agent/sync', { token: again.token, body: {} })).status).toBe(401);
     expect((await t.post('/v2/agent/sync', { token: renewed.token, body: {} })).status).toBe(200);
-    expect(await t.db.selectFrom('agents').select('id').where('name', '=', 'builtin').execute()).toHaveLength(1);
+    expect(
+      await t.db.selectFrom('agents').select('id').where('name', '=', 'builtin').execute(),
+    ).toHaveLength(1);
   });
 });

@@ -8,7 +8,19 @@ import { join } from 'node:path';
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function git(cwd: string, ...args: string[]) {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.test', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' }).toString();
+  return execFileSync(
+    'git',
+    [
+      '-c',
+      'user.name=Test',
+      '-c',
+      'user.email=test@example.test',
+      '-c',
+      'init.defaultBranch=main',
+      ...args,
+    ],
+    { cwd, stdio: 'pipe' },
+  ).toString();
 }
 
 /**
@@ -35,14 +47,24 @@ export function gitFixture(root: string) {
     },
     /** Commits the app at `version` (or one that exits at once) and pushes it to main. */
     pushApp(version: string, crash = false) {
-      writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'demo', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }, null, 2));
-      writeFileSync(join(work, 'server.js'), crash
-        ? `console.log('app ${version} failing on purpose'); process.exit(1);\n`
-        : [
-          `const http = require('http');`,
-          `const port = Number(process.env.PORT);`,
-          `http.createServer((req, res) => res.end('hello ${version} from ' + process.env.FRAMEPLANE_REPLICA)).listen(port, () => console.log('app ${version} listening on ' + port));`,
-        ].join('\n'));
+      writeFileSync(
+        join(work, 'package.json'),
+        JSON.stringify(
+          { name: 'demo', version: '1.0.0', private: true, scripts: { start: 'node server.js' } },
+          null,
+          2,
+        ),
+      );
+      writeFileSync(
+        join(work, 'server.js'),
+        crash
+          ? `console.log('app ${version} failing on purpose'); process.exit(1);\n`
+          : [
+              `const http = require('http');`,
+              `const port = Number(process.env.PORT);`,
+              `http.createServer((req, res) => res.end('hello ${version} from ' + process.env.FRAMEPLANE_REPLICA)).listen(port, () => console.log('app ${version} listening on ' + port));`,
+            ].join('\n'),
+      );
       git(work, 'add', '-A');
       git(work, 'commit', '-q', '-m', `app ${version}`);
       git(work, 'push', '-q', 'origin', 'HEAD:main');
@@ -53,10 +75,16 @@ export function gitFixture(root: string) {
 /** One GET on a fresh connection (no keep-alive, so the proxy's round-robin shows). */
 export function hit(port: number): Promise<{ status: number; body: string } | { error: string }> {
   return new Promise((done) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', agent: false, timeout: 3000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => done({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: '/', agent: false, timeout: 3000 },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => (body += c))
+          .on('end', () => done({ status: res.statusCode!, body }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
     req.end();
@@ -64,7 +92,12 @@ export function hit(port: number): Promise<{ status: number; body: string } | { 
 }
 
 /** Polls `fn` until it gives something truthy; the error carries `context()` (say, agent output). */
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000, context = () => ''): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+  context = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -80,12 +113,15 @@ export function appProcesses(root: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes('server.js')) continue;
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes('server.js'))
+        continue;
       if (!readlinkSync(`/proc/${name}/cwd`).startsWith(root)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue; // dead, not yet reaped
       pids.push(Number(name));
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return pids;
 }
@@ -97,6 +133,8 @@ export function killApps(root: string) {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
       process.kill(pgid > 1 ? -pgid : pid, 'SIGKILL');
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
 }

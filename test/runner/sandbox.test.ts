@@ -5,12 +5,28 @@
 // by running a launcher under setpriv as uid 65534; directly when the tests run as a user).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { sandboxSupport, spawnSandboxed, type SandboxOptions } from '../../src/runner/runtimes/sandbox.ts';
+import {
+  sandboxSupport,
+  spawnSandboxed,
+  type SandboxOptions,
+} from '../../src/runner/runtimes/sandbox.ts';
 
 const support = sandboxSupport();
 const isRoot = process.getuid?.() === 0;
@@ -102,15 +118,36 @@ async function fixture(appUid: number, opts: Layout = {}): Promise<Fixture> {
   chmodSync(base, 0o755);
   const data = join(base, 'data');
   const home = join(base, 'agent-home');
-  const checkout = opts.checkoutInData ? join(data, 'frames', 'f1', 'checkout') : join(base, 'checkout');
+  const checkout = opts.checkoutInData
+    ? join(data, 'frames', 'f1', 'checkout')
+    : join(base, 'checkout');
   const volume = join(base, 'volume');
-  for (const d of [data, join(data, 'postgres'), home, checkout, volume, join(base, 'run')]) mkdirSync(d, { recursive: true });
-  const secrets = [join(data, 'secret.key'), join(data, 'builtin-agent.json'), join(data, 'postgres', 'postmaster.pid'), join(home, '.npmrc')];
+  for (const d of [data, join(data, 'postgres'), home, checkout, volume, join(base, 'run')])
+    mkdirSync(d, { recursive: true });
+  const secrets = [
+    join(data, 'secret.key'),
+    join(data, 'builtin-agent.json'),
+    join(data, 'postgres', 'postmaster.pid'),
+    join(home, '.npmrc'),
+  ];
   for (const f of secrets) writeFileSync(f, 'TOP-SECRET-' + f, { mode: 0o600 });
   writeFileSync(join(checkout, 'attacker.mjs'), ATTACKER);
   // Owned by the app's (or the agent's) uid, so that only the sandbox keeps the secrets away.
-  if (isRoot) for (const p of [base, data, join(data, 'postgres'), home, checkout, volume, join(base, 'run'), ...secrets]) chownSync(p, appUid, appUid);
-  if (isRoot && opts.checkoutInData) for (const p of [join(data, 'frames'), join(data, 'frames', 'f1')]) chownSync(p, appUid, appUid);
+  if (isRoot)
+    for (const p of [
+      base,
+      data,
+      join(data, 'postgres'),
+      home,
+      checkout,
+      volume,
+      join(base, 'run'),
+      ...secrets,
+    ])
+      chownSync(p, appUid, appUid);
+  if (isRoot && opts.checkoutInData)
+    for (const p of [join(data, 'frames'), join(data, 'frames', 'f1')])
+      chownSync(p, appUid, appUid);
   const pg = createServer((s) => s.end('postgres here\n'));
   await new Promise<void>((r) => pg.listen(0, '127.0.0.1', r));
   const pgPort = (pg.address() as { port: number }).port;
@@ -124,7 +161,18 @@ async function fixture(appUid: number, opts: Layout = {}): Promise<Fixture> {
     pgUnix.close();
     rmSync(base, { recursive: true, force: true });
   });
-  return { base, data, home, checkout, volume, sock: join(base, 'run', 'app.sock'), pg, pgPort, pgSocket, secrets };
+  return {
+    base,
+    data,
+    home,
+    checkout,
+    volume,
+    sock: join(base, 'run', 'app.sock'),
+    pg,
+    pgPort,
+    pgSocket,
+    secrets,
+  };
 }
 
 function options(f: Fixture, extra: Partial<SandboxOptions> = {}): SandboxOptions {
@@ -145,8 +193,17 @@ function options(f: Fixture, extra: Partial<SandboxOptions> = {}): SandboxOption
         hostPids: [process.pid, process.ppid],
         hostMarker,
         // The fixture's own dirs (owned by the app's uid) when they are not in the private /tmp.
-        mustNotWrite: ['/fp-evil', '/etc/fp-evil', '/usr/fp-evil', '/var/tmp/fp-evil', join(f.data, 'fp-evil'), join(f.home, 'fp-evil')].concat(
-          f.base.startsWith('/tmp/') ? [] : [join(f.base, 'fp-evil'), join(f.base, 'run', 'fp-evil')],
+        mustNotWrite: [
+          '/fp-evil',
+          '/etc/fp-evil',
+          '/usr/fp-evil',
+          '/var/tmp/fp-evil',
+          join(f.data, 'fp-evil'),
+          join(f.home, 'fp-evil'),
+        ].concat(
+          f.base.startsWith('/tmp/')
+            ? []
+            : [join(f.base, 'fp-evil'), join(f.base, 'run', 'fp-evil')],
         ),
         privateWrites: ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private'],
         otherWritable: [f.volume],
@@ -211,12 +268,24 @@ for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => { try { proc
 c.on('exit', (code, signal) => process.exit(code ?? 128 + (signal === 'SIGKILL' ? 9 : 15)));
 `,
   );
-  const c = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', launcher], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: '/nonexistent', SANDBOX_OPTIONS: JSON.stringify(o) },
-    stdio: ['ignore', logFd, logFd],
-    detached: true,
-  });
+  const c = spawn(
+    'setpriv',
+    [
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      process.execPath,
+      '--import',
+      'tsx',
+      launcher,
+    ],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: '/nonexistent', SANDBOX_OPTIONS: JSON.stringify(o) },
+      stdio: ['ignore', logFd, logFd],
+      detached: true,
+    },
+  );
   cleanups.push(() => {
     try {
       process.kill(-c.pid!, 'SIGKILL');
@@ -258,7 +327,14 @@ function expectContained(f: Fixture, verdict: any, expectedUid: number) {
   for (const [p, ok] of Object.entries(verdict.connects)) expect(ok, `connect ${p}`).toBe(false);
   // Read-only outside its dirs.
   for (const [p, ok] of Object.entries(verdict.writes)) expect(ok, `write ${p}`).toBe(false);
-  for (const p of ['/fp-evil', '/etc/fp-evil', '/var/tmp/fp-evil', join(f.data, 'fp-evil'), join(f.base, 'fp-evil'), join(f.base, 'run', 'fp-evil')]) {
+  for (const p of [
+    '/fp-evil',
+    '/etc/fp-evil',
+    '/var/tmp/fp-evil',
+    join(f.data, 'fp-evil'),
+    join(f.base, 'fp-evil'),
+    join(f.base, 'run', 'fp-evil'),
+  ]) {
     expect(existsSync(p), p).toBe(false);
   }
   // Private /tmp and /dev/shm: writable inside, nothing reaches the host.
@@ -284,17 +360,22 @@ function expectContained(f: Fixture, verdict: any, expectedUid: number) {
 
 describe.skipIf(!support.ok)('process runtime sandbox', () => {
   beforeAll(() => {
-    for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private']) rmSync(p, { force: true });
+    for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private'])
+      rmSync(p, { force: true });
   });
   afterAll(() => {
-    for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private']) rmSync(p, { force: true });
+    for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private'])
+      rmSync(p, { force: true });
   });
 
-  const VAR_TMP = existsSync('/var/tmp') && !resolve('/var/tmp').startsWith('/tmp') ? '/var/tmp' : undefined;
+  const VAR_TMP =
+    existsSync('/var/tmp') && !resolve('/var/tmp').startsWith('/tmp') ? '/var/tmp' : undefined;
   const appUid = () => (isRoot ? 65534 : process.getuid!());
 
   for (const asUser of [false, true]) {
-    const who = asUser ? 'agent as a normal user (the app as that user)' : 'agent as root (the app as uid 65534)';
+    const who = asUser
+      ? 'agent as a normal user (the app as that user)'
+      : 'agent as root (the app as uid 65534)';
     describe.skipIf(!asUser && !isRoot)(who, () => {
       it('the app cannot reach secrets, loopback, processes, the system, nor undo the masks; it serves through the socket, writes its dirs, its exit code comes back', async () => {
         const { f, verdict, end, log } = await attack(asUser);
@@ -302,12 +383,18 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
         expect(end, log).toEqual({ code: 7, signal: null });
       });
 
-      it.skipIf(!VAR_TMP)('outside the private /tmp (DATA_DIR in /var/tmp): a hidden dir holding the writable checkout shows the checkout and nothing else', async () => {
-        const { f, verdict, end, log } = await attack(asUser, { parent: VAR_TMP, checkoutInData: true });
-        expectContained(f, verdict, appUid());
-        expect(verdict.dirs[f.data]).toEqual(['frames']);
-        expect(end, log).toEqual({ code: 7, signal: null });
-      });
+      it.skipIf(!VAR_TMP)(
+        'outside the private /tmp (DATA_DIR in /var/tmp): a hidden dir holding the writable checkout shows the checkout and nothing else',
+        async () => {
+          const { f, verdict, end, log } = await attack(asUser, {
+            parent: VAR_TMP,
+            checkoutInData: true,
+          });
+          expectContained(f, verdict, appUid());
+          expect(verdict.dirs[f.data]).toEqual(['frames']);
+          expect(end, log).toEqual({ code: 7, signal: null });
+        },
+      );
     });
   }
 
@@ -326,7 +413,8 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
       log.fd,
     );
     const deadline = Date.now() + 10_000;
-    while (!log.read().includes('GOT postgres here') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!log.read().includes('GOT postgres here') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(log.read()).toContain('GOT postgres here');
     const sleeping = () =>
       readdirSync('/proc')
@@ -338,7 +426,8 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
             return false;
           }
         });
-    while (sleeping().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (sleeping().length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(sleeping().length).toBe(2);
     process.kill(-child.pid!, 'SIGTERM');
     const end = await exited(child);
@@ -350,7 +439,9 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
 
   it('refuses a cwd outside the writable dirs', async () => {
     const f = await fixture(isRoot ? 65534 : process.getuid!());
-    expect(() => spawnSandboxed({ ...options(f), cwd: f.base })).toThrow(/not inside a writable dir/);
+    expect(() => spawnSandboxed({ ...options(f), cwd: f.base })).toThrow(
+      /not inside a writable dir/,
+    );
   });
 });
 

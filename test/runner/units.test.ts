@@ -23,62 +23,130 @@ import { reachableUrl } from '../../src/cloud/builtin.ts';
 import type { SyncEvent } from '../../src/runner/protocol.ts';
 
 const cleanups: Array<() => unknown> = [];
-afterEach(async () => { for (const c of cleanups.splice(0)) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
 
 describe('restart delays', () => {
-  it.each([[0, 1000], [1, 2000], [2, 4000], [3, 8000], [4, 16_000], [5, 30_000], [50, 30_000]])('attempt %i waits %i ms', (attempt, ms) => {
+  it.each([
+    [0, 1000],
+    [1, 2000],
+    [2, 4000],
+    [3, 8000],
+    [4, 16_000],
+    [5, 30_000],
+    [50, 30_000],
+  ])('attempt %i waits %i ms', (attempt, ms) => {
     expect(restartDelayMs(attempt)).toBe(ms);
   });
 
   it.each([
-    [true, false, true], [false, true, true], [false, false, false], [true, true, true],
-  ] as const)('runtime says out of memory %s, heap exhausted %s: oom %s', (runtimeOom, heap, oom) => {
-    // A SIGKILL alone is not an OOM: the runtime's flag (a container's OOMKilled) or Node's own message says so.
-    expect(isOomExit(runtimeOom, heap)).toBe(oom);
-  });
+    [true, false, true],
+    [false, true, true],
+    [false, false, false],
+    [true, true, true],
+  ] as const)(
+    'runtime says out of memory %s, heap exhausted %s: oom %s',
+    (runtimeOom, heap, oom) => {
+      // A SIGKILL alone is not an OOM: the runtime's flag (a container's OOMKilled) or Node's own message says so.
+      expect(isOomExit(runtimeOom, heap)).toBe(oom);
+    },
+  );
 });
 
 describe('Procfile and build plan', () => {
   it('parses process types, skipping comments and blank lines', () => {
-    expect(parseProcfile('# a comment\nweb: node server.js --port $PORT\n\nworker:   node worker.js  \r\nbad line\n')).toEqual({
-      web: 'node server.js --port $PORT', worker: 'node worker.js',
+    expect(
+      parseProcfile(
+        '# a comment\nweb: node server.js --port $PORT\n\nworker:   node worker.js  \r\nbad line\n',
+      ),
+    ).toEqual({
+      web: 'node server.js --port $PORT',
+      worker: 'node worker.js',
     });
   });
 
   it('prefers the web process of a Procfile, installing dependencies first', () => {
-    expect(runPlan({ procfile: 'web: ./bin/serve', packageJson: JSON.stringify({ dependencies: { express: '^5' } }) }))
-      .toEqual({ build: ['npm install --no-audit --no-fund'], command: './bin/serve' });
+    expect(
+      runPlan({
+        procfile: 'web: ./bin/serve',
+        packageJson: JSON.stringify({ dependencies: { express: '^5' } }),
+      }),
+    ).toEqual({ build: ['npm install --no-audit --no-fund'], command: './bin/serve' });
   });
 
   it('runs npm start for a package.json, with install and build only when there is something to do', () => {
-    expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'node server.js' } }) })).toEqual({ build: [], command: 'npm start' });
-    expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'x', build: 'tsc' }, devDependencies: { typescript: '5' } }) }))
-      .toEqual({ build: ['npm install --no-audit --no-fund', 'npm run build'], command: 'npm start' });
-    expect(runPlan({ packageJson: '{}', hasServerJs: true })).toEqual({ build: [], command: 'npm start' });
+    expect(
+      runPlan({ packageJson: JSON.stringify({ scripts: { start: 'node server.js' } }) }),
+    ).toEqual({ build: [], command: 'npm start' });
+    expect(
+      runPlan({
+        packageJson: JSON.stringify({
+          scripts: { start: 'x', build: 'tsc' },
+          devDependencies: { typescript: '5' },
+        }),
+      }),
+    ).toEqual({
+      build: ['npm install --no-audit --no-fund', 'npm run build'],
+      command: 'npm start',
+    });
+    expect(runPlan({ packageJson: '{}', hasServerJs: true })).toEqual({
+      build: [],
+      command: 'npm start',
+    });
   });
 
   it('installs with npm ci when a lock file pins the dependencies', () => {
-    expect(runPlan({ packageJson: JSON.stringify({ scripts: { start: 'x' }, dependencies: { a: '1' } }), hasLockFile: true }))
-      .toEqual({ build: ['npm ci --no-audit --no-fund'], command: 'npm start' });
+    expect(
+      runPlan({
+        packageJson: JSON.stringify({ scripts: { start: 'x' }, dependencies: { a: '1' } }),
+        hasLockFile: true,
+      }),
+    ).toEqual({ build: ['npm ci --no-audit --no-fund'], command: 'npm start' });
   });
 
   it('generates a Dockerfile that builds and runs the plan as the unprivileged user', () => {
-    const text = generatedDockerfile({ build: ['npm ci --no-audit --no-fund', 'npm run build'], command: 'npm start' }, 'node:22');
+    const text = generatedDockerfile(
+      { build: ['npm ci --no-audit --no-fund', 'npm run build'], command: 'npm start' },
+      'node:22',
+    );
     expect(text.split('\n')).toEqual([
-      'FROM node:22', 'COPY --chown=1000:1000 . /app', 'WORKDIR /app', 'USER 1000:1000',
+      'FROM node:22',
+      'COPY --chown=1000:1000 . /app',
+      'WORKDIR /app',
+      'USER 1000:1000',
       'ENV HOME=/tmp NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false',
-      'RUN npm ci --no-audit --no-fund', 'RUN npm run build', 'CMD ["sh","-c","npm start"]', '',
+      'RUN npm ci --no-audit --no-fund',
+      'RUN npm run build',
+      'CMD ["sh","-c","npm start"]',
+      '',
     ]);
   });
 
-  it.each([[undefined, '1000:1000'], ['', '1000:1000'], ['root', '1000:1000'], ['0:0', '1000:1000'], ['node', 'node'], ['1001:1001', '1001:1001']])(
-    'an image whose user is %j runs as %s', (imageUser, user) => expect(runAsUser(imageUser)).toBe(user));
+  it.each([
+    [undefined, '1000:1000'],
+    ['', '1000:1000'],
+    ['root', '1000:1000'],
+    ['0:0', '1000:1000'],
+    ['node', 'node'],
+    ['1001:1001', '1001:1001'],
+  ])('an image whose user is %j runs as %s', (imageUser, user) =>
+    expect(runAsUser(imageUser)).toBe(user),
+  );
 
   it('reports a healthy replica behind a held port as port_in_use, and other events as they are', () => {
     const base = { frameId: 'frm_x', replica: 1, generation: 3, deploymentId: 'dep_y' };
-    expect(replicaEvent({ ...base, type: 'healthy', portHeld: true })).toMatchObject({ type: 'unhealthy', detail: { reason: 'port_in_use' }, deployment_id: 'dep_y' });
-    expect(replicaEvent({ ...base, type: 'healthy', portHeld: false })).not.toHaveProperty('detail');
-    expect(replicaEvent({ ...base, type: 'crashed', detail: { exit_code: 4 }, portHeld: true })).toMatchObject({ type: 'crashed', detail: { exit_code: 4 } });
+    expect(replicaEvent({ ...base, type: 'healthy', portHeld: true })).toMatchObject({
+      type: 'unhealthy',
+      detail: { reason: 'port_in_use' },
+      deployment_id: 'dep_y',
+    });
+    expect(replicaEvent({ ...base, type: 'healthy', portHeld: false })).not.toHaveProperty(
+      'detail',
+    );
+    expect(
+      replicaEvent({ ...base, type: 'crashed', detail: { exit_code: 4 }, portHeld: true }),
+    ).toMatchObject({ type: 'crashed', detail: { exit_code: 4 } });
   });
 
   it('orders container log timestamps to the nanosecond', () => {
@@ -95,21 +163,35 @@ describe('Procfile and build plan', () => {
   });
 
   it('builds repository addresses for URLs and directories, refusing names that climb out', () => {
-    expect(repositoryUrl('https://github.com/', 'acme', 'app')).toBe('https://github.com/acme/app.git');
-    expect(repositoryUrl('file:///srv/git', 'acme', 'app.git')).toBe('file:///srv/git/acme/app.git');
+    expect(repositoryUrl('https://github.com/', 'acme', 'app')).toBe(
+      'https://github.com/acme/app.git',
+    );
+    expect(repositoryUrl('file:///srv/git', 'acme', 'app.git')).toBe(
+      'file:///srv/git/acme/app.git',
+    );
     expect(repositoryUrl('/srv/git', 'a.b', 'c_d-e')).toBe('/srv/git/a.b/c_d-e.git');
     expect(() => repositoryUrl('/srv/git', '..', 'app')).toThrow();
     expect(() => repositoryUrl('/srv/git', 'acme', 'a/b')).toThrow();
   });
 });
 
-const ev = (i: number): SyncEvent => ({ frame_id: 'frm_x', replica: i % 3, type: 'healthy', generation: 1 });
+const ev = (i: number): SyncEvent => ({
+  frame_id: 'frm_x',
+  replica: i % 3,
+  type: 'healthy',
+  generation: 1,
+});
 
 describe('sync batches', () => {
   it('keeps order and caps counts and bytes', () => {
     const events = Array.from({ length: 700 }, (_, i) => ev(i));
     expect(takeBatch(events, []).events).toEqual(events.slice(0, 500));
-    const logs = Array.from({ length: 100 }, () => ({ frame_id: 'frm_x', replica: 0, at: new Date().toISOString(), line: 'x'.repeat(8000) }));
+    const logs = Array.from({ length: 100 }, () => ({
+      frame_id: 'frm_x',
+      replica: 0,
+      at: new Date().toISOString(),
+      line: 'x'.repeat(8000),
+    }));
     const b = takeBatch([ev(0)], logs);
     expect(b.events).toHaveLength(1);
     expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThan(MAX_BATCH_BYTES + 1024);
@@ -138,33 +220,49 @@ describe('sync batches', () => {
 });
 
 describe('the sync loop', () => {
-  it('keeps what it could not send, retries while the server is down, and sends it in order when it returns', { timeout: 15_000 }, async () => {
+  it('keeps what it could not send, retries while the server is down, and sends it in order when it returns', {
+    timeout: 15_000,
+  }, async () => {
     const bodies: any[] = [];
     const waits: string[] = [];
     let calls = 0;
     const server: Server = createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c)).on('end', () => {
-        calls++;
-        if (calls <= 2) { res.statusCode = 503; return res.end('{}'); } // the server is away
-        bodies.push(JSON.parse(body));
-        const wait = new URL(req.url!, 'http://x').searchParams.get('wait')!;
-        waits.push(wait);
-        res.setHeader('content-type', 'application/json');
-        const answer = () => res.end(JSON.stringify({ frames: [], sync_after_ms: 5000 }));
-        if (wait === '0') answer(); else setTimeout(answer, 10_000).unref(); // a long poll holds
-      });
+      req
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          calls++;
+          if (calls <= 2) {
+            res.statusCode = 503;
+            return res.end('{}');
+          } // the server is away
+          bodies.push(JSON.parse(body));
+          const wait = new URL(req.url!, 'http://x').searchParams.get('wait')!;
+          waits.push(wait);
+          res.setHeader('content-type', 'application/json');
+          const answer = () => res.end(JSON.stringify({ frames: [], sync_after_ms: 5000 }));
+          if (wait === '0') answer();
+          else setTimeout(answer, 10_000).unref(); // a long poll holds
+        });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    cleanups.push(() => { server.closeAllConnections(); return new Promise((r) => server.close(r)); });
+    cleanups.push(() => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    });
     const answers: unknown[] = [];
     const client = new SyncClient({
-      server: `http://127.0.0.1:${(server.address() as { port: number }).port}`, token: 'fpa_test', log: pino({ level: 'silent' }),
+      server: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      token: 'fpa_test',
+      log: pino({ level: 'silent' }),
       onAnswer: (frames) => answers.push(frames),
     });
     client.outbox.event(ev(0));
     const loop = client.run();
-    cleanups.push(() => { client.stop(); return loop; });
+    cleanups.push(() => {
+      client.stop();
+      return loop;
+    });
     await new Promise((r) => setTimeout(r, 200));
     client.outbox.event(ev(1)); // while the server is away
     const deadline = Date.now() + 10_000;
@@ -188,7 +286,10 @@ const local = (port: number) => ({ host: '127.0.0.1', port });
 
 describe('health checks', () => {
   async function serve(status: number): Promise<number> {
-    const server: Server = createServer((_req, res) => { res.statusCode = status; res.end('x'); });
+    const server: Server = createServer((_req, res) => {
+      res.statusCode = status;
+      res.end('x');
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     cleanups.push(() => new Promise((r) => server.close(r)));
     return (server.address() as { port: number }).port;
@@ -206,7 +307,9 @@ describe('health checks', () => {
     const { createServer: tcp } = await import('node:net');
     const silent = tcp(() => {});
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
-    cleanups.push(() => { silent.close(); });
+    cleanups.push(() => {
+      silent.close();
+    });
     const p = await probe(local((silent.address() as { port: number }).port), { timeoutMs: 300 });
     expect(p).toEqual({ kind: 'tcp' });
     expect(passes(p, false)).toBe(true);
@@ -217,7 +320,9 @@ describe('health checks', () => {
     const { createServer: tcp } = await import('node:net');
     const proxy = tcp((s) => s.destroy());
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-    cleanups.push(() => { proxy.close(); });
+    cleanups.push(() => {
+      proxy.close();
+    });
     const end = local((proxy.address() as { port: number }).port);
     for (const http of [true, false]) {
       const p = await probe(end, { http, timeoutMs: 1000 });
@@ -261,22 +366,37 @@ describe('the frame proxy', () => {
     }
     const port = await freePort();
     let upstreams = ports.map(local);
-    const proxy = new FrameProxy({ host: '127.0.0.1', port, upstreams: () => upstreams, note: () => {} });
+    const proxy = new FrameProxy({
+      host: '127.0.0.1',
+      port,
+      upstreams: () => upstreams,
+      note: () => {},
+    });
     await proxy.listen();
     cleanups.push(() => proxy.close());
     // A fresh connection per request (no keep-alive), as the proxy balances connections.
-    const get = () => new Promise<string>((resolve) => {
-      request({ host: '127.0.0.1', port, agent: false }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c)).on('end', () => resolve(body));
-      }).on('error', () => resolve('refused')).end();
-    });
+    const get = () =>
+      new Promise<string>((resolve) => {
+        request({ host: '127.0.0.1', port, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c)).on('end', () => resolve(body));
+        })
+          .on('error', () => resolve('refused'))
+          .end();
+      });
     const seen = [await get(), await get(), await get(), await get()];
     expect(new Set(seen)).toEqual(new Set(['a', 'b']));
     upstreams = [];
     expect(await get()).toBe('refused'); // none healthy: the connection is closed
     await proxy.close();
-    const refused = await new Promise((r) => { const s = connect(port, '127.0.0.1'); s.on('error', () => r(true)); s.on('connect', () => { s.destroy(); r(false); }); });
+    const refused = await new Promise((r) => {
+      const s = connect(port, '127.0.0.1');
+      s.on('error', () => r(true));
+      s.on('connect', () => {
+        s.destroy();
+        r(false);
+      });
+    });
     expect(refused).toBe(true);
   });
 });

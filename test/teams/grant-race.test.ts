@@ -12,8 +12,12 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { addMember, expectProblem, newProject, newTeam, newUser } from '../helpers/factories.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await testApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const ROUNDS = 20;
 
@@ -27,31 +31,51 @@ describe('grant role changes under concurrency', () => {
 
     for (let round = 0; round < ROUNDS; round++) {
       const project = await newProject(t, owner, `P${round}`);
-      const g = await t.post(`/v2/teams/${team.id}/grants`, { token: owner.token, body: { project_id: project.id, role: 'member' } });
+      const g = await t.post(`/v2/teams/${team.id}/grants`, {
+        token: owner.token,
+        body: { project_id: project.id, role: 'member' },
+      });
       expect(g.status, g.text).toBe(201);
       const url = `/v2/teams/${team.id}/grants/${g.json.id}`;
 
       // Alternate who is sent first, so that both interleavings get their chance.
       const lower = () => t.patch(url, { token: owner.token, body: { role: 'viewer' } });
       const resend = () => t.patch(url, { token: adm.token, body: { role: 'member' } });
-      const [byOwner, byAdmin] = round % 2 === 0
-        ? await Promise.all([lower(), resend()])
-        : await Promise.all([resend(), lower()]).then(([a, o]) => [o, a]);
+      const [byOwner, byAdmin] =
+        round % 2 === 0
+          ? await Promise.all([lower(), resend()])
+          : await Promise.all([resend(), lower()]).then(([a, o]) => [o, a]);
 
-      const final = await t.db.selectFrom('grants').select('role').where('id', '=', g.json.id).executeTakeFirstOrThrow();
-      const audits = await t.db.selectFrom('audit_events').select(['actor_id', 'before', 'after'])
-        .where('target_id', '=', g.json.id).where('action', '=', 'grant.role_changed').execute();
+      const final = await t.db
+        .selectFrom('grants')
+        .select('role')
+        .where('id', '=', g.json.id)
+        .executeTakeFirstOrThrow();
+      const audits = await t.db
+        .selectFrom('audit_events')
+        .select(['actor_id', 'before', 'after'])
+        .where('target_id', '=', g.json.id)
+        .where('action', '=', 'grant.role_changed')
+        .execute();
 
       expect(byOwner.status, `round ${round}: ${byOwner.text}`).toBe(200);
       expect(byOwner.json.role).toBe('viewer');
-      expect(final.role, `round ${round}: owner ${byOwner.status}, admin ${byAdmin.status}`).toBe('viewer');
+      expect(final.role, `round ${round}: owner ${byOwner.status}, admin ${byAdmin.status}`).toBe(
+        'viewer',
+      );
       // The owner's change always replaced `member`: in either order nothing else changed it before.
-      expect(audits.find((a) => a.actor_id === owner.id)).toMatchObject({ before: { role: 'member' }, after: { role: 'viewer' } });
+      expect(audits.find((a) => a.actor_id === owner.id)).toMatchObject({
+        before: { role: 'member' },
+        after: { role: 'viewer' },
+      });
       if (byAdmin.status === 200) {
         orders.adminFirst++;
         expect(byAdmin.json.role).toBe('member');
         expect(audits).toHaveLength(2);
-        expect(audits.find((a) => a.actor_id === adm.id)).toMatchObject({ before: { role: 'member' }, after: { role: 'member' } });
+        expect(audits.find((a) => a.actor_id === adm.id)).toMatchObject({
+          before: { role: 'member' },
+          after: { role: 'member' },
+        });
       } else {
         orders.ownerFirst++;
         expectProblem(byAdmin, 403);
@@ -70,18 +94,32 @@ describe('grant role changes under concurrency', () => {
     await addMember(t, team.id, adm, 'admin');
     for (let round = 0; round < ROUNDS / 2; round++) {
       const project = await newProject(t, owner, `Q${round}`);
-      const g = await t.post(`/v2/teams/${team.id}/grants`, { token: owner.token, body: { project_id: project.id, role: 'member' } });
+      const g = await t.post(`/v2/teams/${team.id}/grants`, {
+        token: owner.token,
+        body: { project_id: project.id, role: 'member' },
+      });
       const url = `/v2/teams/${team.id}/grants/${g.json.id}`;
       const rs = await Promise.all([
         t.patch(url, { token: owner.token, body: { role: 'admin' } }),
         t.patch(url, { token: adm.token, body: { role: 'viewer' } }),
       ]);
       for (const r of rs) expect(r.status, r.text).toBe(200);
-      const final = (await t.db.selectFrom('grants').select('role').where('id', '=', g.json.id).executeTakeFirstOrThrow()).role;
-      const audits = await t.db.selectFrom('audit_events').select(['before', 'after'])
-        .where('target_id', '=', g.json.id).where('action', '=', 'grant.role_changed').execute();
+      const final = (
+        await t.db
+          .selectFrom('grants')
+          .select('role')
+          .where('id', '=', g.json.id)
+          .executeTakeFirstOrThrow()
+      ).role;
+      const audits = await t.db
+        .selectFrom('audit_events')
+        .select(['before', 'after'])
+        .where('target_id', '=', g.json.id)
+        .where('action', '=', 'grant.role_changed')
+        .execute();
       expect(audits).toHaveLength(2);
-      const [first, second] = (audits[0].before as any).role === 'member' ? audits : [audits[1], audits[0]];
+      const [first, second] =
+        (audits[0].before as any).role === 'member' ? audits : [audits[1], audits[0]];
       expect((first.before as any).role).toBe('member');
       expect((second.before as any).role, JSON.stringify(audits)).toBe((first.after as any).role);
       expect(final).toBe((second.after as any).role);

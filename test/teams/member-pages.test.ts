@@ -9,47 +9,82 @@ import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 const url = await freshDatabaseUrl();
 const a = await testAppOn(url);
 const b = await testAppOn(url); // another instance: its own memory, the same database
-afterAll(async () => { await a.close(); await b.close(); });
+afterAll(async () => {
+  await a.close();
+  await b.close();
+});
 
 const names = async (app: typeof a, token: string, teamId: string, query = '') => {
   const r = await app.get(`/v2/teams/${teamId}/members${query}`, { token });
   expect(r.status, r.text).toBe(200);
-  return r.json as { data: Array<{ user_id: string; name: string; email: string; role: string }>; next_cursor: string | null };
+  return r.json as {
+    data: Array<{ user_id: string; name: string; email: string; role: string }>;
+    next_cursor: string | null;
+  };
 };
 
 describe('member pages', () => {
   it('show every change at once, on both instances and on later pages', async () => {
     const owner = await newUser(a, 'owner');
     const team = await newTeam(a, owner);
-    const [ann, bob, cy] = [await newUser(a, 'ann'), await newUser(a, 'bob'), await newUser(a, 'cy')];
+    const [ann, bob, cy] = [
+      await newUser(a, 'ann'),
+      await newUser(a, 'bob'),
+      await newUser(a, 'cy'),
+    ];
     await addMember(a, team.id, ann, 'viewer');
     await addMember(a, team.id, bob, 'member');
 
     // Warm both instances, first page and second page.
     const first = await names(a, owner.token, team.id, '?limit=2');
     expect(first.data.map((m) => m.user_id)).toEqual([owner.id, ann.id]);
-    expect((await names(b, owner.token, team.id, '?limit=2')).data.map((m) => m.user_id)).toEqual([owner.id, ann.id]);
+    expect((await names(b, owner.token, team.id, '?limit=2')).data.map((m) => m.user_id)).toEqual([
+      owner.id,
+      ann.id,
+    ]);
     const cursor = `?limit=2&cursor=${first.next_cursor}`;
-    expect((await names(b, owner.token, team.id, cursor)).data.map((m) => m.user_id)).toEqual([bob.id]);
+    expect((await names(b, owner.token, team.id, cursor)).data.map((m) => m.user_id)).toEqual([
+      bob.id,
+    ]);
 
     // A role change through instance a shows on b.
-    const patched = await a.patch(`/v2/teams/${team.id}/members/${ann.id}`, { token: owner.token, body: { role: 'admin' } });
+    const patched = await a.patch(`/v2/teams/${team.id}/members/${ann.id}`, {
+      token: owner.token,
+      body: { role: 'admin' },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect((await names(b, owner.token, team.id, '?limit=2')).data.find((m) => m.user_id === ann.id)?.role).toBe('admin');
+    expect(
+      (await names(b, owner.token, team.id, '?limit=2')).data.find((m) => m.user_id === ann.id)
+        ?.role,
+    ).toBe('admin');
 
     // A join shows on the later page of both.
     await addMember(a, team.id, cy, 'viewer');
-    for (const app of [a, b]) expect((await names(app, owner.token, team.id, cursor)).data.map((m) => m.user_id)).toEqual([bob.id, cy.id]);
+    for (const app of [a, b])
+      expect((await names(app, owner.token, team.id, cursor)).data.map((m) => m.user_id)).toEqual([
+        bob.id,
+        cy.id,
+      ]);
 
     // A member's new name and e-mail (written outside the API) show too.
-    await a.db.updateTable('users').set({ name: 'Robert', email: `robert.${Date.now()}@example.test` }).where('id', '=', bob.id).execute();
-    for (const app of [a, b]) expect((await names(app, owner.token, team.id, cursor)).data[0].name).toBe('Robert');
+    await a.db
+      .updateTable('users')
+      .set({ name: 'Robert', email: `robert.${Date.now()}@example.test` })
+      .where('id', '=', bob.id)
+      .execute();
+    for (const app of [a, b])
+      expect((await names(app, owner.token, team.id, cursor)).data[0].name).toBe('Robert');
 
     // A removal: gone from every page, and the removed member no longer reads the list.
     const removed = await b.del(`/v2/teams/${team.id}/members/${bob.id}`, { token: owner.token });
     expect(removed.status, removed.text).toBe(204);
-    for (const app of [a, b]) expect((await names(app, owner.token, team.id, cursor)).data.map((m) => m.user_id)).toEqual([cy.id]);
-    expect((await a.get(`/v2/teams/${team.id}/members?limit=2`, { token: bob.token })).status).toBe(404);
+    for (const app of [a, b])
+      expect((await names(app, owner.token, team.id, cursor)).data.map((m) => m.user_id)).toEqual([
+        cy.id,
+      ]);
+    expect((await a.get(`/v2/teams/${team.id}/members?limit=2`, { token: bob.token })).status).toBe(
+      404,
+    );
   });
 
   it('never serve one team the pages of another', async () => {
@@ -58,6 +93,9 @@ describe('member pages', () => {
     const only = await newUser(a, 'only');
     await addMember(a, t2.id, only, 'viewer');
     expect((await names(a, owner.token, t1.id)).data.map((m) => m.user_id)).toEqual([owner.id]);
-    expect((await names(a, owner.token, t2.id)).data.map((m) => m.user_id)).toEqual([owner.id, only.id]);
+    expect((await names(a, owner.token, t2.id)).data.map((m) => m.user_id)).toEqual([
+      owner.id,
+      only.id,
+    ]);
   });
 });

@@ -10,7 +10,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   /** How to start it; a plain detached spawn unless a runtime confines it. */
-  spawner?: (cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }) => ChildProcess;
+  spawner?: (
+    cmd: string,
+    args: string[],
+    o: { cwd: string; env: NodeJS.ProcessEnv },
+  ) => ChildProcess;
 }
 
 const plain = (cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }) =>
@@ -25,10 +29,15 @@ export function lines(stream: NodeJS.ReadableStream, onLine: (l: string) => void
     partial = all.pop() ?? '';
     for (const l of all) {
       onLine(l);
-      if (tail) { tail.push(l); if (tail.length > 5) tail.shift(); }
+      if (tail) {
+        tail.push(l);
+        if (tail.length > 5) tail.shift();
+      }
     }
   });
-  stream.on('end', () => { if (partial) onLine(partial); });
+  stream.on('end', () => {
+    if (partial) onLine(partial);
+  });
 }
 
 /** Runs a command; rejects with its last lines unless it exits 0. */
@@ -36,25 +45,46 @@ export function run(cmd: string, args: string[], o: RunOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const child = (o.spawner ?? plain)(cmd, args, { cwd: o.cwd, env: o.env });
     const tail: string[] = [];
-    const kill = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { child.kill('SIGKILL'); } };
+    const kill = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
     const timer = setTimeout(kill, o.timeoutMs);
     o.signal?.addEventListener('abort', kill, { once: true });
     if (child.stdout) lines(child.stdout, o.onLine, tail);
     if (child.stderr) lines(child.stderr, o.onLine, tail);
-    child.once('error', (err) => { clearTimeout(timer); reject(err); });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', kill);
       if (code === 0) return resolve();
       const how = signal ?? `exit ${code}`;
-      reject(new Error(`${[cmd, ...args].join(' ')} failed (${how})${tail.length ? `: ${tail.join(' | ')}` : ''}`));
+      reject(
+        new Error(
+          `${[cmd, ...args].join(' ')} failed (${how})${tail.length ? `: ${tail.join(' | ')}` : ''}`,
+        ),
+      );
     });
   });
 }
 
 /** Runs a command and answers its first line of output ('' on failure). */
-export async function firstLine(cmd: string, args: string[], o: Omit<RunOptions, 'onLine'>): Promise<string> {
+export async function firstLine(
+  cmd: string,
+  args: string[],
+  o: Omit<RunOptions, 'onLine'>,
+): Promise<string> {
   const out: string[] = [];
-  try { await run(cmd, args, { ...o, onLine: (l) => out.push(l) }); } catch { return ''; }
+  try {
+    await run(cmd, args, { ...o, onLine: (l) => out.push(l) });
+  } catch {
+    return '';
+  }
   return out[0]?.trim() ?? '';
 }

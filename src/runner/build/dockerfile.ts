@@ -25,4 +25,5 @@ export function generatedDockerfile(plan: RunPlan, baseImage: string): string {
 }
 
 /** A short digest of how an image is made: a tag's image is reused only if it was made the same way. */
-export const recipeOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+export const recipeOf = (text: string) =>
+  createHash('sha256').update(text).digest('hex').slice(0, 16);

@@ -7,27 +7,59 @@ import { BuildError, type FetchSpec } from '../runtimes/runtime.ts';
 export function repositoryUrl(base: string, owner: string, repo: string): string {
   for (const name of [owner, repo]) {
     // The server allows [A-Za-z0-9._-]; dots alone would climb out of the base.
-    if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || /^\.+$/.test(name)) throw new Error(`invalid repository name "${name}"`);
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(name) || /^\.+$/.test(name))
+      throw new Error(`invalid repository name "${name}"`);
   }
   return `${base.replace(/\/+$/, '')}/${owner}/${repo.replace(/\.git$/, '')}.git`;
 }
 
 /** Not the agent's environment (it holds the agent token): only what git needs, and no prompts. */
 export function gitEnv(): NodeJS.ProcessEnv {
-  const pass = ['HOME', 'PATH', 'LANG', 'TZ', 'TMPDIR', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY'];
-  const env: NodeJS.ProcessEnv = Object.fromEntries(pass.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+  const pass = [
+    'HOME',
+    'PATH',
+    'LANG',
+    'TZ',
+    'TMPDIR',
+    'SSL_CERT_FILE',
+    'SSL_CERT_DIR',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'NO_PROXY',
+  ];
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    pass.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]),
+  );
   return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo' };
 }
 
 /** Clones the source into `into` (which must not exist) and answers the commit checked out. */
-export async function fetchSource(o: { source: FetchSpec; into: string; cwd: string; onLine(l: string): void; signal?: AbortSignal }) {
+export async function fetchSource(o: {
+  source: FetchSpec;
+  into: string;
+  cwd: string;
+  onLine(l: string): void;
+  signal?: AbortSignal;
+}) {
   let url: string;
-  try { url = repositoryUrl(o.source.gitBaseUrl, o.source.owner, o.source.repo); } catch (err) {
+  try {
+    url = repositoryUrl(o.source.gitBaseUrl, o.source.owner, o.source.repo);
+  } catch (err) {
     throw new BuildError('image_pull_failed', (err as Error).message);
   }
-  const common = { cwd: o.cwd, env: gitEnv(), onLine: o.onLine, signal: o.signal, timeoutMs: 5 * 60_000 };
+  const common = {
+    cwd: o.cwd,
+    env: gitEnv(),
+    onLine: o.onLine,
+    signal: o.signal,
+    timeoutMs: 5 * 60_000,
+  };
   try {
-    await run('git', ['clone', '--quiet', '--depth', '1', '--branch', o.source.branch, '--', url, o.into], common);
+    await run(
+      'git',
+      ['clone', '--quiet', '--depth', '1', '--branch', o.source.branch, '--', url, o.into],
+      common,
+    );
     if (o.source.commitSha) await checkoutCommit(o.source.commitSha, { ...common, cwd: o.into });
     const sha = await firstLine('git', ['rev-parse', 'HEAD'], { ...common, cwd: o.into });
     if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error('git rev-parse HEAD gave no commit');

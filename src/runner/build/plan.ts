@@ -21,33 +21,57 @@ export function parseProcfile(text: string): Record<string, string> {
   return out;
 }
 
-interface PackageJson { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object; optionalDependencies?: object }
+interface PackageJson {
+  scripts?: Record<string, string>;
+  dependencies?: object;
+  devDependencies?: object;
+  optionalDependencies?: object;
+}
 
-export interface CheckoutFiles { procfile?: string; packageJson?: string; hasServerJs?: boolean; hasLockFile?: boolean }
+export interface CheckoutFiles {
+  procfile?: string;
+  packageJson?: string;
+  hasServerJs?: boolean;
+  hasLockFile?: boolean;
+}
 
 /** The plan for a checkout, from what it contains; an Error says why it cannot run. */
 export function runPlan(files: CheckoutFiles): RunPlan | Error {
   let pkg: PackageJson | undefined;
   if (files.packageJson !== undefined) {
-    try { pkg = JSON.parse(files.packageJson) as PackageJson; } catch { return new Error('package.json is not valid JSON'); }
+    try {
+      pkg = JSON.parse(files.packageJson) as PackageJson;
+    } catch {
+      return new Error('package.json is not valid JSON');
+    }
   }
   const build: string[] = [];
   if (pkg) {
-    const deps = [pkg.dependencies, pkg.devDependencies, pkg.optionalDependencies].some((d) => d && Object.keys(d).length > 0);
-    if (deps) build.push(files.hasLockFile ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund');
+    const deps = [pkg.dependencies, pkg.devDependencies, pkg.optionalDependencies].some(
+      (d) => d && Object.keys(d).length > 0,
+    );
+    if (deps)
+      build.push(
+        files.hasLockFile ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund',
+      );
     if (pkg.scripts?.build) build.push('npm run build');
   }
   const web = files.procfile !== undefined ? parseProcfile(files.procfile).web : undefined;
   if (web) return { build, command: web };
   if (pkg && (pkg.scripts?.start || files.hasServerJs)) return { build, command: 'npm start' };
   if (pkg) return new Error('package.json has no "start" script and there is no server.js');
-  return new Error('nothing to run: add a Dockerfile, a Procfile with a "web:" line, or a package.json with a "start" script');
+  return new Error(
+    'nothing to run: add a Dockerfile, a Procfile with a "web:" line, or a package.json with a "start" script',
+  );
 }
 
 export function planOf(dir: string): RunPlan | Error {
-  const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : undefined);
+  const read = (f: string) =>
+    existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : undefined;
   return runPlan({
-    procfile: read('Procfile'), packageJson: read('package.json'),
-    hasServerJs: existsSync(join(dir, 'server.js')), hasLockFile: existsSync(join(dir, 'package-lock.json')),
+    procfile: read('Procfile'),
+    packageJson: read('package.json'),
+    hasServerJs: existsSync(join(dir, 'server.js')),
+    hasLockFile: existsSync(join(dir, 'package-lock.json')),
   });
 }

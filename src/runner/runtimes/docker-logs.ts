@@ -16,12 +16,26 @@ export function nanosOf(ts: string): bigint {
 /** `since` of the logs call: whole seconds are what the API takes, the rest is skipped here. */
 const sinceOf = (cursor: string) => (cursor ? Number(nanosOf(cursor) / 1_000_000_000n) : 0);
 
-export interface LogFollower { cursor(): string; stop(): void }
+export interface LogFollower {
+  cursor(): string;
+  stop(): void;
+}
 
-export async function followLogs(docker: Docker, container: Docker.Container, from: string, onLine: (l: string) => void): Promise<LogFollower> {
+export async function followLogs(
+  docker: Docker,
+  container: Docker.Container,
+  from: string,
+  onLine: (l: string) => void,
+): Promise<LogFollower> {
   let cursor = from;
   const after = from ? nanosOf(from) : -1n;
-  const options = { follow: true, stdout: true, stderr: true, timestamps: true, since: sinceOf(from) } as const;
+  const options = {
+    follow: true,
+    stdout: true,
+    stderr: true,
+    timestamps: true,
+    since: sinceOf(from),
+  } as const;
   const stream = (await container.logs(options)) as NodeJS.ReadableStream;
   const out = new PassThrough();
   docker.modem.demuxStream(stream, out, out);
@@ -36,6 +50,8 @@ export async function followLogs(docker: Docker, container: Docker.Container, fr
   });
   return {
     cursor: () => cursor,
-    stop: () => { (stream as unknown as { destroy?: () => void }).destroy?.(); },
+    stop: () => {
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+    },
   };
 }

@@ -9,7 +9,15 @@ import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../build/image.ts';
 import { APP_USER, runAsUser } from '../build/dockerfile.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
-import type { ExitInfo, ReplicaRef, ReplicaRuntime, ReplicaSpec, RunningReplica, Release, Volume } from './runtime.ts';
+import type {
+  ExitInfo,
+  ReplicaRef,
+  ReplicaRuntime,
+  ReplicaSpec,
+  RunningReplica,
+  Release,
+  Volume,
+} from './runtime.ts';
 
 export interface DockerOptions {
   docker: Docker;
@@ -36,55 +44,104 @@ export function dockerClient(host = process.env.DOCKER_HOST): Docker {
 /** True if the Engine answers within a second or two. */
 export async function dockerAnswers(docker: Docker): Promise<boolean> {
   try {
-    await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    await Promise.race([
+      docker.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+    ]);
     return true;
   } catch {
     return false;
   }
 }
 
-const signalName = (code: number) => Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] ?? null;
+const signalName = (code: number) =>
+  Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0] ?? null;
 
 export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
   const { docker } = o;
   let networkReady: Promise<void> | undefined;
 
-  const ensureNetwork = () => (networkReady ??= (async () => {
-    const found = await docker.listNetworks({ filters: JSON.stringify({ name: [o.network] }) });
-    if (found.some((n) => n.Name === o.network)) return;
-    await docker.createNetwork({
-      Name: o.network, Driver: 'bridge', CheckDuplicate: true, Labels: { 'frameplane.network': '1' },
-      Options: { 'com.docker.network.bridge.enable_icc': 'false' },
-    }).catch((err: { statusCode?: number }) => { if (err.statusCode !== 409) throw err; });
-  })().catch((err) => { networkReady = undefined; throw err; }));
+  const ensureNetwork = () =>
+    (networkReady ??= (async () => {
+      const found = await docker.listNetworks({ filters: JSON.stringify({ name: [o.network] }) });
+      if (found.some((n) => n.Name === o.network)) return;
+      await docker
+        .createNetwork({
+          Name: o.network,
+          Driver: 'bridge',
+          CheckDuplicate: true,
+          Labels: { 'frameplane.network': '1' },
+          Options: { 'com.docker.network.bridge.enable_icc': 'false' },
+        })
+        .catch((err: { statusCode?: number }) => {
+          if (err.statusCode !== 409) throw err;
+        });
+    })().catch((err) => {
+      networkReady = undefined;
+      throw err;
+    }));
 
   /** A named volume per frame volume; new ones are handed to the app's user, who cannot chown. */
   async function ensureVolume(v: Volume) {
     const name = `fp-${v.id.toLowerCase()}`;
-    try { await docker.getVolume(name).inspect(); return name; } catch { /* new */ }
+    try {
+      await docker.getVolume(name).inspect();
+      return name;
+    } catch {
+      /* new */
+    }
     await docker.createVolume({ Name: name, Labels: { 'frameplane.volume': v.id } });
     const c = await docker.createContainer({
-      Image: o.baseImage, User: '0:0', Cmd: ['chown', APP_USER, '/v'], Labels: { 'frameplane.helper': 'volume' },
-      HostConfig: { Mounts: [{ Type: 'volume', Source: name, Target: '/v' }], NetworkMode: 'none', AutoRemove: false },
+      Image: o.baseImage,
+      User: '0:0',
+      Cmd: ['chown', APP_USER, '/v'],
+      Labels: { 'frameplane.helper': 'volume' },
+      HostConfig: {
+        Mounts: [{ Type: 'volume', Source: name, Target: '/v' }],
+        NetworkMode: 'none',
+        AutoRemove: false,
+      },
     });
-    try { await c.start(); await c.wait(); } finally { await c.remove({ force: true }).catch(() => {}); }
+    try {
+      await c.start();
+      await c.wait();
+    } finally {
+      await c.remove({ force: true }).catch(() => {});
+    }
     return name;
   }
 
-  function watch(container: Docker.Container, endpoint: { host: string; port: number }, logs: LogFollower): RunningReplica {
+  function watch(
+    container: Docker.Container,
+    endpoint: { host: string; port: number },
+    logs: LogFollower,
+  ): RunningReplica {
     let detached = false;
     let removed = false;
-    const remove = async () => { if (!removed) { removed = true; await container.remove({ force: true }).catch(() => {}); } };
+    const remove = async () => {
+      if (!removed) {
+        removed = true;
+        await container.remove({ force: true }).catch(() => {});
+      }
+    };
     const exit = (async (): Promise<ExitInfo> => {
       for (;;) {
-        try { await container.wait(); } catch { await new Promise((r) => setTimeout(r, 1000)); } // the Engine restarted: ask again
+        try {
+          await container.wait();
+        } catch {
+          await new Promise((r) => setTimeout(r, 1000));
+        } // the Engine restarted: ask again
         if (detached) return new Promise<ExitInfo>(() => {});
         const info = await container.inspect().catch(() => undefined);
         if (info?.State.Running) continue;
         const code = info?.State.ExitCode ?? null;
         logs.stop();
         await remove();
-        return { code, signal: code !== null && code > 128 ? signalName(code) : null, oom: info?.State.OOMKilled === true };
+        return {
+          code,
+          signal: code !== null && code > 128 ? signalName(code) : null,
+          oom: info?.State.OOMKilled === true,
+        };
       }
     })();
     return {
@@ -95,7 +152,10 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
         await Promise.race([exit, new Promise((r) => setTimeout(r, 5000))]);
         await remove();
       },
-      detach() { detached = true; logs.stop(); },
+      detach() {
+        detached = true;
+        logs.stop();
+      },
       ref: () => ({ id: container.id, endpoint, cursor: logs.cursor() }),
     };
   }
@@ -103,7 +163,8 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
   async function endpointOf(container: Docker.Container, port: number) {
     const info = await container.inspect();
     const binding = info.NetworkSettings.Ports?.[`${port}/tcp`]?.[0];
-    if (!binding) throw new Error(`container ${container.id.slice(0, 12)} publishes no port ${port}`);
+    if (!binding)
+      throw new Error(`container ${container.id.slice(0, 12)} publishes no port ${port}`);
     return { host: '127.0.0.1', port: Number(binding.HostPort) };
   }
 
@@ -112,16 +173,26 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
 
     build: (r) => buildImage(docker, o.baseImage, r),
 
-    reuse: async (_frameId: string, release: Release) => (await inspectImage(docker, release.artifact)) !== undefined,
+    reuse: async (_frameId: string, release: Release) =>
+      (await inspectImage(docker, release.artifact)) !== undefined,
 
     async start(spec: ReplicaSpec, onLine) {
       await ensureNetwork();
       const image = await inspectImage(docker, spec.release.artifact);
       if (!image) throw new Error(`image ${spec.release.artifact} is gone`);
-      const mounts = await Promise.all(spec.volumes.map(async (v) => ({ Type: 'volume' as const, Source: await ensureVolume(v), Target: v.mount_path })));
+      const mounts = await Promise.all(
+        spec.volumes.map(async (v) => ({
+          Type: 'volume' as const,
+          Source: await ensureVolume(v),
+          Target: v.mount_path,
+        })),
+      );
       const env = {
-        ...spec.env, PORT: String(spec.port), FRAMEPLANE_FRAME_ID: spec.frameId,
-        FRAMEPLANE_DEPLOYMENT_ID: spec.deploymentId, FRAMEPLANE_REPLICA: String(spec.index),
+        ...spec.env,
+        PORT: String(spec.port),
+        FRAMEPLANE_FRAME_ID: spec.frameId,
+        FRAMEPLANE_DEPLOYMENT_ID: spec.deploymentId,
+        FRAMEPLANE_REPLICA: String(spec.index),
       };
       const memory = o.memoryMb * 1024 * 1024;
       const container = await docker.createContainer({
@@ -131,15 +202,23 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
         Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
         ExposedPorts: { [`${spec.port}/tcp`]: {} },
         Labels: {
-          [LABEL]: spec.frameId, 'frameplane.deployment': spec.deploymentId,
-          'frameplane.replica': String(spec.index), 'frameplane.commit': spec.release.commitSha,
+          [LABEL]: spec.frameId,
+          'frameplane.deployment': spec.deploymentId,
+          'frameplane.replica': String(spec.index),
+          'frameplane.commit': spec.release.commitSha,
         },
         HostConfig: {
           PortBindings: { [`${spec.port}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
           NetworkMode: o.network,
-          Memory: memory, MemorySwap: memory, NanoCpus: Math.round(o.cpus * 1e9), PidsLimit: 512,
-          CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges:true'],
-          RestartPolicy: { Name: 'no' }, Init: true, Mounts: mounts,
+          Memory: memory,
+          MemorySwap: memory,
+          NanoCpus: Math.round(o.cpus * 1e9),
+          PidsLimit: 512,
+          CapDrop: ['ALL'],
+          SecurityOpt: ['no-new-privileges:true'],
+          RestartPolicy: { Name: 'no' },
+          Init: true,
+          Mounts: mounts,
           LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '2' } },
         },
       });
@@ -158,7 +237,10 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
       const container = docker.getContainer(ref.id);
       const info = await container.inspect().catch(() => undefined);
       if (!info) return undefined;
-      if (!info.State.Running) { await container.remove({ force: true }).catch(() => {}); return undefined; }
+      if (!info.State.Running) {
+        await container.remove({ force: true }).catch(() => {});
+        return undefined;
+      }
       const port = Number(Object.keys(info.Config.ExposedPorts ?? {})[0]?.split('/')[0]);
       const logs = await followLogs(docker, container, ref.cursor, onLine);
       return watch(container, await endpointOf(container, port), logs);
@@ -167,8 +249,18 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
     prune: (frameId, keep) => pruneImages(docker, frameId, new Set(keep.map((r) => r.artifact))),
 
     async forget(frameId) {
-      const left = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL}=${frameId}`] }) });
-      await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => {})));
+      const left = await docker.listContainers({
+        all: true,
+        filters: JSON.stringify({ label: [`${LABEL}=${frameId}`] }),
+      });
+      await Promise.all(
+        left.map((c) =>
+          docker
+            .getContainer(c.Id)
+            .remove({ force: true })
+            .catch(() => {}),
+        ),
+      );
       await pruneImages(docker, frameId, new Set());
     },
   };

@@ -6,7 +6,19 @@
 // limit and shares the kernel's resources: strangers' code belongs in the docker runtime.
 // Output goes to a file per replica, so a replica can outlive its agent and be adopted.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,7 +28,14 @@ import { run } from '../build/command.ts';
 import { tailFile } from '../log.ts';
 import { freePort, isAlive, signalGroup, sleep, startTimeOf } from '../processes.ts';
 import { spawnSandboxed, sandboxSupport } from './sandbox.ts';
-import { BuildError, type Endpoint, type ExitInfo, type ReplicaRef, type ReplicaRuntime, type RunningReplica } from './runtime.ts';
+import {
+  BuildError,
+  type Endpoint,
+  type ExitInfo,
+  type ReplicaRef,
+  type ReplicaRuntime,
+  type RunningReplica,
+} from './runtime.ts';
 
 export interface ProcessOptions {
   framesDir: string;
@@ -36,8 +55,15 @@ const asRoot = () => process.getuid?.() === 0;
 export function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { LANG: process.env.LANG ?? 'C.UTF-8', TZ: process.env.TZ };
   // The node that runs the agent is the node (and npm) the apps get, even if PATH lacks it.
-  env.PATH = [dirname(process.execPath), process.env.PATH || '/usr/local/bin:/usr/bin:/bin'].join(':');
-  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  env.PATH = [dirname(process.execPath), process.env.PATH || '/usr/local/bin:/usr/bin:/bin'].join(
+    ':',
+  );
+  return {
+    ...env,
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
 }
 
 function chownTree(dir: string) {
@@ -45,7 +71,8 @@ function chownTree(dir: string) {
   chownSync(dir, APP_UID, APP_UID);
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) chownTree(p); else if (!e.isSymbolicLink()) chownSync(p, APP_UID, APP_UID);
+    if (e.isDirectory()) chownTree(p);
+    else if (!e.isSymbolicLink()) chownSync(p, APP_UID, APP_UID);
   }
 }
 
@@ -58,19 +85,49 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
   const volumeDir = (id: string) => join(o.volumesDir, id);
 
   type Out = number | 'pipe';
-  function spawnIn(cwd: string, command: string, env: NodeJS.ProcessEnv, writable: string[], stdio: Out, expose?: { socketPath: string; port: number }): ChildProcess {
-    if (!sandboxed) return spawn('sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', stdio, stdio] });
+  function spawnIn(
+    cwd: string,
+    command: string,
+    env: NodeJS.ProcessEnv,
+    writable: string[],
+    stdio: Out,
+    expose?: { socketPath: string; port: number },
+  ): ChildProcess {
+    if (!sandboxed)
+      return spawn('sh', ['-c', command], {
+        cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', stdio, stdio],
+      });
     return spawnSandboxed({
-      command, cwd, env, hide, writable, network: expose ? 'none' : 'host', expose,
-      stdio: ['ignore', stdio, stdio], ...(asRoot() ? { uid: APP_UID, gid: APP_UID } : {}),
+      command,
+      cwd,
+      env,
+      hide,
+      writable,
+      network: expose ? 'none' : 'host',
+      expose,
+      stdio: ['ignore', stdio, stdio],
+      ...(asRoot() ? { uid: APP_UID, gid: APP_UID } : {}),
     });
   }
 
-  function watch(pid: number, startTime: string | undefined, endpoint: Endpoint, logFile: string, offset: number, onLine: (l: string) => void, child?: ChildProcess): RunningReplica {
+  function watch(
+    pid: number,
+    startTime: string | undefined,
+    endpoint: Endpoint,
+    logFile: string,
+    offset: number,
+    onLine: (l: string) => void,
+    child?: ChildProcess,
+  ): RunningReplica {
     const tailer = tailFile(logFile, offset, onLine);
     let detached = false;
     let resolveExit!: (e: ExitInfo) => void;
-    const exit = new Promise<ExitInfo>((r) => { resolveExit = r; });
+    const exit = new Promise<ExitInfo>((r) => {
+      resolveExit = r;
+    });
     let over = false;
     const done = (code: number | null, signal: string | null) => {
       if (over || detached) return;
@@ -82,9 +139,14 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       resolveExit({ code, signal, oom: false });
     };
     child?.once('exit', (code, signal) => done(code, signal));
-    child?.once('error', (err) => { onLine(`[frameplane] could not start: ${err.message}`); done(127, null); });
+    child?.once('error', (err) => {
+      onLine(`[frameplane] could not start: ${err.message}`);
+      done(127, null);
+    });
     // An adopted replica is not our child: its exit is noticed by polling.
-    const poll = setInterval(() => { if (!child && !isAlive(pid, startTime)) done(null, null); }, 1000);
+    const poll = setInterval(() => {
+      if (!child && !isAlive(pid, startTime)) done(null, null);
+    }, 1000);
     poll.unref();
     return {
       endpoint,
@@ -97,8 +159,17 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         await Promise.race([exit, sleep(5000)]);
         done(null, 'SIGKILL');
       },
-      detach() { detached = true; clearInterval(poll); tailer.stop(false); },
-      ref: () => ({ id: String(pid), startTime, endpoint, cursor: `${logFile}:${tailer.offset()}` }),
+      detach() {
+        detached = true;
+        clearInterval(poll);
+        tailer.stop(false);
+      },
+      ref: () => ({
+        id: String(pid),
+        startTime,
+        endpoint,
+        cursor: `${logFile}:${tailer.offset()}`,
+      }),
     };
   }
 
@@ -106,18 +177,34 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
     kind: 'process',
 
     async build(r) {
-      for (const id of [r.frameId, r.deploymentId]) if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new BuildError('image_pull_failed', `invalid id "${id}"`);
+      for (const id of [r.frameId, r.deploymentId])
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
+          throw new BuildError('image_pull_failed', `invalid id "${id}"`);
       const dir = join(o.framesDir, r.frameId, r.deploymentId);
       const marker = join(dir, BUILT);
       if (existsSync(marker)) {
         const plan = planOf(dir);
         const sha = readFileSync(marker, 'utf8').trim();
-        if (!(plan instanceof Error)) { r.onFetched(sha); return { deploymentId: r.deploymentId, artifact: dir, command: plan.command, commitSha: sha }; }
+        if (!(plan instanceof Error)) {
+          r.onFetched(sha);
+          return {
+            deploymentId: r.deploymentId,
+            artifact: dir,
+            command: plan.command,
+            commitSha: sha,
+          };
+        }
       }
       const work = `${dir}.tmp-${process.pid}-${Date.now()}`;
       mkdirSync(dirname(dir), { recursive: true });
       try {
-        const sha = await fetchSource({ source: r.source, into: work, cwd: dirname(dir), onLine: r.onLine, signal: r.signal });
+        const sha = await fetchSource({
+          source: r.source,
+          into: work,
+          cwd: dirname(dir),
+          onLine: r.onLine,
+          signal: r.signal,
+        });
         r.onFetched(sha);
         const plan = planOf(work);
         if (plan instanceof Error) throw new BuildError('build_failed', plan.message);
@@ -130,7 +217,11 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
           for (const step of plan.build) {
             r.onLine(`[frameplane] ${step}`);
             await run('sh', ['-c', step], {
-              cwd: work, env, onLine: r.onLine, signal: r.signal, timeoutMs: 15 * 60_000,
+              cwd: work,
+              env,
+              onLine: r.onLine,
+              signal: r.signal,
+              timeoutMs: 15 * 60_000,
               spawner: (_cmd, _args, so) => spawnIn(so.cwd, step, so.env, [work, cache], 'pipe'),
             });
           }
@@ -140,7 +231,12 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         writeFileSync(join(work, BUILT), sha);
         rmSync(dir, { recursive: true, force: true });
         renameSync(work, dir);
-        return { deploymentId: r.deploymentId, artifact: dir, command: plan.command, commitSha: sha };
+        return {
+          deploymentId: r.deploymentId,
+          artifact: dir,
+          command: plan.command,
+          commitSha: sha,
+        };
       } finally {
         rmSync(work, { recursive: true, force: true });
       }
@@ -150,11 +246,20 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
 
     async start(spec, onLine) {
       const dir = spec.release.artifact;
-      const logFile = join(o.framesDir, spec.frameId, 'logs', `${spec.deploymentId}.${spec.index}.log`);
+      const logFile = join(
+        o.framesDir,
+        spec.frameId,
+        'logs',
+        `${spec.deploymentId}.${spec.index}.log`,
+      );
       mkdirSync(dirname(logFile), { recursive: true });
       const env: NodeJS.ProcessEnv = {
-        ...baseEnv(), HOME: dir, ...spec.env, FRAMEPLANE_FRAME_ID: spec.frameId,
-        FRAMEPLANE_DEPLOYMENT_ID: spec.deploymentId, FRAMEPLANE_REPLICA: String(spec.index),
+        ...baseEnv(),
+        HOME: dir,
+        ...spec.env,
+        FRAMEPLANE_FRAME_ID: spec.frameId,
+        FRAMEPLANE_DEPLOYMENT_ID: spec.deploymentId,
+        FRAMEPLANE_REPLICA: String(spec.index),
       };
       const writable = [dir];
       for (const v of spec.volumes) {
@@ -169,7 +274,10 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       let expose: { socketPath: string; port: number } | undefined;
       if (sandboxed) {
         // Socket paths are short (108 bytes at most): one directory, a digest per replica.
-        const name = createHash('sha256').update(`${spec.frameId}/${spec.deploymentId}/${spec.index}/${Date.now()}`).digest('hex').slice(0, 16);
+        const name = createHash('sha256')
+          .update(`${spec.frameId}/${spec.deploymentId}/${spec.index}/${Date.now()}`)
+          .digest('hex')
+          .slice(0, 16);
         const sockDir = join(socketsDir, name);
         mkdirSync(sockDir, { recursive: true });
         expose = { socketPath: join(sockDir, 's'), port: spec.port };
@@ -192,7 +300,15 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       }
       child.unref();
       const pid = child.pid ?? -1;
-      return watch(pid, pid > 0 ? startTimeOf(pid) : undefined, endpoint, logFile, from, onLine, child);
+      return watch(
+        pid,
+        pid > 0 ? startTimeOf(pid) : undefined,
+        endpoint,
+        logFile,
+        from,
+        onLine,
+        child,
+      );
     },
 
     async adopt(ref: ReplicaRef, onLine) {
@@ -200,7 +316,14 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       const cut = ref.cursor.lastIndexOf(':');
       const logFile = ref.cursor.slice(0, cut);
       if (!isAlive(pid, ref.startTime)) return undefined;
-      return watch(pid, ref.startTime, ref.endpoint, logFile, Number(ref.cursor.slice(cut + 1)) || 0, onLine);
+      return watch(
+        pid,
+        ref.startTime,
+        ref.endpoint,
+        logFile,
+        Number(ref.cursor.slice(cut + 1)) || 0,
+        onLine,
+      );
     },
 
     async prune(frameId, keep) {

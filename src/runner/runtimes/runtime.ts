@@ -6,10 +6,19 @@
 /** Where the agent reaches a replica's port: a loopback port, or a Unix socket into its sandbox. */
 export type Endpoint = { host: string; port: number } | { path: string };
 
-export interface Volume { id: string; name: string; mount_path: string; size_gb: number }
+export interface Volume {
+  id: string;
+  name: string;
+  mount_path: string;
+  size_gb: number;
+}
 
 export interface FetchSpec {
-  gitBaseUrl: string; owner: string; repo: string; branch: string; commitSha: string | null;
+  gitBaseUrl: string;
+  owner: string;
+  repo: string;
+  branch: string;
+  commitSha: string | null;
 }
 
 /** A deployment built into something that runs: an image, or a directory and a command. */
@@ -31,10 +40,19 @@ export interface ReplicaSpec {
   port: number;
 }
 
-export interface ExitInfo { code: number | null; signal: string | null; oom: boolean }
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  oom: boolean;
+}
 
 /** What a runtime needs to find a replica again after the agent restarted (persisted). */
-export interface ReplicaRef { id: string; startTime?: string; endpoint: Endpoint; cursor: string }
+export interface ReplicaRef {
+  id: string;
+  startTime?: string;
+  endpoint: Endpoint;
+  cursor: string;
+}
 
 export interface RunningReplica {
   readonly endpoint: Endpoint;
@@ -73,7 +91,12 @@ export interface ReplicaRuntime {
 
 /** A deployment that cannot become a release: its source could not be fetched, or not built. */
 export class BuildError extends Error {
-  constructor(readonly reason: 'image_pull_failed' | 'build_failed', message: string) { super(message); }
+  constructor(
+    readonly reason: 'image_pull_failed' | 'build_failed',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export const sanitizedLine = (l: string) => l.replace(/\r$/, '');

@@ -44,7 +44,22 @@ const SCRIPT = join(here, 'sandbox.sh');
 const FORWARDER = join(here, 'forwarder.mjs');
 /** The only environment of everything before the app's init (never the app's: LD_PRELOAD…). */
 const TOOL_ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
-const TOOLS = ['unshare', 'setpriv', 'ip', 'mount', 'mountpoint', 'bash', 'sh', 'env', 'sort', 'cut', 'sed', 'cat', 'mkdir', 'sleep'];
+const TOOLS = [
+  'unshare',
+  'setpriv',
+  'ip',
+  'mount',
+  'mountpoint',
+  'bash',
+  'sh',
+  'env',
+  'sort',
+  'cut',
+  'sed',
+  'cat',
+  'mkdir',
+  'sleep',
+];
 
 function findTool(name: string): string | null {
   for (const dir of TOOL_ENV.PATH.split(':')) {
@@ -60,10 +75,17 @@ const asRoot = () => process.getuid?.() === 0;
 function outerArgs(network: 'none' | 'host'): string[] {
   return [
     ...(asRoot() ? [] : ['--user', '--map-root-user']),
-    '--mount', '--pid', '--ipc', '--uts',
+    '--mount',
+    '--pid',
+    '--ipc',
+    '--uts',
     ...(network === 'none' ? ['--net'] : []),
-    '--fork', '--kill-child', '--mount-proc',
-    '--', 'bash', SCRIPT,
+    '--fork',
+    '--kill-child',
+    '--mount-proc',
+    '--',
+    'bash',
+    SCRIPT,
   ];
 }
 
@@ -77,22 +99,32 @@ let support: { ok: true } | { ok: false; why: string } | undefined;
 /** Whether this machine can make the sandbox (unshare + user/mount/pid/net namespaces, `ip`); the reason if not. */
 export function sandboxSupport(): { ok: true } | { ok: false; why: string } {
   if (support) return support;
-  if (process.platform !== 'linux') return (support = { ok: false, why: `namespaces need Linux, not ${process.platform}` });
+  if (process.platform !== 'linux')
+    return (support = { ok: false, why: `namespaces need Linux, not ${process.platform}` });
   const missing = TOOLS.filter((t) => !findTool(t));
-  if (missing.length) return (support = { ok: false, why: `missing programs: ${missing.join(', ')} (util-linux, iproute2, coreutils)` });
+  if (missing.length)
+    return (support = {
+      ok: false,
+      why: `missing programs: ${missing.join(', ')} (util-linux, iproute2, coreutils)`,
+    });
   // A real (empty) run: every namespace, loopback, the mounts, the nested namespace and setpriv.
   const envFd = openSync('/dev/null', 'r');
   try {
-    const r = spawnSync('unshare', [...outerArgs('none'), '--net', 'none', ...identity({}), '--cwd', '/', '--', 'exit 0'], {
-      cwd: '/',
-      env: TOOL_ENV,
-      stdio: ['ignore', 'ignore', 'pipe', envFd],
-      timeout: 10_000,
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'unshare',
+      [...outerArgs('none'), '--net', 'none', ...identity({}), '--cwd', '/', '--', 'exit 0'],
+      {
+        cwd: '/',
+        env: TOOL_ENV,
+        stdio: ['ignore', 'ignore', 'pipe', envFd],
+        timeout: 10_000,
+        encoding: 'utf8',
+      },
+    );
     if (r.error) return (support = { ok: false, why: `unshare: ${r.error.message}` });
     if (r.status !== 0) {
-      const why = (r.stderr || '').trim().split('\n').slice(-3).join('; ') || `exit ${r.status ?? r.signal}`;
+      const why =
+        (r.stderr || '').trim().split('\n').slice(-3).join('; ') || `exit ${r.status ?? r.signal}`;
       return (support = { ok: false, why: `cannot make the namespaces: ${why}` });
     }
   } finally {
@@ -101,12 +133,14 @@ export function sandboxSupport(): { ok: true } | { ok: false; why: string } {
   return (support = { ok: true });
 }
 
-const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+const inside = (path: string, dir: string) =>
+  path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
 /** A directory that must exist, as the kernel sees it (mounts act on resolved paths). */
 function real(path: string, what: string): string {
   if (!isAbsolute(path)) throw new Error(`sandbox: ${what} must be absolute: ${path}`);
-  if (/[\n\0]/.test(path)) throw new Error(`sandbox: ${what} has a newline: ${JSON.stringify(path)}`);
+  if (/[\n\0]/.test(path))
+    throw new Error(`sandbox: ${what} has a newline: ${JSON.stringify(path)}`);
   return realpathSync(path);
 }
 
@@ -125,7 +159,8 @@ export function spawnSandboxed(o: SandboxOptions): ChildProcess {
   const writable = o.writable.map((d) => real(d, 'writable dir'));
   const hide = o.hide.filter((d) => existsSync(d)).map((d) => real(d, 'hidden dir'));
   const cwd = real(o.cwd, 'cwd');
-  if (!writable.some((w) => inside(cwd, w))) throw new Error(`sandbox: cwd ${cwd} is not inside a writable dir`);
+  if (!writable.some((w) => inside(cwd, w)))
+    throw new Error(`sandbox: cwd ${cwd} is not inside a writable dir`);
   // node must stay runnable when it is installed under a hidden dir (nvm in HOME): its prefix, read-only.
   const readonly: string[] = [];
   const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
@@ -137,8 +172,12 @@ export function spawnSandboxed(o: SandboxOptions): ChildProcess {
   for (const d of readonly) args.push('--readonly', d);
   if (o.expose && o.network === 'none') {
     const { socketPath, port } = o.expose;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`sandbox: bad port ${port}`);
-    const sock = join(real(dirname(socketPath), 'socket dir'), socketPath.slice(dirname(socketPath).length + 1));
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`sandbox: bad port ${port}`);
+    const sock = join(
+      real(dirname(socketPath), 'socket dir'),
+      socketPath.slice(dirname(socketPath).length + 1),
+    );
     try {
       if (lstatSync(sock).isSocket()) unlinkSync(sock); // a stale one, else the ready check lies
     } catch {}
@@ -152,7 +191,9 @@ export function spawnSandboxed(o: SandboxOptions): ChildProcess {
     detached: true,
     stdio: [o.stdio[0], o.stdio[1], o.stdio[2], 'pipe'],
   });
-  const envPipe = child.stdio[3] as NodeJS.WritableStream & { on(e: 'error', f: () => void): unknown };
+  const envPipe = child.stdio[3] as NodeJS.WritableStream & {
+    on(e: 'error', f: () => void): unknown;
+  };
   envPipe.on('error', () => {}); // the sandbox failed before reading it: its exit tells
   envPipe.end(envScript(o.env));
   return child;

@@ -25,11 +25,17 @@ export interface ServiceInput {
   nodeId?: string;
 }
 
-export const serviceName = (frameId: string) => `fp-${frameId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+export const serviceName = (frameId: string) =>
+  `fp-${frameId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 
 export function serviceSpec(i: ServiceInput) {
   const memory = i.memoryMb * 1024 * 1024;
-  const env = { ...i.env, PORT: String(i.port), FRAMEPLANE_FRAME_ID: i.frameId, FRAMEPLANE_DEPLOYMENT_ID: i.release.deploymentId };
+  const env = {
+    ...i.env,
+    PORT: String(i.port),
+    FRAMEPLANE_FRAME_ID: i.frameId,
+    FRAMEPLANE_DEPLOYMENT_ID: i.release.deploymentId,
+  };
   const spec = {
     Name: serviceName(i.frameId),
     Labels: { [LABEL]: i.frameId },
@@ -38,8 +44,16 @@ export function serviceSpec(i: ServiceInput) {
         Image: i.release.artifact,
         Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
         User: i.user || APP_USER,
-        Labels: { [LABEL]: i.frameId, 'frameplane.deployment': i.release.deploymentId, 'frameplane.commit': i.release.commitSha },
-        Mounts: i.volumes.map((v) => ({ Type: 'volume', Source: `fp-${v.id.toLowerCase()}`, Target: v.mount_path })),
+        Labels: {
+          [LABEL]: i.frameId,
+          'frameplane.deployment': i.release.deploymentId,
+          'frameplane.commit': i.release.commitSha,
+        },
+        Mounts: i.volumes.map((v) => ({
+          Type: 'volume',
+          Source: `fp-${v.id.toLowerCase()}`,
+          Target: v.mount_path,
+        })),
         CapabilityDrop: ['ALL'],
         Init: true,
         StopGracePeriod: 10e9,
@@ -52,9 +66,26 @@ export function serviceSpec(i: ServiceInput) {
       LogDriver: { Name: 'json-file', Options: { 'max-size': '10m', 'max-file': '2' } },
     },
     Mode: { Replicated: { Replicas: i.replicas } },
-    UpdateConfig: { Parallelism: 1, Delay: 0, FailureAction: 'rollback', Monitor: 15e9, MaxFailureRatio: 0, Order: 'start-first' },
-    RollbackConfig: { Parallelism: 1, Delay: 0, FailureAction: 'pause', Monitor: 5e9, MaxFailureRatio: 0, Order: 'start-first' },
-    EndpointSpec: { Mode: 'dnsrr', Ports: [{ Protocol: 'tcp', TargetPort: i.port, PublishMode: 'host' }] },
+    UpdateConfig: {
+      Parallelism: 1,
+      Delay: 0,
+      FailureAction: 'rollback',
+      Monitor: 15e9,
+      MaxFailureRatio: 0,
+      Order: 'start-first',
+    },
+    RollbackConfig: {
+      Parallelism: 1,
+      Delay: 0,
+      FailureAction: 'pause',
+      Monitor: 5e9,
+      MaxFailureRatio: 0,
+      Order: 'start-first',
+    },
+    EndpointSpec: {
+      Mode: 'dnsrr',
+      Ports: [{ Protocol: 'tcp', TargetPort: i.port, PublishMode: 'host' }],
+    },
   };
   // What the spec says, as a label: an update is sent only when it changed.
   const digest = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
@@ -62,19 +93,26 @@ export function serviceSpec(i: ServiceInput) {
 }
 
 export async function findService(docker: Docker, frameId: string) {
-  const found = await docker.listServices({ filters: JSON.stringify({ name: [serviceName(frameId)] }) });
+  const found = await docker.listServices({
+    filters: JSON.stringify({ name: [serviceName(frameId)] }),
+  });
   return found.find((s) => s.Spec?.Name === serviceName(frameId));
 }
 
 /** Creates the service, or updates it if its spec changed; answers whether anything was sent. */
-export async function applyService(docker: Docker, spec: ReturnType<typeof serviceSpec>): Promise<boolean> {
+export async function applyService(
+  docker: Docker,
+  spec: ReturnType<typeof serviceSpec>,
+): Promise<boolean> {
   const existing = await findService(docker, spec.Labels[LABEL]!);
   if (!existing) {
     await docker.createService(spec as unknown as Docker.CreateServiceOptions);
     return true;
   }
   if (existing.Spec?.Labels?.['frameplane.spec'] === spec.Labels['frameplane.spec']) return false;
-  await docker.getService(existing.ID).update({ version: existing.Version?.Index, ...spec } as unknown as Docker.ServiceSpec);
+  await docker
+    .getService(existing.ID)
+    .update({ version: existing.Version?.Index, ...spec } as unknown as Docker.ServiceSpec);
   return true;
 }
 
@@ -85,20 +123,45 @@ export async function scaleService(docker: Docker, frameId: string, replicas: nu
   const spec = existing.Spec as ReturnType<typeof serviceSpec>;
   if (spec.Mode?.Replicated?.Replicas === replicas) return;
   const Labels = { ...spec.Labels, 'frameplane.spec': `scaled-${replicas}` };
-  await docker.getService(existing.ID).update({ version: existing.Version?.Index, ...spec, Labels, Mode: { Replicated: { Replicas: replicas } } } as unknown as Docker.ServiceSpec);
+  await docker
+    .getService(existing.ID)
+    .update({
+      version: existing.Version?.Index,
+      ...spec,
+      Labels,
+      Mode: { Replicated: { Replicas: replicas } },
+    } as unknown as Docker.ServiceSpec);
 }
 
 export interface TaskView {
-  id: string; slot: number; state: string; desired: string; nodeId: string; createdAt: string;
-  deploymentId: string; containerId?: string; exitCode?: number; error?: string; publishedPort?: number;
+  id: string;
+  slot: number;
+  state: string;
+  desired: string;
+  nodeId: string;
+  createdAt: string;
+  deploymentId: string;
+  containerId?: string;
+  exitCode?: number;
+  error?: string;
+  publishedPort?: number;
 }
 
 export async function tasksOf(docker: Docker, frameId: string): Promise<TaskView[]> {
-  const tasks = await docker.listTasks({ filters: JSON.stringify({ service: [serviceName(frameId)] }) });
+  const tasks = await docker.listTasks({
+    filters: JSON.stringify({ service: [serviceName(frameId)] }),
+  });
   return tasks.map((t: any) => ({
-    id: t.ID, slot: t.Slot ?? 0, state: t.Status?.State ?? 'unknown', desired: t.DesiredState ?? '', nodeId: t.NodeID ?? '',
-    createdAt: t.CreatedAt ?? '', deploymentId: t.Spec?.ContainerSpec?.Labels?.['frameplane.deployment'] ?? '',
-    containerId: t.Status?.ContainerStatus?.ContainerID, exitCode: t.Status?.ContainerStatus?.ExitCode, error: t.Status?.Err,
+    id: t.ID,
+    slot: t.Slot ?? 0,
+    state: t.Status?.State ?? 'unknown',
+    desired: t.DesiredState ?? '',
+    nodeId: t.NodeID ?? '',
+    createdAt: t.CreatedAt ?? '',
+    deploymentId: t.Spec?.ContainerSpec?.Labels?.['frameplane.deployment'] ?? '',
+    containerId: t.Status?.ContainerStatus?.ContainerID,
+    exitCode: t.Status?.ContainerStatus?.ExitCode,
+    error: t.Status?.Err,
     publishedPort: t.Status?.PortStatus?.Ports?.[0]?.PublishedPort,
   }));
 }

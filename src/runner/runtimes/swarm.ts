@@ -11,11 +11,21 @@ import { nowIso, replicaEvent, type FrameSupervisor, type SupervisorDeps } from 
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
 import type { PersistedFrame } from '../state.ts';
 import { BuildError, type Endpoint, type Release } from './runtime.ts';
-import { applyService, findService, scaleService, serviceSpec, tasksOf, type TaskView } from './swarm-service.ts';
+import {
+  applyService,
+  findService,
+  scaleService,
+  serviceSpec,
+  tasksOf,
+  type TaskView,
+} from './swarm-service.ts';
 import { runAsUser } from '../build/dockerfile.ts';
 
 export interface SwarmOptions {
-  docker: Docker; baseImage: string; memoryMb: number; cpus: number;
+  docker: Docker;
+  baseImage: string;
+  memoryMb: number;
+  cpus: number;
   /** Where images go so every node can pull them; without one, tasks stay on this node. */
   registry?: string;
 }
@@ -24,18 +34,28 @@ const POLL_MS = 1000;
 const PENDING = new Set(['new', 'pending', 'assigned', 'accepted', 'ready']);
 const FAILED = new Set(['failed', 'rejected']);
 
-interface Health { healthy: boolean; since: number; reportedTimeout: boolean; speaksHttp: boolean; failures: number; checked: number; lastHttp: number }
+interface Health {
+  healthy: boolean;
+  since: number;
+  reportedTimeout: boolean;
+  speaksHttp: boolean;
+  failures: number;
+  checked: number;
+  lastHttp: number;
+}
 
 export function swarmSupervisor(o: SwarmOptions) {
   let selfNode: Promise<string> | undefined;
   const nodeAddrs = new Map<string, string>();
   const addrOf = async (nodeId: string, self: string) => {
     if (nodeId === self) return '127.0.0.1';
-    if (!nodeAddrs.has(nodeId)) nodeAddrs.set(nodeId, (await o.docker.getNode(nodeId).inspect()).Status?.Addr ?? '127.0.0.1');
+    if (!nodeAddrs.has(nodeId))
+      nodeAddrs.set(nodeId, (await o.docker.getNode(nodeId).inspect()).Status?.Addr ?? '127.0.0.1');
     return nodeAddrs.get(nodeId)!;
   };
   const self = () => (selfNode ??= o.docker.info().then((i) => i.Swarm?.NodeID as string));
-  return (frameId: string, deps: SupervisorDeps): FrameSupervisor => new SwarmFrame(frameId, deps, o, self, addrOf);
+  return (frameId: string, deps: SupervisorDeps): FrameSupervisor =>
+    new SwarmFrame(frameId, deps, o, self, addrOf);
 }
 
 class SwarmFrame implements FrameSupervisor {
@@ -54,10 +74,17 @@ class SwarmFrame implements FrameSupervisor {
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
 
-  constructor(readonly frameId: string, private deps: SupervisorDeps, private o: SwarmOptions,
-    private self: () => Promise<string>, private addrOf: (node: string, self: string) => Promise<string>) {}
+  constructor(
+    readonly frameId: string,
+    private deps: SupervisorDeps,
+    private o: SwarmOptions,
+    private self: () => Promise<string>,
+    private addrOf: (node: string, self: string) => Promise<string>,
+  ) {}
 
-  update(spec: DesiredFrame) { return this.enqueue(() => this.apply(spec)); }
+  update(spec: DesiredFrame) {
+    return this.enqueue(() => this.apply(spec));
+  }
 
   remove() {
     return this.enqueue(async () => {
@@ -65,7 +92,11 @@ class SwarmFrame implements FrameSupervisor {
       this.stopPolling();
       await this.proxy?.close();
       const s = await findService(this.o.docker, this.frameId);
-      if (s) await this.o.docker.getService(s.ID).remove().catch(() => {});
+      if (s)
+        await this.o.docker
+          .getService(s.ID)
+          .remove()
+          .catch(() => {});
       await pruneImages(this.o.docker, this.frameId, new Set()).catch(() => {});
     });
   }
@@ -90,7 +121,12 @@ class SwarmFrame implements FrameSupervisor {
 
   persisted(): PersistedFrame | undefined {
     if (!this.spec) return undefined;
-    return { spec: this.spec, sets: [], failed_builds: [...this.failedBuilds], swarm: this.release };
+    return {
+      spec: this.spec,
+      sets: [],
+      failed_builds: [...this.failedBuilds],
+      swarm: this.release,
+    };
   }
 
   adopt(p: PersistedFrame) {
@@ -100,7 +136,11 @@ class SwarmFrame implements FrameSupervisor {
   }
 
   private enqueue(fn: () => Promise<void>) {
-    this.queue = this.queue.then(fn).catch((err) => this.deps.log.error({ err, frame_id: this.frameId }, 'swarm supervisor failed'));
+    this.queue = this.queue
+      .then(fn)
+      .catch((err) =>
+        this.deps.log.error({ err, frame_id: this.frameId }, 'swarm supervisor failed'),
+      );
     return this.queue;
   }
 
@@ -132,11 +172,27 @@ class SwarmFrame implements FrameSupervisor {
     const { release, env } = this.release!;
     const image = await inspectImage(this.o.docker, release.artifact);
     const user = runAsUser(image?.Config?.User);
-    const sent = await applyService(this.o.docker, serviceSpec({
-      frameId: this.frameId, release, env, replicas: spec.replica_count, port: spec.port, volumes: spec.volumes,
-      memoryMb: this.o.memoryMb, cpus: this.o.cpus, user, nodeId: this.o.registry ? undefined : await this.self(),
-    }));
-    if (sent) this.deps.line(this.frameId, 0, `[frameplane] swarm service updated: ${spec.replica_count} × ${release.commitSha.slice(0, 12)}`);
+    const sent = await applyService(
+      this.o.docker,
+      serviceSpec({
+        frameId: this.frameId,
+        release,
+        env,
+        replicas: spec.replica_count,
+        port: spec.port,
+        volumes: spec.volumes,
+        memoryMb: this.o.memoryMb,
+        cpus: this.o.cpus,
+        user,
+        nodeId: this.o.registry ? undefined : await this.self(),
+      }),
+    );
+    if (sent)
+      this.deps.line(
+        this.frameId,
+        0,
+        `[frameplane] swarm service updated: ${spec.replica_count} × ${release.commitSha.slice(0, 12)}`,
+      );
   }
 
   private build(spec: DesiredFrame) {
@@ -145,34 +201,73 @@ class SwarmFrame implements FrameSupervisor {
     this.building = job;
     const env = spec.env;
     for (let i = 0; i < spec.replica_count; i++) this.report(i, 'pulling', spec.deployment_id);
-    void buildImage(this.o.docker, this.o.baseImage, {
-      frameId: this.frameId, deploymentId: spec.deployment_id, signal: job.abort.signal,
-      source: { gitBaseUrl: this.deps.gitBaseUrl, owner: spec.git_repository_owner, repo: spec.git_repository, branch: spec.git_repository_branch, commitSha: spec.commit_sha },
-      onLine: (l) => this.deps.line(this.frameId, 0, l),
-      onFetched: (sha) => this.deps.build({ deployment_id: job.deploymentId, state: 'building', commit_sha: sha, at: nowIso() }),
-    }, this.o.registry).then((release) => this.enqueue(async () => {
-      if (this.building !== job) return;
-      this.building = undefined;
-      this.release = { release, env };
-      this.deps.build({ deployment_id: job.deploymentId, state: 'succeeded', commit_sha: release.commitSha, at: nowIso() });
-      if (this.spec?.desired_state === 'running') await this.deploy(this.spec);
-      this.deps.changed();
-    }), (err: Error) => this.enqueue(async () => {
-      if (this.building !== job || job.abort.signal.aborted) return;
-      this.building = undefined;
-      const message = err.message.slice(0, 2000);
-      this.deps.line(this.frameId, 0, `[frameplane] ${err instanceof BuildError && err.reason === 'image_pull_failed' ? 'fetch' : 'build'} failed: ${message}`);
-      if (err instanceof BuildError && err.reason === 'image_pull_failed') {
-        for (let i = 0; i < (this.spec?.replica_count ?? 0); i++) this.report(i, 'crashed', job.deploymentId, { reason: 'image_pull_failed', message });
-        // Fetched again on the next change of the desired state; the server's back-off counts these.
-        return;
-      }
-      this.failedBuilds.add(job.deploymentId);
-      this.deps.build({ deployment_id: job.deploymentId, state: 'failed', message, at: nowIso() });
-      this.reported.clear(); // the serving tasks are said again under the current generation
-      if (!this.release) this.reportStopped();
-      this.deps.changed();
-    }));
+    void buildImage(
+      this.o.docker,
+      this.o.baseImage,
+      {
+        frameId: this.frameId,
+        deploymentId: spec.deployment_id,
+        signal: job.abort.signal,
+        source: {
+          gitBaseUrl: this.deps.gitBaseUrl,
+          owner: spec.git_repository_owner,
+          repo: spec.git_repository,
+          branch: spec.git_repository_branch,
+          commitSha: spec.commit_sha,
+        },
+        onLine: (l) => this.deps.line(this.frameId, 0, l),
+        onFetched: (sha) =>
+          this.deps.build({
+            deployment_id: job.deploymentId,
+            state: 'building',
+            commit_sha: sha,
+            at: nowIso(),
+          }),
+      },
+      this.o.registry,
+    ).then(
+      (release) =>
+        this.enqueue(async () => {
+          if (this.building !== job) return;
+          this.building = undefined;
+          this.release = { release, env };
+          this.deps.build({
+            deployment_id: job.deploymentId,
+            state: 'succeeded',
+            commit_sha: release.commitSha,
+            at: nowIso(),
+          });
+          if (this.spec?.desired_state === 'running') await this.deploy(this.spec);
+          this.deps.changed();
+        }),
+      (err: Error) =>
+        this.enqueue(async () => {
+          if (this.building !== job || job.abort.signal.aborted) return;
+          this.building = undefined;
+          const message = err.message.slice(0, 2000);
+          this.deps.line(
+            this.frameId,
+            0,
+            `[frameplane] ${err instanceof BuildError && err.reason === 'image_pull_failed' ? 'fetch' : 'build'} failed: ${message}`,
+          );
+          if (err instanceof BuildError && err.reason === 'image_pull_failed') {
+            for (let i = 0; i < (this.spec?.replica_count ?? 0); i++)
+              this.report(i, 'crashed', job.deploymentId, { reason: 'image_pull_failed', message });
+            // Fetched again on the next change of the desired state; the server's back-off counts these.
+            return;
+          }
+          this.failedBuilds.add(job.deploymentId);
+          this.deps.build({
+            deployment_id: job.deploymentId,
+            state: 'failed',
+            message,
+            at: nowIso(),
+          });
+          this.reported.clear(); // the serving tasks are said again under the current generation
+          if (!this.release) this.reportStopped();
+          this.deps.changed();
+        }),
+    );
   }
 
   private async ensureProxy(port: number) {
@@ -180,16 +275,35 @@ class SwarmFrame implements FrameSupervisor {
     await this.proxy?.close(false);
     this.portHeld = false;
     this.proxy = new FrameProxy({
-      host: this.deps.host, port, upstreams: () => this.upstreams, note: (m) => this.deps.line(this.frameId, 0, m),
-      blocked: (held) => { this.portHeld = held; this.reported.clear(); },
+      host: this.deps.host,
+      port,
+      upstreams: () => this.upstreams,
+      note: (m) => this.deps.line(this.frameId, 0, m),
+      blocked: (held) => {
+        this.portHeld = held;
+        this.reported.clear();
+      },
     });
     await this.proxy.listen();
   }
 
-  private report(replica: number, type: ReplicaEventType, deploymentId: string, detail?: Record<string, unknown>) {
-    this.deps.event(replicaEvent({
-      frameId: this.frameId, replica, type, generation: this.spec!.generation, deploymentId, detail, portHeld: this.portHeld,
-    }));
+  private report(
+    replica: number,
+    type: ReplicaEventType,
+    deploymentId: string,
+    detail?: Record<string, unknown>,
+  ) {
+    this.deps.event(
+      replicaEvent({
+        frameId: this.frameId,
+        replica,
+        type,
+        generation: this.spec!.generation,
+        deploymentId,
+        detail,
+        portHeld: this.portHeld,
+      }),
+    );
   }
 
   private reportStopped() {
@@ -197,42 +311,73 @@ class SwarmFrame implements FrameSupervisor {
     for (let i = 0; i < this.spec.replica_count; i++) {
       if (this.reported.get(i) === 'stopped') continue;
       this.reported.set(i, 'stopped');
-      this.deps.event({ frame_id: this.frameId, replica: i, type: 'stopped', generation: this.spec.generation, at: nowIso() });
+      this.deps.event({
+        frame_id: this.frameId,
+        replica: i,
+        type: 'stopped',
+        generation: this.spec.generation,
+        at: nowIso(),
+      });
     }
   }
 
   private startPolling() {
     if (this.timer || this.gone) return;
     const tick = () => {
-      this.timer = setTimeout(() => void this.poll().finally(() => { if (this.timer) tick(); }), POLL_MS);
+      this.timer = setTimeout(
+        () =>
+          void this.poll().finally(() => {
+            if (this.timer) tick();
+          }),
+        POLL_MS,
+      );
       this.timer.unref();
     };
     tick();
   }
 
-  private stopPolling() { clearTimeout(this.timer); this.timer = undefined; }
+  private stopPolling() {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 
   /** One look at the tasks: failures reported once each, health checked, each slot's state reported on change. */
   private async poll() {
     const spec = this.spec;
     if (!spec || this.gone || spec.desired_state !== 'running') return;
     let tasks: TaskView[];
-    try { tasks = await tasksOf(this.o.docker, this.frameId); } catch { return; }
+    try {
+      tasks = await tasksOf(this.o.docker, this.frameId);
+    } catch {
+      return;
+    }
     const self = await this.self();
     for (const t of tasks) {
       if (!FAILED.has(t.state) || this.failuresSeen.has(t.id)) continue;
       this.failuresSeen.add(t.id);
-      const oom = t.containerId && t.nodeId === self
-        ? (await this.o.docker.getContainer(t.containerId).inspect().catch(() => undefined))?.State?.OOMKilled === true : false;
-      this.report(t.slot - 1, oom ? 'oom' : 'crashed', t.deploymentId, { exit_code: t.exitCode ?? null, message: t.error });
+      const oom =
+        t.containerId && t.nodeId === self
+          ? (
+              await this.o.docker
+                .getContainer(t.containerId)
+                .inspect()
+                .catch(() => undefined)
+            )?.State?.OOMKilled === true
+          : false;
+      this.report(t.slot - 1, oom ? 'oom' : 'crashed', t.deploymentId, {
+        exit_code: t.exitCode ?? null,
+        message: t.error,
+      });
       this.reported.delete(t.slot - 1);
     }
     const running = tasks.filter((t) => t.state === 'running' && t.publishedPort);
     const healthy: Endpoint[] = [];
-    await Promise.all(running.map(async (t) => {
-      const end = { host: await this.addrOf(t.nodeId, self), port: t.publishedPort! };
-      if (await this.check(t, end)) healthy.push(end);
-    }));
+    await Promise.all(
+      running.map(async (t) => {
+        const end = { host: await this.addrOf(t.nodeId, self), port: t.publishedPort! };
+        if (await this.check(t, end)) healthy.push(end);
+      }),
+    );
     this.upstreams = healthy;
     for (const h of this.health.keys()) if (!running.some((t) => t.id === h)) this.health.delete(h);
     // Each slot's newest task that is meant to run stands for its replica.
@@ -246,21 +391,47 @@ class SwarmFrame implements FrameSupervisor {
       const index = slot - 1;
       if (index >= spec.replica_count) continue;
       const h = this.health.get(t.id);
-      const type: ReplicaEventType | undefined = t.state === 'preparing' ? 'pulling'
-        : PENDING.has(t.state) || t.state === 'starting' ? 'starting'
-          : t.state === 'running' ? (h?.healthy ? 'healthy' : h?.reportedTimeout ? 'unhealthy' : 'starting') : undefined;
+      const type: ReplicaEventType | undefined =
+        t.state === 'preparing'
+          ? 'pulling'
+          : PENDING.has(t.state) || t.state === 'starting'
+            ? 'starting'
+            : t.state === 'running'
+              ? h?.healthy
+                ? 'healthy'
+                : h?.reportedTimeout
+                  ? 'unhealthy'
+                  : 'starting'
+              : undefined;
       if (!type) continue;
       const key = `${t.id}/${type}/${this.portHeld}`;
       if (this.reported.get(index) === key) continue;
       this.reported.set(index, key);
-      this.report(index, type, t.deploymentId, type === 'unhealthy' ? { reason: 'start_timeout' } : undefined);
+      this.report(
+        index,
+        type,
+        t.deploymentId,
+        type === 'unhealthy' ? { reason: 'start_timeout' } : undefined,
+      );
     }
   }
 
   /** The health of one running task, checked through its published port; true if it may take connections. */
   private async check(t: TaskView, end: Endpoint): Promise<boolean> {
     let h = this.health.get(t.id);
-    if (!h) this.health.set(t.id, (h = { healthy: false, since: Date.now(), reportedTimeout: false, speaksHttp: false, failures: 0, checked: 0, lastHttp: 0 }));
+    if (!h)
+      this.health.set(
+        t.id,
+        (h = {
+          healthy: false,
+          since: Date.now(),
+          reportedTimeout: false,
+          speaksHttp: false,
+          failures: 0,
+          checked: 0,
+          lastHttp: 0,
+        }),
+      );
     // Healthy tasks are checked less often, mostly with a bare connect (no line in their access log).
     const now = Date.now();
     if (h.healthy && now - h.checked < checkEveryMs(true)) return true;

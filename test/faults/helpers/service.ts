@@ -28,12 +28,20 @@ export function killAll() {
   for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 }
 
-export async function startInstance(name: string, env: Record<string, string>, readyTimeoutMs = 30_000): Promise<Instance> {
+export async function startInstance(
+  name: string,
+  env: Record<string, string>,
+  readyTimeoutMs = 30_000,
+): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       ...process.env,
-      PORT: String(port), HOST: '127.0.0.1', CLOUD_AGENT: 'none', SECRET_KEY, LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CLOUD_AGENT: 'none',
+      SECRET_KEY,
+      LOG_LEVEL: 'warn',
       DATA_DIR: '/tmp/frameplane-faults-unused',
       ...env,
     },
@@ -41,19 +49,27 @@ export async function startInstance(name: string, env: Record<string, string>, r
   });
   running.add(child);
   let log = '';
-  child.stdout!.on('data', (d) => { log += d; });
-  child.stderr!.on('data', (d) => { log += d; });
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => {
-    running.delete(child);
-    resolve(code ?? signal);
-  }));
+  child.stdout!.on('data', (d) => {
+    log += d;
+  });
+  child.stderr!.on('data', (d) => {
+    log += d;
+  });
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve(code ?? signal);
+    }),
+  );
   const base = `http://127.0.0.1:${port}`;
   const until = Date.now() + readyTimeoutMs;
   for (;;) {
     try {
       const r = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) });
       if (r.status === 200) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > until) {
       child.kill('SIGKILL');
       throw new Error(`instance ${name} did not become ready:\n${log}`);
@@ -61,8 +77,16 @@ export async function startInstance(name: string, env: Record<string, string>, r
     await sleep(100);
   }
   return {
-    name, base, port, child, exited, log: () => log,
-    kill(signal) { child.kill(signal); return exited; },
+    name,
+    base,
+    port,
+    child,
+    exited,
+    log: () => log,
+    kill(signal) {
+      child.kill(signal);
+      return exited;
+    },
   };
 }
 
@@ -79,44 +103,95 @@ export interface HttpReply {
 }
 
 /** One HTTP request with a hard client-side timeout; never throws. `status` 0 means no answer. */
-export async function http(base: string, method: string, path: string, o: {
-  token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number;
-} = {}): Promise<HttpReply> {
+export async function http(
+  base: string,
+  method: string,
+  path: string,
+  o: {
+    token?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  } = {},
+): Promise<HttpReply> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   let body: string | undefined;
-  if (o.body !== undefined) { body = JSON.stringify(o.body); headers['content-type'] ??= 'application/json'; }
+  if (o.body !== undefined) {
+    body = JSON.stringify(o.body);
+    headers['content-type'] ??= 'application/json';
+  }
   const started = performance.now();
   try {
-    const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(o.timeoutMs ?? 15_000) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(o.timeoutMs ?? 15_000),
+    });
     const text = await res.text();
     let json: any = null;
-    try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
-    return { status: res.status, json, text, headers: res.headers, ms: performance.now() - started };
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return {
+      status: res.status,
+      json,
+      text,
+      headers: res.headers,
+      ms: performance.now() - started,
+    };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    return { status: 0, json: null, text: '', headers: new Headers(), ms: performance.now() - started, error: e.cause?.code ?? e.name ?? e.message };
+    return {
+      status: 0,
+      json: null,
+      text: '',
+      headers: new Headers(),
+      ms: performance.now() - started,
+      error: e.cause?.code ?? e.name ?? e.message,
+    };
   }
 }
 
 /** Polls `probe` until `ok` holds; throws with the last value after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, everyMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(v)?.slice(0, 500)}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(v)?.slice(0, 500)}`,
+      );
     await sleep(everyMs);
   }
 }
 
-export interface Sample extends HttpReply { what: string; startedAt: number; endedAt: number }
+export interface Sample extends HttpReply {
+  what: string;
+  startedAt: number;
+  endedAt: number;
+}
 
 /**
  * Load while a fault happens: `loops` loops walking `requests` in turn, and a readyz probe every
  * `probeEveryMs`; every answer is kept with its start and end times. stop() ends the loops.
  */
-export function startLoad(base: string, requests: Array<[string, () => Promise<HttpReply>]>, loops: number, probeEveryMs: number) {
+export function startLoad(
+  base: string,
+  requests: Array<[string, () => Promise<HttpReply>]>,
+  loops: number,
+  probeEveryMs: number,
+) {
   const samples: Sample[] = [];
   const ready: Sample[] = [];
   let running = true;
@@ -126,7 +201,8 @@ export function startLoad(base: string, requests: Array<[string, () => Promise<H
     into.push({ ...r, what, startedAt, endedAt: Date.now() });
   };
   const loop = async (k: number) => {
-    for (let i = k; running; i++) await timed(requests[i % requests.length][0], requests[i % requests.length][1], samples);
+    for (let i = k; running; i++)
+      await timed(requests[i % requests.length][0], requests[i % requests.length][1], samples);
   };
   const probe = async () => {
     while (running) {
@@ -135,7 +211,14 @@ export function startLoad(base: string, requests: Array<[string, () => Promise<H
     }
   };
   const all = Array.from({ length: loops }, (_, k) => loop(k)).concat(probe());
-  return { samples, ready, async stop() { running = false; await Promise.all(all); } };
+  return {
+    samples,
+    ready,
+    async stop() {
+      running = false;
+      await Promise.all(all);
+    },
+  };
 }
 
 /** Percentiles of a list of numbers, rounded, for the report lines. */
@@ -151,7 +234,11 @@ export function report(test: string, figures: Record<string, unknown>) {
   console.log(`[faults] ${test}: ${JSON.stringify(figures)}`);
 }
 
-export interface SseEvent { event: string; id?: string; data: any }
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: any;
+}
 
 /**
  * Opens a text/event-stream and collects its events until close(). Plain node:http, so that
@@ -161,7 +248,11 @@ export interface SseEvent { event: string; id?: string; data: any }
 export async function openStream(base: string, path: string, token: string) {
   const events: SseEvent[] = [];
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, resolve);
+    const req = httpRequest(
+      `${base}${path}`,
+      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      resolve,
+    );
     req.on('error', reject);
     req.end();
   });
@@ -174,7 +265,11 @@ export async function openStream(base: string, path: string, token: string) {
     while ((at = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, at);
       buffer = buffer.slice(at + 2);
-      const field = (name: string) => block.split('\n').filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).trim());
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .filter((l) => l.startsWith(`${name}:`))
+          .map((l) => l.slice(name.length + 1).trim());
       const [event] = field('event');
       if (!event) continue; // retry: and comment lines
       const data = field('data').join('\n');
