@@ -1,6 +1,8 @@
+// Projects and their spaces; projects-service.ts owns the transactions and the access checks.
+import { type Insertable, sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import type { DB } from '../db/schema.ts';
 import { projectRoleSql, reachableProjectIdsSql } from '../access/access-dal.ts';
-import { sql } from 'kysely';
 
 /** Owned and shared projects with the caller's effective role, in one query. */
 export function listProjectsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
@@ -59,4 +61,54 @@ export function projectTeamAccess(q: Queryable, projectId: string) {
     .orderBy('m.joined_at')
     .orderBy('u.id')
     .execute();
+}
+
+export function insertProject(q: Queryable, project: Insertable<DB['projects']>) {
+  return q.insertInto('projects').values(project).returningAll().executeTakeFirstOrThrow();
+}
+
+export function renameProject(q: Queryable, projectId: string, name: string) {
+  return q
+    .updateTable('projects')
+    .set({ name })
+    .where('id', '=', projectId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function deleteProject(q: Queryable, projectId: string) {
+  return q.deleteFrom('projects').where('id', '=', projectId).execute();
+}
+
+/** The project owner as the access list shows them. */
+export function ownerContact(q: Queryable, ownerId: string) {
+  return q
+    .selectFrom('users')
+    .select(['id', 'email', 'name'])
+    .where('id', '=', ownerId)
+    .executeTakeFirstOrThrow();
+}
+
+export function insertSpace(q: Queryable, space: Insertable<DB['spaces']>) {
+  return q.insertInto('spaces').values(space).returningAll().executeTakeFirstOrThrow();
+}
+
+export function renameSpace(q: Queryable, projectId: string, spaceId: string, name: string) {
+  return q
+    .updateTable('spaces')
+    .set({ name })
+    .where('project_id', '=', projectId)
+    .where('id', '=', spaceId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes the space; false when the project has no such space. */
+export async function deleteSpace(q: Queryable, projectId: string, spaceId: string) {
+  const res = await q
+    .deleteFrom('spaces')
+    .where('project_id', '=', projectId)
+    .where('id', '=', spaceId)
+    .executeTakeFirst();
+  return res.numDeletedRows > 0n;
 }

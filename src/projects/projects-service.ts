@@ -1,5 +1,5 @@
 // Projects and Spaces (CONTRACT 3). Every method starts with one access check.
-import type { Database } from '../db/database.ts';
+import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -48,26 +48,19 @@ export function createProjectsService({ db, clock, access }: Deps) {
   return {
     async create(actor: Actor, input: { name: string }) {
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const project = await trx
-          .insertInto('projects')
-          .values({
-            id: newId('project', now),
-            owner_id: actor.userId,
-            name: input.name,
-            created_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('spaces')
-          .values({
-            id: newId('space', now),
-            project_id: project.id,
-            name: 'default',
-            created_at: now,
-          })
-          .execute();
+      return transaction(db, async (trx) => {
+        const project = await dal.insertProject(trx, {
+          id: newId('project', now),
+          owner_id: actor.userId,
+          name: input.name,
+          created_at: now,
+        });
+        await dal.insertSpace(trx, {
+          id: newId('space', now),
+          project_id: project.id,
+          name: 'default',
+          created_at: now,
+        });
         await recordAudit(trx, actor, now, {
           projectId: project.id,
           action: 'project.created',
@@ -91,13 +84,8 @@ export function createProjectsService({ db, clock, access }: Deps) {
     async rename(actor: Actor, projectId: string, input: { name: string }) {
       const before = await access.requireProject(actor.userId, projectId, 'project.rename');
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const p = await trx
-          .updateTable('projects')
-          .set({ name: input.name })
-          .where('id', '=', projectId)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+      return transaction(db, async (trx) => {
+        const p = await dal.renameProject(trx, projectId, input.name);
         await recordAudit(trx, actor, now, {
           projectId,
           action: 'project.renamed',
@@ -112,8 +100,8 @@ export function createProjectsService({ db, clock, access }: Deps) {
 
     async remove(actor: Actor, projectId: string) {
       await access.requireProject(actor.userId, projectId, 'project.delete');
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('projects').where('id', '=', projectId).execute();
+      await transaction(db, async (trx) => {
+        await dal.deleteProject(trx, projectId);
         await recordAudit(trx, actor, clock.now(), {
           projectId,
           action: 'project.deleted',
@@ -125,11 +113,7 @@ export function createProjectsService({ db, clock, access }: Deps) {
 
     async access(actor: Actor, projectId: string) {
       const project = await access.requireProject(actor.userId, projectId, 'project.read_access');
-      const owner = await db
-        .selectFrom('users')
-        .select(['id', 'email', 'name'])
-        .where('id', '=', project.owner_id)
-        .executeTakeFirstOrThrow();
+      const owner = await dal.ownerContact(db, project.owner_id);
       const rows = await dal.projectTeamAccess(db, projectId);
       const grants = new Map<
         string,
@@ -214,40 +198,25 @@ export function createProjectsService({ db, clock, access }: Deps) {
     async createSpace(actor: Actor, projectId: string, input: { name: string }) {
       await access.requireProject(actor.userId, projectId, 'space.manage');
       const now = clock.now();
-      const space = await db
-        .insertInto('spaces')
-        .values({
-          id: newId('space', now),
-          project_id: projectId,
-          name: input.name,
-          created_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const space = await dal.insertSpace(db, {
+        id: newId('space', now),
+        project_id: projectId,
+        name: input.name,
+        created_at: now,
+      });
       return presentSpace(space);
     },
 
     async renameSpace(actor: Actor, projectId: string, spaceId: string, input: { name: string }) {
       await access.requireProject(actor.userId, projectId, 'space.manage');
-      const space = await db
-        .updateTable('spaces')
-        .set({ name: input.name })
-        .where('project_id', '=', projectId)
-        .where('id', '=', spaceId)
-        .returningAll()
-        .executeTakeFirst();
+      const space = await dal.renameSpace(db, projectId, spaceId, input.name);
       if (!space) throw notFound('space');
       return presentSpace(space);
     },
 
     async removeSpace(actor: Actor, projectId: string, spaceId: string) {
       await access.requireProject(actor.userId, projectId, 'space.manage');
-      const res = await db
-        .deleteFrom('spaces')
-        .where('project_id', '=', projectId)
-        .where('id', '=', spaceId)
-        .executeTakeFirst();
-      if (res.numDeletedRows === 0n) throw notFound('space');
+      if (!(await dal.deleteSpace(db, projectId, spaceId))) throw notFound('space');
     },
   };
 }
