@@ -90,8 +90,9 @@ export function frameStatus(f: FrameFacts): { status: FrameStatus; reason: Statu
   const healthy = replicas.filter((r) => r.state === 'healthy').length;
   if (healthy >= f.replicaCount) return { status: 'Online', reason: null };
   const failures = replicas.map(failureReason).filter((x): x is ErrorReason => x !== undefined);
-  if (healthy > 0) return { status: 'Degraded', reason: failures[0] ?? null };
-  if (failures.length > 0) return { status: 'Error', reason: failures[0] };
+  const [failure] = failures;
+  if (healthy > 0) return { status: 'Degraded', reason: failure ?? null };
+  if (failure) return { status: 'Error', reason: failure };
   // No release serves and the new one did not build (a first deploy): nothing will come up.
   // During a rollout the agent reports the serving replicas, so this is not reached.
   if (f.buildFailed) return { status: 'Error', reason: 'build_failed' };

@@ -84,9 +84,10 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
     status,
     status_reason: reason,
     desired_state: f.desired_state,
+    // An agent frame always has its agent (CHECK in migrations/0002); the test narrows the type.
     runtime:
-      f.runtime_kind === 'agent'
-        ? { kind: 'agent' as const, agent_id: f.agent_id! }
+      f.runtime_kind === 'agent' && f.agent_id !== null
+        ? { kind: 'agent' as const, agent_id: f.agent_id }
         : { kind: 'cloud' as const },
     agent_id: f.agent_id,
     agent_online: lastSeen
