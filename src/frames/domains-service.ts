@@ -6,9 +6,6 @@
 // coexist, so claiming first blocks nobody and a POST never tells whether others claimed the
 // name; the claim that verifies deletes the others in the same transaction. Deleting the frame
 // releases its domains (ON DELETE CASCADE; frames-service.ts reports them).
-import { isIP } from 'node:net';
-import { domainToASCII } from 'node:url';
-import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -17,55 +14,18 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { conflict, fieldError, notFound } from '../http/errors.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { notifyAgents, recordFrameEvent } from './frame-events.ts';
-import { lockFrame } from './frames-dal.ts';
-import type { FramesService } from './frames-service.ts';
 import { pageById } from '../db/paging.ts';
+import { parseHostname } from './domain-hostname.ts';
 import {
   challengeOf,
   checkChallenge,
-  MAX_VERIFIABLE_HOSTNAME,
   newVerificationToken,
   type TxtResolver,
 } from './domain-verification.ts';
-
-const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/**
- * Normalizes a hostname (trimmed, lower-cased, one trailing dot dropped) and checks it is a DNS
- * name a frame can answer on. Returns the stored form, or why it is refused.
- */
-export function parseHostname(input: string): { hostname: string } | { error: string } {
-  let h = input.trim().toLowerCase();
-  if (h.endsWith('.')) h = h.slice(0, -1);
-  if (h === '') return { error: 'must not be empty' };
-  if (/[^\x00-\x7f]/.test(h)) {
-    // Internationalized names are stored in their ASCII (punycode) form, which is what DNS holds.
-    const ascii = domainToASCII(h);
-    const hint = ascii ? ` (here: ${ascii})` : ' (xn--…)';
-    return { error: `must be ASCII; write internationalized names in punycode${hint}` };
-  }
-  if (isIP(h) || isIP(h.replace(/^\[|\]$/g, ''))) {
-    return { error: 'must be a domain name, not an IP address' };
-  }
-  // The challenge record (_frameplane-challenge.<hostname>) must itself be a valid DNS name.
-  if (h.length > MAX_VERIFIABLE_HOSTNAME) {
-    const most = MAX_VERIFIABLE_HOSTNAME;
-    return { error: `must be at most ${most} characters, so that its verification record fits` };
-  }
-  const labels = h.split('.');
-  if (labels.length < 2) return { error: 'must have at least two labels (like app.example.com)' };
-  for (const l of labels) {
-    if (l.length === 0) return { error: 'must not contain empty labels ("..")' };
-    if (l.length > 63) return { error: `label "${l.slice(0, 20)}…" is longer than 63 characters` };
-    if (!LABEL.test(l)) {
-      const rule = 'may hold only a-z, 0-9 and "-", and must not start or end with "-"';
-      return { error: `label "${l}" ${rule}` };
-    }
-  }
-  if (/^[0-9]+$/.test(labels.at(-1)!)) return { error: 'the last label must not be all digits' };
-  return { hostname: h };
-}
+import * as dal from './domains-dal.ts';
+import { notifyAgents, recordFrameEvent } from './frame-events.ts';
+import { lockFrame, lockFrames } from './frames-dal.ts';
+import type { FramesService } from './frames-service.ts';
 
 interface Deps {
   db: Database;
@@ -93,12 +53,6 @@ const present = (d: DomainRow) => ({
   verification: challengeOf(d.hostname, d.verification_token),
 });
 
-// Serializes the claims of one hostname (add and verify) across instances. The two-key form
-// (class, hash) keeps these keys apart from every other advisory lock of the service.
-const LOCK_HOSTNAME = 1207;
-const lockHostname = (q: Queryable, hostname: string) =>
-  sql`select pg_advisory_xact_lock(${LOCK_HOSTNAME}, hashtext(${hostname}))`.execute(q);
-
 const taken = () =>
   conflict('domain_taken', 'That hostname is already attached (verified) to a frame.');
 
@@ -114,8 +68,7 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
     ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      const rows = db.selectFrom('domains').selectAll().where('frame_id', '=', frameId);
-      return pageById(rows, limit, cursor, present);
+      return pageById(dal.domainsOfFrame(db, frameId), limit, cursor, present);
     },
 
     /**
@@ -139,14 +92,9 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
       return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         // The hostname first, then the frame: verify() takes them in the same order.
-        await lockHostname(trx, hostname);
+        await dal.lockHostname(trx, hostname);
         await lockFrame(trx, frameId);
-        const known = await trx
-          .selectFrom('domains')
-          .select(['frame_id', 'verified_at'])
-          .where('hostname', '=', hostname)
-          .where((eb) => eb.or([eb('verified_at', 'is not', null), eb('frame_id', '=', frameId)]))
-          .execute();
+        const known = await dal.blockingClaims(trx, hostname, frameId);
         if (known.some((d) => d.verified_at !== null)) throw taken();
         if (known.length > 0) {
           throw conflict(
@@ -155,18 +103,14 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
               'verify it with POST …/domains/<domain_id>/verify.',
           );
         }
-        const d = await trx
-          .insertInto('domains')
-          .values({
-            id: newId('domain', now),
-            frame_id: frameId,
-            hostname,
-            created_at: now,
-            verification_token: newVerificationToken(),
-            verified_at: null,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const d = await dal.insertDomain(trx, {
+          id: newId('domain', now),
+          frame_id: frameId,
+          hostname,
+          created_at: now,
+          verification_token: newVerificationToken(),
+          verified_at: null,
+        });
         // Pending domains are not routed: no generation or version bump, nothing for the agent.
         await recordChange(trx, actor, now, projectId, d, 'added');
         return present(d);
@@ -187,24 +131,15 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
     ) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
       await frames.load(projectId, spaceId, frameId);
-      const claim = await db
-        .selectFrom('domains')
-        .selectAll()
-        .where('id', '=', domainId)
-        .where('frame_id', '=', frameId)
-        .executeTakeFirst();
+      const claim = await dal.domainOfFrame(db, frameId, domainId);
       if (!claim) throw notFound('domain');
       if (claim.verified_at) return present(claim);
       await checkChallenge(dns, claim.hostname, claim.verification_token);
       const now = clock.now();
       return transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
-        await lockHostname(trx, claim.hostname);
-        const claims = await trx
-          .selectFrom('domains')
-          .selectAll()
-          .where('hostname', '=', claim.hostname)
-          .execute();
+        await dal.lockHostname(trx, claim.hostname);
+        const claims = await dal.claimsOf(trx, claim.hostname);
         const mine = claims.find((d) => d.id === claim.id);
         const winner = claims.find((d) => d.verified_at !== null);
         // A concurrent verify of this very claim won; or another frame proved it first (and
@@ -215,33 +150,13 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
         const others = claims.filter((d) => d.id !== claim.id);
         // Every frame this touches, locked in id order as elsewhere (writers cannot deadlock).
         const ids = [...new Set([frameId, ...others.map((d) => d.frame_id)])].sort();
-        const locked = await trx
-          .selectFrom('frames')
-          .select(['id', 'project_id', 'agent_id'])
-          .where('id', 'in', ids)
-          .orderBy('id')
-          .forUpdate()
-          .execute();
-        const d = await trx
-          .updateTable('domains')
-          .set({ verified_at: now })
-          .where('id', '=', claim.id)
-          .where('verified_at', 'is', null)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const locked = await lockFrames(trx, ids);
+        const d = await dal.markVerified(trx, claim.id, now);
         // Returned rows only: a claim whose frame was deleted meanwhile is already gone.
-        const released =
-          others.length === 0
-            ? []
-            : await trx
-                .deleteFrom('domains')
-                .where(
-                  'id',
-                  'in',
-                  others.map((o) => o.id),
-                )
-                .returningAll()
-                .execute();
+        const released = await dal.deleteDomains(
+          trx,
+          others.map((o) => o.id),
+        );
         await recordChange(trx, actor, now, projectId, d, 'verified');
         for (const o of released) await releaseClaim(trx, o, locked, now);
         // The hostname is now routed: the frame's agent hears of it at once.
@@ -262,12 +177,7 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
       await transaction(db, async (trx) => {
         await frames.load(projectId, spaceId, frameId, trx);
         const frame = await lockFrame(trx, frameId);
-        const d = await trx
-          .deleteFrom('domains')
-          .where('id', '=', domainId)
-          .where('frame_id', '=', frameId)
-          .returningAll()
-          .executeTakeFirst();
+        const d = await dal.deleteDomainOfFrame(trx, frameId, domainId);
         if (!d) throw notFound('domain');
         await recordChange(trx, actor, now, projectId, d, 'removed');
         if (d.verified_at) await notifyAgents(trx, [frame?.agent_id ?? null]);

@@ -2,7 +2,6 @@
 // above read them; viewers see the names. An edit is a saved setting, not a rollout: it changes
 // frames.env_digest so the frame lists "env" under pending_changes until the next deploy, which
 // freezes the env into the deployment (deployments.ts) that the agent then runs.
-import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -12,6 +11,7 @@ import { canOnProject } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { unprocessable } from '../http/errors.ts';
 import { envSnapshot } from './deployments.ts';
+import * as dal from './env-dal.ts';
 import { recordFrameEvent, refreshStatus } from './frame-events.ts';
 import { lockFrame } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
@@ -97,12 +97,7 @@ export interface EnvAnswer {
 
 export function createEnvService({ db, clock, access, sealer, frames, maxBytes }: Deps) {
   async function current(q: Queryable, frameId: string): Promise<Map<string, string>> {
-    const rows = await q
-      .selectFrom('frame_env')
-      .select(['key', 'value_sealed'])
-      .where('frame_id', '=', frameId)
-      .orderBy('key')
-      .execute();
+    const rows = await dal.envRows(q, frameId);
     return new Map(rows.map((r) => [r.key, sealer.open(r.value_sealed)]));
   }
 
@@ -156,37 +151,17 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
       if (set.length === 0 && deleted.length === 0)
         return { vars: Object.fromEntries(before), values_visible: true };
 
-      if (deleted.length)
-        await trx
-          .deleteFrom('frame_env')
-          .where('frame_id', '=', frameId)
-          .where('key', 'in', deleted)
-          .execute();
-      if (set.length) {
-        await trx
-          .insertInto('frame_env')
-          .values(
-            set.map((key) => ({
-              frame_id: frameId,
-              key,
-              value_sealed: sealer.seal(next.get(key)!),
-            })),
-          )
-          .onConflict((oc) =>
-            oc
-              .columns(['frame_id', 'key'])
-              .doUpdateSet((eb) => ({ value_sealed: eb.ref('excluded.value_sealed') })),
-          )
-          .execute();
-      }
+      if (deleted.length) await dal.deleteEnvKeys(trx, frameId, deleted);
+      // Every key of `set` comes from `next`, so each has a value.
+      const rows = set.flatMap((key) => {
+        const value = next.get(key);
+        return value === undefined ? [] : [{ key, value_sealed: sealer.seal(value) }];
+      });
+      if (rows.length) await dal.upsertEnv(trx, frameId, rows);
       // The digest comes from the very function a deployment uses, so the two compare equal
       // exactly when the saved env is the deployed one.
       const snapshot = await envSnapshot(trx, sealer, frameId);
-      await trx
-        .updateTable('frames')
-        .set({ env_digest: snapshot.digest, version: sql`version + 1`, updated_at: now })
-        .where('id', '=', frameId)
-        .execute();
+      await dal.setEnvDigest(trx, frameId, snapshot.digest, now);
       // Names only: values never reach events or the audit log.
       await recordFrameEvent(trx, frameId, now, {
         type: 'env_changed',
@@ -218,12 +193,7 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
       if (visible)
         return { vars: Object.fromEntries(await current(db, frameId)), values_visible: true };
       // Viewers learn which names exist, never a value (not even a sealed one).
-      const rows = await db
-        .selectFrom('frame_env')
-        .select('key')
-        .where('frame_id', '=', frameId)
-        .orderBy('key')
-        .execute();
+      const rows = await dal.envKeys(db, frameId);
       return { vars: Object.fromEntries(rows.map((r) => [r.key, null])), values_visible: false };
     },
 

@@ -1,12 +1,17 @@
 // Frame history: operations (who stopped, started, deployed, changed what) and status changes.
 // Every change calls refreshStatus() inside its transaction; when the derived status moved, a
 // status event is recorded and listeners (event streams) are told on commit.
-import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { newIdAfter } from '../ids.ts';
 import { frameStatus, type FrameStatus, type StatusReason } from './frame-status.ts';
 import { factsOf } from './frame-view.ts';
-import { framesWithFacts, type FrameWithFacts } from './frames-dal.ts';
+import {
+  type FrameWithFacts,
+  framesWithFactsByIds,
+  notifyAgent,
+  setLastStatus,
+} from './frames-dal.ts';
+import { insertFrameEvent, newestEventIdLocked } from './history-dal.ts';
 
 export async function recordFrameEvent(
   q: Queryable,
@@ -23,30 +28,17 @@ export async function recordFrameEvent(
   // Event ids are the positions of event streams (Last-Event-ID), so for one frame they must grow
   // in commit order, also when several instances write. The frame's row lock orders the writers
   // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
-  const { rows } = await sql<{
-    newest: string | null;
-  }>`select (select id from frame_events where frame_id = f.id order by id desc limit 1) as newest
-    from frames f where f.id = ${frameId} for no key update`.execute(q);
-  // The event and its notification (delivered on commit) in one statement.
-  await q
-    .with('e', (w) =>
-      w
-        .insertInto('frame_events')
-        .values({
-          id: newIdAfter('event', at, rows[0]?.newest ?? undefined),
-          frame_id: frameId,
-          type: e.type,
-          status: e.status ?? null,
-          status_reason: e.reason ?? null,
-          detail: e.detail === undefined ? null : JSON.stringify(e.detail),
-          actor_id: e.actorId ?? null,
-          at,
-        })
-        .returning('frame_id'),
-    )
-    .selectFrom('e')
-    .select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified'))
-    .execute();
+  const newest = await newestEventIdLocked(q, frameId);
+  await insertFrameEvent(q, {
+    id: newIdAfter('event', at, newest),
+    frame_id: frameId,
+    type: e.type,
+    status: e.status ?? null,
+    status_reason: e.reason ?? null,
+    detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+    actor_id: e.actorId ?? null,
+    at,
+  });
 }
 
 /** The frame's derived status when it differs from the one recorded (`last_status`). */
@@ -77,15 +69,10 @@ export function recordStatusEvent(
 /** Re-derives the status of these frames and records each change as a `status` event. */
 export async function refreshStatus(q: Queryable, frameIds: string[], at: Date) {
   if (frameIds.length === 0) return;
-  const rows = await framesWithFacts(q).where('f.id', 'in', frameIds).execute();
-  for (const f of rows) {
+  for (const f of await framesWithFactsByIds(q, frameIds)) {
     const change = statusChange(f);
     if (!change) continue;
-    await q
-      .updateTable('frames')
-      .set({ last_status: change.status, last_status_reason: change.reason })
-      .where('id', '=', f.id)
-      .execute();
+    await setLastStatus(q, f.id, change.status, change.reason);
     await recordStatusEvent(q, f.id, at, change);
   }
 }
@@ -93,6 +80,6 @@ export async function refreshStatus(q: Queryable, frameIds: string[], at: Date) 
 /** Wakes the long-polling syncs of these agents once the transaction commits. */
 export async function notifyAgents(q: Queryable, agentIds: Array<string | null>) {
   for (const id of new Set(agentIds.filter((x): x is string => !!x))) {
-    await sql`select pg_notify('frameplane_agent', ${id})`.execute(q);
+    await notifyAgent(q, id);
   }
 }

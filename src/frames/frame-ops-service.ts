@@ -1,7 +1,6 @@
 // Stop, start and deploy (spec 3 and 4, CONTRACT 5). Each is one transaction on the locked
 // frame: the desired state changes together with its event, and the agent is told on commit.
 // Every request records exactly one event, no-ops included, so parallel requests stay traceable.
-import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -11,6 +10,7 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, notFound, serviceUnavailable } from '../http/errors.ts';
 import { decodeCursor, toPage } from '../http/schemas.ts';
 import { presentDeployment, startDeployment } from './deployments.ts';
+import { deploymentsPage } from './deployments-dal.ts';
 import {
   notifyAgents,
   recordFrameEvent,
@@ -18,7 +18,13 @@ import {
   refreshStatus,
   statusChange,
 } from './frame-events.ts';
-import { frameForCaller, lockFrameIn, type FrameWithFacts } from './frames-dal.ts';
+import {
+  type DesiredStateChange,
+  frameForCaller,
+  type FrameWithFacts,
+  lockFrameIn,
+  updateDesiredState,
+} from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
 
 interface Deps {
@@ -102,7 +108,7 @@ export function createFrameOpsService({
       const noop = f.desired_state === desired;
       const type = desired === 'running' ? 'start' : 'stop';
       // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
-      const set = noop
+      const set: DesiredStateChange = noop
         ? {}
         : {
             desired_state: desired,
@@ -113,16 +119,15 @@ export function createFrameOpsService({
       const change = statusChange({ ...f, ...set });
       let after = f;
       if (!noop || change) {
-        const row = await trx
-          .updateTable('frames')
-          .set({
+        const row = await updateDesiredState(
+          trx,
+          frameId,
+          {
             ...set,
-            ...(noop ? {} : { generation: sql`generation + 1`, version: sql`version + 1` }),
             ...(change ? { last_status: change.status, last_status_reason: change.reason } : {}),
-          })
-          .where('id', '=', frameId)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+          },
+          !noop,
+        );
         after = { ...f, ...row };
       }
       await recordFrameEvent(trx, frameId, now, { type, actorId: actor.userId, detail: { noop } });
@@ -184,18 +189,8 @@ export function createFrameOpsService({
     ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      let q = db.selectFrom('deployments').selectAll().where('frame_id', '=', frameId);
-      const before = decodeCursor(cursor, 1)?.[0];
-      if (before) q = q.where('id', '<', before);
-      return toPage(
-        await q
-          .orderBy('id', 'desc')
-          .limit(limit + 1)
-          .execute(),
-        limit,
-        (d) => [d.id],
-        presentDeployment,
-      );
+      const rows = await deploymentsPage(db, frameId, limit, decodeCursor(cursor, 1)?.[0]);
+      return toPage(rows, limit, (d) => [d.id], presentDeployment);
     },
   };
 }

@@ -1,5 +1,8 @@
-// Frame reads: the frame with every fact its status is derived from, in one query.
+// The frames table: reads (the frame with every fact its status is derived from, in one query),
+// locks, and writes. Services own the transactions these run in.
+import { type Insertable, sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import type { DB } from '../db/schema.ts';
 import { ACCESS_VERSIONS, projectRoleSql } from '../access/access-dal.ts';
 import type { RoleSeen } from '../access/role-memo.ts';
 import { compiledOnce } from '../db/compiled.ts';
@@ -98,4 +101,142 @@ export function lockFrameIn(q: Queryable, projectId: string, spaceId: string, fr
     .where('space_id', '=', spaceId)
     .forUpdate()
     .executeTakeFirst();
+}
+
+/** The frames of a project (of one space when given), as a query for a keyset page. */
+export function framesOfProject(q: Queryable, projectId: string, spaceId?: string) {
+  let query = framesWithFacts(q).where('f.project_id', '=', projectId);
+  if (spaceId) query = query.where('f.space_id', '=', spaceId);
+  return query;
+}
+
+export function framesWithFactsByIds(q: Queryable, frameIds: string[]) {
+  return framesWithFacts(q).where('f.id', 'in', frameIds).execute();
+}
+
+export function spaceInProject(q: Queryable, projectId: string, spaceId: string) {
+  return q
+    .selectFrom('spaces')
+    .select('id')
+    .where('id', '=', spaceId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+}
+
+export function agentInProject(q: Queryable, projectId: string, agentId: string) {
+  return q
+    .selectFrom('agents')
+    .select('id')
+    .where('id', '=', agentId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+}
+
+export function insertFrame(q: Queryable, frame: Insertable<DB['frames']>) {
+  return q.insertInto('frames').values(frame).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The settings a PATCH may change, stored under their column names. */
+export interface FrameSettings {
+  name?: string;
+  git_repository?: string;
+  git_repository_owner?: string;
+  git_repository_branch?: string;
+  port?: number;
+  replica_count?: number;
+  health_check_path?: string;
+}
+
+/** Saves new settings (a new version); `newGeneration` when the agent must learn them. */
+export function updateFrameSettings(
+  q: Queryable,
+  frameId: string,
+  settings: FrameSettings,
+  at: Date,
+  newGeneration: boolean,
+) {
+  return q
+    .updateTable('frames')
+    .set({
+      ...settings,
+      version: sql`version + 1`,
+      updated_at: at,
+      ...(newGeneration ? { generation: sql`generation + 1` } : {}),
+    })
+    .where('id', '=', frameId)
+    .execute();
+}
+
+/** What a stop or start writes; `newGeneration` also bumps the version (a real change). */
+export interface DesiredStateChange {
+  desired_state?: 'running' | 'stopped';
+  updated_at?: Date;
+  crash_streak?: number;
+  backoff_tripped_at?: null;
+  last_status?: string;
+  last_status_reason?: string | null;
+}
+
+export function updateDesiredState(
+  q: Queryable,
+  frameId: string,
+  change: DesiredStateChange,
+  newGeneration: boolean,
+) {
+  return q
+    .updateTable('frames')
+    .set({
+      ...change,
+      ...(newGeneration ? { generation: sql`generation + 1`, version: sql`version + 1` } : {}),
+    })
+    .where('id', '=', frameId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A change the agent must run (volumes): a new generation and version. */
+export function bumpGeneration(q: Queryable, frameId: string, at: Date) {
+  return q
+    .updateTable('frames')
+    .set({ generation: sql`generation + 1`, version: sql`version + 1`, updated_at: at })
+    .where('id', '=', frameId)
+    .execute();
+}
+
+export function setLastStatus(
+  q: Queryable,
+  frameId: string,
+  status: string,
+  reason: string | null,
+) {
+  return q
+    .updateTable('frames')
+    .set({ last_status: status, last_status_reason: reason })
+    .where('id', '=', frameId)
+    .execute();
+}
+
+export function deleteFrame(q: Queryable, frameId: string) {
+  return q.deleteFrom('frames').where('id', '=', frameId).execute();
+}
+
+/** Locks several frames in id order, as every writer does, so writers cannot deadlock. */
+export function lockFrames(q: Queryable, frameIds: string[]) {
+  return q
+    .selectFrom('frames')
+    .select(['id', 'project_id', 'agent_id'])
+    .where('id', 'in', frameIds)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** Wakes an agent's long-polling sync once the transaction commits. */
+export function notifyAgent(q: Queryable, agentId: string) {
+  return sql`select pg_notify('frameplane_agent', ${agentId})`.execute(q);
+}
+
+/** Wakes the frame's event listeners on commit (a deleted frame ends its live streams). */
+export function notifyFrameEvents(q: Queryable, frameId: string) {
+  return sql`select pg_notify('frameplane_frame_events', ${frameId})`.execute(q);
 }

@@ -30,7 +30,7 @@ const Branch = Type.String({
   pattern: '^(?![-/])(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/+-]+(?<![/.])$',
 });
 
-// Checked in the service (frames-service healthCheckPathProblem) for one message that says what to send.
+// Checked in the service (frame-settings.ts healthCheckPathProblem) for one message that says what to send.
 export const HealthCheckPath = Type.String({
   maxLength: 1000,
   description:

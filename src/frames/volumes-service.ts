@@ -2,7 +2,6 @@
 // answer lists them), so each change bumps the frame's generation and wakes its agent in the
 // same transaction. Names and mount paths are unique per frame (volumes_frame_name_key,
 // volumes_frame_mount_key; pg-errors.ts maps both to 409).
-import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -12,7 +11,8 @@ import { fieldError, notFound } from '../http/errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
-import { lockFrame } from './frames-dal.ts';
+import { bumpGeneration } from './frames-dal.ts';
+import * as dal from './volumes-dal.ts';
 import type { FramesService } from './frames-service.ts';
 import { pageById } from '../db/paging.ts';
 
@@ -53,7 +53,7 @@ interface Deps {
   db: Database;
   clock: Clock;
   access: AccessService;
-  frames: Pick<FramesService, 'load'>;
+  frames: Pick<FramesService, 'load' | 'loadLocked'>;
 }
 
 interface VolumeRow {
@@ -82,11 +82,7 @@ export interface VolumeInput {
 export function createVolumesService({ db, clock, access, frames }: Deps) {
   /** The agent must learn the new set: a new generation, told on commit. */
   async function rollOut(trx: Queryable, frameId: string, agentId: string | null, now: Date) {
-    await trx
-      .updateTable('frames')
-      .set({ generation: sql`generation + 1`, version: sql`version + 1`, updated_at: now })
-      .where('id', '=', frameId)
-      .execute();
+    await bumpGeneration(trx, frameId, now);
     await refreshStatus(trx, [frameId], now);
     await notifyAgents(trx, [agentId]);
   }
@@ -102,12 +98,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
     ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
-      return pageById(
-        db.selectFrom('volumes').selectAll().where('frame_id', '=', frameId),
-        limit,
-        cursor,
-        present,
-      );
+      return pageById(dal.volumesOfFrame(db, frameId), limit, cursor, present);
     },
 
     async add(
@@ -122,13 +113,13 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       if (problem) throw fieldError('mount_path', 'invalid_mount_path', `mount_path ${problem}.`);
       const now = clock.now();
       return transaction(db, async (trx) => {
-        await frames.load(projectId, spaceId, frameId, trx);
-        const frame = (await lockFrame(trx, frameId))!;
-        const v = await trx
-          .insertInto('volumes')
-          .values({ id: newId('volume', now), frame_id: frameId, ...input, created_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const frame = await frames.loadLocked(trx, projectId, spaceId, frameId);
+        const v = await dal.insertVolume(trx, {
+          id: newId('volume', now),
+          frame_id: frameId,
+          ...input,
+          created_at: now,
+        });
         await rollOut(trx, frameId, frame.agent_id, now);
         await recordFrameEvent(trx, frameId, now, {
           type: 'volume_added',
@@ -156,14 +147,8 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const now = clock.now();
       await transaction(db, async (trx) => {
-        await frames.load(projectId, spaceId, frameId, trx);
-        const frame = (await lockFrame(trx, frameId))!;
-        const v = await trx
-          .deleteFrom('volumes')
-          .where('id', '=', volumeId)
-          .where('frame_id', '=', frameId)
-          .returningAll()
-          .executeTakeFirst();
+        const frame = await frames.loadLocked(trx, projectId, spaceId, frameId);
+        const v = await dal.deleteVolumeOfFrame(trx, frameId, volumeId);
         if (!v) throw notFound('volume');
         await rollOut(trx, frameId, frame.agent_id, now);
         const detail = {

@@ -1,0 +1,104 @@
+// A frame's history: its log lines (frame_logs) and its events (frame_events).
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.ts';
+
+export type LogRow = { id: string | number; replica: number; at: Date; line: string };
+export type EventRow = {
+  id: string;
+  type: string;
+  status: string | null;
+  status_reason: string | null;
+  detail: unknown;
+  actor_id: string | null;
+  at: Date;
+};
+
+export interface LogRange {
+  /** Lines after this id. */
+  after?: string;
+  since?: Date;
+  limit: number;
+  /** Newest first instead of oldest first. */
+  newest?: boolean;
+  offset?: number;
+}
+
+export function logRows(q: Queryable, frameId: string, o: LogRange) {
+  let query = q
+    .selectFrom('frame_logs')
+    .select(['id', 'replica', 'at', 'line'])
+    .where('frame_id', '=', frameId);
+  if (o.after !== undefined) query = query.where('id', '>', o.after);
+  if (o.since) query = query.where('at', '>=', o.since);
+  query = query.orderBy('id', o.newest ? 'desc' : 'asc').limit(o.limit);
+  if (o.offset) query = query.offset(o.offset);
+  return query.execute() as Promise<LogRow[]>;
+}
+
+/** Events after `after` (all when undefined), oldest first. */
+export function eventRows(q: Queryable, frameId: string, after: string | undefined, limit: number) {
+  let query = q
+    .selectFrom('frame_events')
+    .select(['id', 'type', 'status', 'status_reason', 'detail', 'actor_id', 'at'])
+    .where('frame_id', '=', frameId);
+  if (after !== undefined) query = query.where('id', '>', after);
+  return query.orderBy('id').limit(limit).execute() as Promise<EventRow[]>;
+}
+
+export async function newestEventId(q: Queryable, frameId: string) {
+  const last = await q
+    .selectFrom('frame_events')
+    .select('id')
+    .where('frame_id', '=', frameId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return last?.id;
+}
+
+/**
+ * The frame's newest event id, read under the frame's row lock: writers of one frame's events
+ * queue here, so a new id can be made to sort after every committed one.
+ */
+export async function newestEventIdLocked(q: Queryable, frameId: string) {
+  const { rows } = await sql<{
+    newest: string | null;
+  }>`select (select id from frame_events where frame_id = f.id order by id desc limit 1) as newest
+    from frames f where f.id = ${frameId} for no key update`.execute(q);
+  return rows[0]?.newest ?? undefined;
+}
+
+export interface NewFrameEvent {
+  id: string;
+  frame_id: string;
+  type: string;
+  status: string | null;
+  status_reason: string | null;
+  /** JSON text, or null. */
+  detail: string | null;
+  actor_id: string | null;
+  at: Date;
+}
+
+/** The event and its notification (delivered on commit) in one statement. */
+export async function insertFrameEvent(q: Queryable, event: NewFrameEvent) {
+  await q
+    .with('e', (w) => w.insertInto('frame_events').values(event).returning('frame_id'))
+    .selectFrom('e')
+    .select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified'))
+    .execute();
+}
+
+export async function frameExists(q: Queryable, frameId: string) {
+  const f = await q.selectFrom('frames').select('id').where('id', '=', frameId).executeTakeFirst();
+  return f !== undefined;
+}
+
+/** A token's revocation and expiry; the caller judges expiry by its own clock. */
+export function tokenState(q: Queryable, tokenId: string) {
+  return q
+    .selectFrom('access_tokens')
+    .select(['revoked_at', 'expires_at'])
+    .where('id', '=', tokenId)
+    .executeTakeFirst();
+}
