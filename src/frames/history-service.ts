@@ -5,18 +5,19 @@
 // resumes exactly where it stopped.
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import type { Channel, Notifier } from '../db/notifier.ts';
+import type { Notifier } from '../db/notifier.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { AppError } from '../http/errors.ts';
 import { decodeCursor, iso, toPage } from '../http/schemas.ts';
-import type { EventStream } from '../http/sse.ts';
 import type { FramesService } from './frames-service.ts';
+import * as dal from './history-dal.ts';
+import type { EventRow, LogRange, LogRow } from './history-dal.ts';
+import { createFollower, type Follow } from './history-follow.ts';
+
+export type { Follow } from './history-follow.ts';
 
 const STREAM_TAIL = 100; // lines a log stream starts with, unless told otherwise
-const BATCH = 500; // rows per query while catching up
-const RECHECK_MS = 15_000; // how often a stream re-checks that the frame exists and is still visible
-const POLL_MS = 1_000; // without LISTEN/NOTIFY, streams poll
 
 export interface LogsQuery {
   since?: string;
@@ -34,22 +35,6 @@ export interface EventsFollow {
   cursor?: string;
   lastEventId?: string;
 }
-
-/** A stream whose access was checked; `run` pumps rows into an opened event stream. */
-export interface Follow {
-  run(stream: EventStream, onError: (err: unknown) => void): void;
-}
-
-type LogRow = { id: string | number; replica: number; at: Date; line: string };
-type EventRow = {
-  id: string;
-  type: string;
-  status: string | null;
-  status_reason: string | null;
-  detail: unknown;
-  actor_id: string | null;
-  at: Date;
-};
 
 const presentLog = (r: LogRow) => ({
   id: String(r.id),
@@ -101,167 +86,11 @@ interface Deps {
   notifier?: Notifier;
 }
 
-interface FeedSpec<R> {
-  channel: Channel;
-  event: string;
-  frameId: string;
-  agentId: string | null;
-  userId: string;
-  projectId: string;
-  /** The token the stream was opened with: a revoked or expired one ends it. */
-  tokenId: string;
-  /** Where live rows begin; read after subscribing, so nothing committed in between is lost. */
-  start(): Promise<string | undefined>;
-  /** Rows after `position` (all when undefined), oldest first. */
-  after(position: string | undefined, limit: number): Promise<R[]>;
-  key(r: R): string;
-  present(r: R): unknown;
-}
-
 export function createHistoryService({ db, clock, access, frames, notifier }: Deps) {
-  function logRows(
-    frameId: string,
-    o: { after?: string; since?: Date; limit: number; newest?: boolean; offset?: number },
-  ) {
-    let q = db
-      .selectFrom('frame_logs')
-      .select(['id', 'replica', 'at', 'line'])
-      .where('frame_id', '=', frameId);
-    if (o.after !== undefined) q = q.where('id', '>', o.after);
-    if (o.since) q = q.where('at', '>=', o.since);
-    q = q.orderBy('id', o.newest ? 'desc' : 'asc').limit(o.limit);
-    if (o.offset) q = q.offset(o.offset);
-    return q.execute() as Promise<LogRow[]>;
-  }
-
-  function eventRows(frameId: string, after: string | undefined, limit: number) {
-    let q = db
-      .selectFrom('frame_events')
-      .select(['id', 'type', 'status', 'status_reason', 'detail', 'actor_id', 'at'])
-      .where('frame_id', '=', frameId);
-    if (after !== undefined) q = q.where('id', '>', after);
-    return q.orderBy('id').limit(limit).execute() as Promise<EventRow[]>;
-  }
-
-  /** Why a stream must end, if it must: the frame is gone, its token is revoked or expired, or the caller lost access. */
-  async function endReason<R>(
-    spec: FeedSpec<R>,
-    recheckAccess: boolean,
-  ): Promise<string | undefined> {
-    const frame = await db
-      .selectFrom('frames')
-      .select('id')
-      .where('id', '=', spec.frameId)
-      .executeTakeFirst();
-    if (!frame) return 'frame_deleted';
-    if (!recheckAccess) return undefined;
-    const token = await db
-      .selectFrom('access_tokens')
-      .select(['revoked_at', 'expires_at'])
-      .where('id', '=', spec.tokenId)
-      .executeTakeFirst();
-    if (!token || token.revoked_at || (token.expires_at && token.expires_at <= clock.now()))
-      return 'token_revoked';
-    try {
-      await access.requireProject(spec.userId, spec.projectId, 'project.read');
-      return undefined;
-    } catch (err) {
-      if (err instanceof AppError && (err.status === 403 || err.status === 404))
-        return 'access_revoked';
-      throw err;
-    }
-  }
-
-  /**
-   * Streams rows as they are committed. Notifications only wake the pump; it reads what is new
-   * after the last row sent. Bursts coalesce: one query at a time, and a wake-up during a query
-   * makes the pump run once more.
-   */
-  function follow<R>(spec: FeedSpec<R>): Follow {
-    return {
-      run(stream, onError) {
-        let position: string | undefined;
-        let busy = true; // until start() has answered
-        let again = false;
-        let recheck = false;
-        const wake = () => {
-          if (busy) again = true;
-          else void pump();
-        };
-        const offs = notifier
-          ? [
-              notifier.subscribe(spec.channel, spec.frameId, wake),
-              // Deleting a frame notifies only its agent; that wake-up finds the frame gone.
-              ...(spec.agentId ? [notifier.subscribe('frameplane_agent', spec.agentId, wake)] : []),
-              // A logout or revocation of this token (on any instance) ends the stream at once.
-              notifier.subscribe('frameplane_tokens', spec.tokenId, () => {
-                recheck = true;
-                wake();
-              }),
-            ]
-          : [];
-        const timers = [
-          setInterval(() => {
-            recheck = true;
-            wake();
-          }, RECHECK_MS),
-        ];
-        if (!notifier) timers.push(setInterval(wake, POLL_MS));
-        for (const t of timers) t.unref();
-        stream.onClose(() => {
-          for (const off of offs) off();
-          for (const t of timers) clearInterval(t);
-        });
-
-        const fail = (err: unknown) => {
-          if (!stream.closed) {
-            onError(err);
-            stream.close();
-          }
-        };
-
-        async function pump() {
-          busy = true;
-          try {
-            do {
-              again = false;
-              let sent = 0;
-              for (;;) {
-                const rows = await spec.after(position, BATCH);
-                if (stream.closed) return;
-                for (const r of rows) {
-                  position = spec.key(r);
-                  stream.send(spec.event, spec.present(r), position);
-                }
-                sent += rows.length;
-                await stream.drained();
-                if (rows.length < BATCH || stream.closed) break;
-              }
-              // A wake-up that brought nothing may be a deletion; the periodic one re-checks access too.
-              const full = recheck;
-              recheck = false;
-              const reason = sent === 0 || full ? await endReason(spec, full) : undefined;
-              if (reason) {
-                stream.send('end', { reason });
-                stream.close();
-                return;
-              }
-            } while (again && !stream.closed);
-          } catch (err) {
-            fail(err);
-          } finally {
-            busy = false;
-          }
-        }
-
-        spec.start().then((p) => {
-          position = p;
-          busy = false;
-          return pump();
-        }, fail);
-      },
-    };
-  }
+  const follow = createFollower({ db, clock, access, notifier });
+  const logRows = (frameId: string, o: LogRange) => dal.logRows(db, frameId, o);
+  const eventRows = (frameId: string, after: string | undefined, limit: number) =>
+    dal.eventRows(db, frameId, after, limit);
 
   async function open(actor: Actor, projectId: string, spaceId: string, frameId: string) {
     await access.requireProject(actor.userId, projectId, 'project.read');
@@ -363,15 +192,7 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
         tokenId: actor.tokenId,
         projectId,
         async start() {
-          if (resume !== undefined) return resume;
-          const last = await db
-            .selectFrom('frame_events')
-            .select('id')
-            .where('frame_id', '=', frameId)
-            .orderBy('id', 'desc')
-            .limit(1)
-            .executeTakeFirst();
-          return last?.id;
+          return resume ?? (await dal.newestEventId(db, frameId));
         },
         after: (position, limit) => eventRows(frameId, position, limit),
         key: (r) => r.id,

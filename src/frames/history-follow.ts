@@ -1,0 +1,157 @@
+// Follows of a frame's history: server-sent event streams that send every row committed after a
+// position, and end when the frame is deleted, the token is revoked or access is lost.
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import type { Channel, Notifier } from '../db/notifier.ts';
+import type { AccessService } from '../access/access-service.ts';
+import { AppError } from '../http/errors.ts';
+import type { EventStream } from '../http/sse.ts';
+import { frameExists, tokenState } from './history-dal.ts';
+
+const BATCH = 500; // rows per query while catching up
+const RECHECK_MS = 15_000; // how often a stream re-checks that the frame exists and is still visible
+const POLL_MS = 1_000; // without LISTEN/NOTIFY, streams poll
+
+/** A stream whose access was checked; `run` pumps rows into an opened event stream. */
+export interface Follow {
+  run(stream: EventStream, onError: (err: unknown) => void): void;
+}
+
+export interface FeedSpec<R> {
+  channel: Channel;
+  event: string;
+  frameId: string;
+  agentId: string | null;
+  userId: string;
+  projectId: string;
+  /** The token the stream was opened with: a revoked or expired one ends it. */
+  tokenId: string;
+  /** Where live rows begin; read after subscribing, so nothing committed in between is lost. */
+  start(): Promise<string | undefined>;
+  /** Rows after `position` (all when undefined), oldest first. */
+  after(position: string | undefined, limit: number): Promise<R[]>;
+  key(r: R): string;
+  present(r: R): unknown;
+}
+
+interface Deps {
+  clock: Clock;
+  db: Database;
+  access: Pick<AccessService, 'requireProject'>;
+  notifier?: Notifier;
+}
+
+export function createFollower({ db, clock, access, notifier }: Deps) {
+  /** Why a stream must end, if it must: the frame is gone, its token is revoked or expired, or the caller lost access. */
+  async function endReason<R>(
+    spec: FeedSpec<R>,
+    recheckAccess: boolean,
+  ): Promise<string | undefined> {
+    if (!(await frameExists(db, spec.frameId))) return 'frame_deleted';
+    if (!recheckAccess) return undefined;
+    const token = await tokenState(db, spec.tokenId);
+    if (!token || token.revoked_at || (token.expires_at && token.expires_at <= clock.now()))
+      return 'token_revoked';
+    try {
+      await access.requireProject(spec.userId, spec.projectId, 'project.read');
+      return undefined;
+    } catch (err) {
+      if (err instanceof AppError && (err.status === 403 || err.status === 404))
+        return 'access_revoked';
+      throw err;
+    }
+  }
+
+  /**
+   * Streams rows as they are committed. Notifications only wake the pump; it reads what is new
+   * after the last row sent. Bursts coalesce: one query at a time, and a wake-up during a query
+   * makes the pump run once more.
+   */
+  function follow<R>(spec: FeedSpec<R>): Follow {
+    return {
+      run(stream, onError) {
+        let position: string | undefined;
+        let busy = true; // until start() has answered
+        let again = false;
+        let recheck = false;
+        const wake = () => {
+          if (busy) again = true;
+          else void pump();
+        };
+        const offs = notifier
+          ? [
+              notifier.subscribe(spec.channel, spec.frameId, wake),
+              // Deleting a frame notifies only its agent; that wake-up finds the frame gone.
+              ...(spec.agentId ? [notifier.subscribe('frameplane_agent', spec.agentId, wake)] : []),
+              // A logout or revocation of this token (on any instance) ends the stream at once.
+              notifier.subscribe('frameplane_tokens', spec.tokenId, () => {
+                recheck = true;
+                wake();
+              }),
+            ]
+          : [];
+        const timers = [
+          setInterval(() => {
+            recheck = true;
+            wake();
+          }, RECHECK_MS),
+        ];
+        if (!notifier) timers.push(setInterval(wake, POLL_MS));
+        for (const t of timers) t.unref();
+        stream.onClose(() => {
+          for (const off of offs) off();
+          for (const t of timers) clearInterval(t);
+        });
+
+        const fail = (err: unknown) => {
+          if (!stream.closed) {
+            onError(err);
+            stream.close();
+          }
+        };
+
+        async function pump() {
+          busy = true;
+          try {
+            do {
+              again = false;
+              let sent = 0;
+              for (;;) {
+                const rows = await spec.after(position, BATCH);
+                if (stream.closed) return;
+                for (const r of rows) {
+                  position = spec.key(r);
+                  stream.send(spec.event, spec.present(r), position);
+                }
+                sent += rows.length;
+                await stream.drained();
+                if (rows.length < BATCH || stream.closed) break;
+              }
+              // A wake-up that brought nothing may be a deletion; the periodic one re-checks access too.
+              const full = recheck;
+              recheck = false;
+              const reason = sent === 0 || full ? await endReason(spec, full) : undefined;
+              if (reason) {
+                stream.send('end', { reason });
+                stream.close();
+                return;
+              }
+            } while (again && !stream.closed);
+          } catch (err) {
+            fail(err);
+          } finally {
+            busy = false;
+          }
+        }
+
+        spec.start().then((p) => {
+          position = p;
+          busy = false;
+          return pump();
+        }, fail);
+      },
+    };
+  }
+
+  return follow;
+}
