@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { placeUnplacedFrames } from '../frames/placement.ts';
-import { tripBackoff } from '../agent-api/sync-service.ts';
+import { tripBackoff } from '../agent-api/sync-reports.ts';
 import { PULL_TIMEOUT_SECONDS, pullDeadline, pullStuck } from '../frames/backoff.ts';
 import { refreshStatus } from '../frames/frame-events.ts';
 import { requeueStuckEmails } from '../mail/deliver.ts';
