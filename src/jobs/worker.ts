@@ -4,8 +4,8 @@
 //
 // Two things here outlive a database outage that graphile-worker alone does not:
 // - The minute sweep is asked for by our own timer, not graphile-worker's cron: when the
-//   database was away at a minute boundary, its cron stopped the runner and left a rejected
-//   promise nobody handled, which ended the process (seen in the PostgreSQL fault tests).
+//   database is away at a minute boundary, that cron stops the runner and leaves a rejected
+//   promise nobody handles, which ends the process.
 // - A runner that stops on an error is started again, after a pause, for as long as the
 //   service runs.
 import { run, Logger, type Runner, type TaskList } from 'graphile-worker';
