@@ -36,7 +36,7 @@ import { historyRoutes } from './frames/history-routes.ts';
 import { settingsRoutes } from './frames/settings-routes.ts';
 import { Deployment, Frame } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agent-api/agents-routes.ts';
-import { webhookRoutes } from './hooks/webhook-routes.ts';
+import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { Agent } from './agent-api/agents-schemas.ts';
 
 export interface AppOptions {

@@ -25,7 +25,7 @@ import { systemTxtResolver, type TxtResolver } from './frames/domain-verificatio
 import { createVolumesService } from './frames/volumes-service.ts';
 import { createSweeper } from './jobs/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
-import { createWebhookService } from './hooks/webhook-service.ts';
+import { createWebhookService } from './webhooks/webhook-service.ts';
 
 export interface Core {
   config: Config;

@@ -1,7 +1,6 @@
 // Agents (CONTRACT 6): the runtime. Self-hosted agents belong to a project; cloud agents are
 // registered by the operator and carry every cloud frame. Tokens are shown once, stored hashed.
-import { sql } from 'kysely';
-import { transaction, type Database, type Queryable } from '../db/database.ts';
+import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -10,8 +9,16 @@ import { conflict, notFound } from '../http/errors.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
-import { notifyAgents, refreshStatus } from '../frames/frame-events.ts';
+import { placeUnplacedFrames } from '../frames/placement.ts';
 import { pageById } from '../db/paging.ts';
+import {
+  agentByTokenHash,
+  agentRunsFrames,
+  agentsOfProject,
+  deleteAgent,
+  insertAgent,
+  lockProjectAgent,
+} from './agents-dal.ts';
 
 export interface AgentRow {
   id: string;
@@ -51,18 +58,14 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
     const token = newSecret('fpa');
     const now = clock.now();
     const row = await transaction(db, async (trx) => {
-      const agent = await trx
-        .insertInto('agents')
-        .values({
-          id: newId('agent', now),
-          kind,
-          project_id: projectId,
-          name,
-          token_hash: hashSecret(token),
-          created_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const agent = await insertAgent(trx, {
+        id: newId('agent', now),
+        kind,
+        project_id: projectId,
+        name,
+        token_hash: hashSecret(token),
+        created_at: now,
+      });
       if (kind === 'cloud') await placeUnplacedFrames(trx, now);
       return agent;
     });
@@ -90,37 +93,19 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
 
     async list(actor: Actor, projectId: string, limit: number, cursor?: string) {
       await access.requireProject(actor.userId, projectId, 'project.read');
-      return pageById(
-        db.selectFrom('agents').selectAll().where('project_id', '=', projectId),
-        limit,
-        cursor,
-        present,
-      );
+      return pageById(agentsOfProject(db, projectId), limit, cursor, present);
     },
 
     async remove(actor: Actor, projectId: string, agentId: string) {
       await access.requireProject(actor.userId, projectId, 'agent.manage');
       await transaction(db, async (trx) => {
-        const agent = await trx
-          .selectFrom('agents')
-          .select('id')
-          .where('id', '=', agentId)
-          .where('project_id', '=', projectId)
-          .forUpdate()
-          .executeTakeFirst();
-        if (!agent) throw notFound('agent');
-        const used = await trx
-          .selectFrom('frames')
-          .select('id')
-          .where('agent_id', '=', agentId)
-          .limit(1)
-          .executeTakeFirst();
-        if (used)
+        if (!(await lockProjectAgent(trx, projectId, agentId))) throw notFound('agent');
+        if (await agentRunsFrames(trx, agentId))
           throw conflict(
             'agent_in_use',
             'Frames run on this agent; delete them or move them first.',
           );
-        await trx.deleteFrom('agents').where('id', '=', agentId).execute();
+        await deleteAgent(trx, agentId);
         await recordAudit(trx, actor, clock.now(), {
           projectId,
           action: 'agent.deleted',
@@ -131,54 +116,9 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
     },
 
     async authenticate(token: string): Promise<AgentIdentity | undefined> {
-      return db
-        .selectFrom('agents')
-        .select(['id', 'kind', 'project_id'])
-        .where('token_hash', '=', hashSecret(token))
-        .executeTakeFirst();
+      return agentByTokenHash(db, hashSecret(token));
     },
   };
-}
-
-/** The cloud agent with the fewest frames, or null while the operator has registered none. */
-export async function leastLoadedCloudAgent(q: Queryable): Promise<string | null> {
-  const row = await q
-    .selectFrom('agents as a')
-    .select('a.id')
-    .where('a.kind', '=', 'cloud')
-    .orderBy(sql`(select count(*) from frames f where f.agent_id = a.id)`)
-    .orderBy('a.id')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
-/** Places cloud frames created while no cloud agent existed. */
-export async function placeUnplacedFrames(q: Queryable, now: Date) {
-  const unplaced = await q
-    .selectFrom('frames')
-    .select('id')
-    .where('runtime_kind', '=', 'cloud')
-    .where('agent_id', 'is', null)
-    .forUpdate()
-    .execute();
-  const placed: string[] = [];
-  for (const f of unplaced) {
-    const agentId = await leastLoadedCloudAgent(q);
-    if (!agentId) return;
-    await q
-      .updateTable('frames')
-      .set({ agent_id: agentId, generation: sql`generation + 1` })
-      .where('id', '=', f.id)
-      .execute();
-    placed.push(agentId);
-  }
-  await notifyAgents(q, placed);
-  await refreshStatus(
-    q,
-    unplaced.map((f) => f.id),
-    now,
-  );
 }
 
 export type AgentsService = ReturnType<typeof createAgentsService>;

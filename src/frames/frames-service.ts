@@ -6,7 +6,7 @@ import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
-import { leastLoadedCloudAgent } from '../agent-api/agents-service.ts';
+import { leastLoadedCloudAgent } from './placement-dal.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../http/errors.ts';
 import { newId } from '../ids.ts';

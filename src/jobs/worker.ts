@@ -4,13 +4,14 @@
 //
 // Two things here outlive a database outage that graphile-worker alone does not:
 // - The minute sweep is asked for by our own timer, not graphile-worker's cron: when the
-//   database was away at a minute boundary, its cron stopped the runner and left a rejected
-//   promise nobody handled, which ended the process (seen in the PostgreSQL fault tests).
+//   database is away at a minute boundary, that cron stops the runner and leaves a rejected
+//   promise nobody handles, which ends the process.
 // - A runner that stops on an error is started again, after a pause, for as long as the
 //   service runs.
 import { run, Logger, type Runner, type TaskList } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger as Pino } from 'pino';
+import { askForMinuteSweep } from './sweeper-dal.ts';
 
 export interface JobTasks {
   /** Delivers one outbox e-mail; throws to be retried with back-off. */
@@ -88,17 +89,12 @@ export async function startWorker(
   // under one job key, so the asks of several instances are one job.
   const askForSweep = () => {
     const next = new Date(Math.ceil((Date.now() + 1) / SWEEP_EVERY_MS) * SWEEP_EVERY_MS);
-    pool
-      .query(
-        `select graphile_worker.add_job('sweep', '{}'::json, run_at := $1::timestamptz, job_key := 'sweep-every-minute', job_key_mode := 'preserve_run_at')`,
-        [next],
-      )
-      .catch((err: Error) =>
-        log.warn(
-          { err: err.message },
-          'could not schedule the minute sweep; trying again in a minute',
-        ),
-      );
+    askForMinuteSweep(pool, next).catch((err: Error) =>
+      log.warn(
+        { err: err.message },
+        'could not schedule the minute sweep; trying again in a minute',
+      ),
+    );
   };
   askForSweep();
   const sweepTimer = setInterval(askForSweep, SWEEP_EVERY_MS);

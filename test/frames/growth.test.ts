@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { cloudAgent, defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
-import { envMemoryBytes } from '../../src/agent-api/sync-service.ts';
+import { envMemoryBytes } from '../../src/agent-api/desired-state.ts';
 
 const KEEP = 5;
 const CACHE = 1024 * 1024;

@@ -2,7 +2,7 @@
 // per-project secret (X-Hub-Signature-256), deploy every frame of that project watching the
 // pushed repository and branch. A bad signature is 401 and changes nothing.
 //
-// Against replay and probing (issue 12, item 10):
+// Against replay and probing:
 // - Nothing about the projects is revealed before a signature verifies: an unsigned or badly
 //   signed push is 401 `invalid_signature`, with the same body, whether or not any frame watches
 //   that repository and branch, and whatever project `?project` names.
@@ -15,7 +15,6 @@
 //   (422 `stale_delivery`): it could otherwise outlive its memory and roll a frame back. A
 //   delivery without pushed_at (hosts other than GitHub) is protected by the memory alone.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sql } from 'kysely';
 import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -26,6 +25,16 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, unprocessable } from '../http/errors.ts';
 import { startDeployment } from '../frames/deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import {
+  forgetExpiredDeliveries,
+  framesWatchingBranch,
+  lockFrame,
+  projectsWatching,
+  rememberDelivery,
+  sealedSecretOf,
+  sealedSecretsOf,
+  storeSecret,
+} from './webhook-dal.ts';
 
 export interface PushEvent {
   ref?: string;
@@ -91,35 +100,13 @@ export function createWebhookService({
   const urlFor = (projectId: string) => `${publicUrl}/v2/hooks/git?project=${projectId}`;
 
   async function secretOf(projectId: string, rotate: boolean) {
-    const existing = await db
-      .selectFrom('project_webhooks')
-      .select('secret_sealed')
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    if (existing && !rotate) return sealer.open(existing.secret_sealed);
-    const secret = newSecret('whsec');
-    await db
-      .insertInto('project_webhooks')
-      .values({
-        project_id: projectId,
-        secret_sealed: sealer.seal(secret),
-        rotated_at: clock.now(),
-      })
-      .onConflict((oc) =>
-        rotate
-          ? oc
-              .column('project_id')
-              .doUpdateSet({ secret_sealed: sealer.seal(secret), rotated_at: clock.now() })
-          : oc.column('project_id').doNothing(),
-      )
-      .execute();
+    const existing = await sealedSecretOf(db, projectId);
+    if (existing !== undefined && !rotate) return sealer.open(existing);
+    await storeSecret(db, projectId, sealer.seal(newSecret('whsec')), clock.now(), rotate);
     // Two first reads at once: whichever secret was stored is the secret.
-    const stored = await db
-      .selectFrom('project_webhooks')
-      .select('secret_sealed')
-      .where('project_id', '=', projectId)
-      .executeTakeFirstOrThrow();
-    return sealer.open(stored.secret_sealed);
+    const stored = await sealedSecretOf(db, projectId);
+    if (stored === undefined) throw new Error(`the webhook secret of ${projectId} was not stored`);
+    return sealer.open(stored);
   }
 
   return {
@@ -165,24 +152,8 @@ export function createWebhookService({
       // verifies: no candidate, no secret yet, or no match are the same 401.
       let candidates: string[] = [];
       if (o.projectId) candidates = [o.projectId];
-      else if (repo && owner) {
-        candidates = (
-          await db
-            .selectFrom('frames')
-            .select('project_id')
-            .distinct()
-            .where(sql`lower(git_repository_owner)`, '=', owner.toLowerCase())
-            .where(sql`lower(git_repository)`, '=', repo.toLowerCase())
-            .execute()
-        ).map((r) => r.project_id);
-      }
-      const rows = candidates.length
-        ? await db
-            .selectFrom('project_webhooks')
-            .select(['project_id', 'secret_sealed'])
-            .where('project_id', 'in', candidates)
-            .execute()
-        : [];
+      else if (repo && owner) candidates = await projectsWatching(db, owner, repo);
+      const rows = await sealedSecretsOf(db, candidates);
       // One HMAC even with no secret to try, so that "nothing watches this" is not cheaper to answer.
       if (rows.length === 0)
         signatureMatches(randomBytes(32).toString('hex'), o.rawBody, o.signature);
@@ -209,44 +180,28 @@ export function createWebhookService({
       // memory when it carries no time of its own.
       const keepUntil = new Date((pushedAt ?? now).getTime() + MEMORY_MS);
       // Forget what has expired; outside the transaction below, so deliveries never wait on it.
-      await sql`delete from webhook_deliveries where keep_until < ${now}`.execute(db);
+      await forgetExpiredDeliveries(db, now);
 
       const commit =
         typeof o.body.after === 'string' && /^[0-9a-f]{7,64}$/i.test(o.body.after)
           ? o.body.after
           : null;
       return transaction(db, async (trx): Promise<HookAnswer> => {
-        // Remember the delivery first: a concurrent copy waits here on the unique key until this
-        // transaction ends, then inserts nothing. The projects that had already seen it deploy nothing.
-        const fresh = (
-          await sql<{
-            project_id: string;
-          }>`insert into webhook_deliveries (project_id, body_sha256, delivery_id, received_at, keep_until)
-          select p, ${bodySha}, ${deliveryId}, ${now}, ${keepUntil} from unnest(${verified}::text[]) as p
-          on conflict do nothing returning project_id`.execute(trx)
-        ).rows.map((r) => r.project_id);
+        // Remember the delivery first, so that of concurrent copies exactly one deploys. The
+        // projects that had already seen it deploy nothing.
+        const fresh = await rememberDelivery(trx, verified, {
+          bodySha,
+          deliveryId,
+          receivedAt: now,
+          keepUntil,
+        });
         if (fresh.length === 0)
           return { event: o.event ?? 'push', duplicate: true, deployments: [] };
 
-        const frames = await trx
-          .selectFrom('frames as f')
-          .innerJoin('projects as p', 'p.id', 'f.project_id')
-          .innerJoin('users as u', 'u.id', 'p.owner_id')
-          .select(['f.id', 'u.billing_status'])
-          .where('f.project_id', 'in', fresh)
-          .where(sql`lower(f.git_repository_owner)`, '=', owner.toLowerCase())
-          .where(sql`lower(f.git_repository)`, '=', repo.toLowerCase())
-          .where('f.git_repository_branch', '=', branch)
-          .orderBy('f.id')
-          .execute();
+        const frames = await framesWatchingBranch(trx, fresh, { owner, repo, branch });
         const deployments: HookAnswer['deployments'] = [];
         for (const row of frames) {
-          const f = await trx
-            .selectFrom('frames')
-            .selectAll()
-            .where('id', '=', row.id)
-            .forUpdate()
-            .executeTakeFirstOrThrow();
+          const f = await lockFrame(trx, row.id);
           if (row.billing_status === 'past_due') {
             deployments.push({ frame_id: f.id, deployment_id: null, skipped: 'billing_past_due' });
             continue;

@@ -1,0 +1,98 @@
+// What an agent is told: the whole desired state of its frames, with each frame's env decrypted
+// (and cached), and the fingerprint by which a waiting sync notices that the state changed.
+import { LRUCache } from 'lru-cache';
+import type { Queryable } from '../db/database.ts';
+import type { Sealer } from '../secrets.ts';
+import { desiredStateRows, fingerprintRows } from './desired-state-dal.ts';
+
+/**
+ * What a decrypted env holds in memory, over-estimated: two bytes per character (V8 keeps a
+ * string with any non-Latin-1 character in UTF-16) and 64 bytes per property and per object.
+ */
+export function envMemoryBytes(env: Record<string, string>): number {
+  let n = 64;
+  for (const [k, v] of Object.entries(env)) n += 64 + 2 * (k.length + v.length);
+  return n;
+}
+
+// Everything else the agent is told moves the generation, or comes with a new deployment (which
+// does), except the verified domains, which are routing and part of the fingerprint themselves.
+export const fingerprint = (
+  frames: Array<{
+    frame_id: string;
+    generation: number;
+    desired_state: string;
+    build_failed: boolean;
+    domains: string[];
+  }>,
+) =>
+  frames
+    .map(
+      (f) =>
+        `${f.frame_id}:${f.generation}:${f.desired_state}` +
+        `${f.build_failed ? ':build_failed' : ''}:${f.domains.join(' ')}`,
+    )
+    .join(',');
+
+export function createDesiredState({
+  db,
+  sealer,
+  envCacheMaxBytes,
+}: {
+  db: Queryable;
+  sealer: Sealer;
+  envCacheMaxBytes: number;
+}) {
+  // A deployment's env never changes: decrypt it once, not on every sync of every frame. Keyed
+  // by frame, since a sync reads only a frame's latest deployment: a new one replaces the old
+  // entry rather than sitting beside it. Bounded by bytes, as one env may weigh ENV_MAX_BYTES;
+  // an env larger than the whole cache is decrypted on each sync and never kept.
+  const envCache = new LRUCache<string, { deploymentId: string; env: Record<string, string> }>({
+    maxSize: envCacheMaxBytes,
+    sizeCalculation: (entry) => envMemoryBytes(entry.env),
+  });
+  const envOf = (frameId: string, deploymentId: string, sealed: string) => {
+    const cached = envCache.get(frameId);
+    if (cached?.deploymentId === deploymentId) return cached.env;
+    const env = JSON.parse(sealer.open(sealed)) as Record<string, string>;
+    envCache.set(frameId, { deploymentId, env });
+    return env;
+  };
+
+  return {
+    async desiredState(agentId: string) {
+      const rows = await desiredStateRows(db, agentId);
+      return rows.map((r) => ({
+        frame_id: r.id,
+        generation: r.generation,
+        // Billing suspension scales to zero without touching the frame's own desired state.
+        desired_state: r.billing_status === 'past_due' ? ('stopped' as const) : r.desired_state,
+        replica_count: r.replica_count,
+        port: r.port,
+        health_check_path: r.health_check_path,
+        // The latest deployment did not build: the agent must not build it again (a new
+        // deployment will come).
+        build_failed: r.status === 'failed' && r.failure_reason === 'build_failed',
+        git_repository_owner: r.git_repository_owner,
+        git_repository: r.git_repository,
+        git_repository_branch: r.git_repository_branch,
+        deployment_id: r.deployment_id,
+        commit_sha: r.commit_sha,
+        env: envOf(r.id, r.deployment_id, r.env_sealed),
+        volumes: r.volumes,
+        domains: r.domains,
+      }));
+    },
+
+    async currentFingerprint(agentId: string) {
+      return fingerprint(await fingerprintRows(db, agentId));
+    },
+
+    /** What the env cache holds (for tests and the growth measurement). */
+    envCacheStats: () => ({
+      entries: envCache.size,
+      bytes: envCache.calculatedSize,
+      maxBytes: envCacheMaxBytes,
+    }),
+  };
+}

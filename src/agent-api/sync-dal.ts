@@ -1,0 +1,163 @@
+// The statements of an agent's report (sync-reports.ts): replicas, build results, logs, and the
+// frame rows they lock. Every function takes the report's transaction.
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.ts';
+import type { ReplicaReason, ReplicaState } from '../frames/frame-status.ts';
+
+export async function touchAgent(q: Queryable, agentId: string, now: Date) {
+  await q.updateTable('agents').set({ last_seen_at: now }).where('id', '=', agentId).execute();
+}
+
+/** Locks the agent's frames among `ids`, in id order (the order every multi-frame writer uses). */
+export async function lockFramesInOrder(q: Queryable, agentId: string, ids: string[]) {
+  if (ids.length === 0) return;
+  await q
+    .selectFrom('frames')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('agent_id', '=', agentId)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** The frames of the agent that these deployments belong to. */
+export async function framesOfDeployments(q: Queryable, agentId: string, deploymentIds: string[]) {
+  if (deploymentIds.length === 0) return [];
+  const rows = await q
+    .selectFrom('deployments as d')
+    .innerJoin('frames as f', 'f.id', 'd.frame_id')
+    .select('f.id')
+    .distinct()
+    .where('d.id', 'in', deploymentIds)
+    .where('f.agent_id', '=', agentId)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The agent's frame a report names, locked; undefined when deleted or moved to another agent. */
+export function lockReportedFrame(q: Queryable, agentId: string, frameId: string) {
+  return q
+    .selectFrom('frames')
+    .select(['id', 'generation', 'crash_streak', 'desired_state', 'agent_id'])
+    .where('id', '=', frameId)
+    .where('agent_id', '=', agentId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function replicaOf(q: Queryable, frameId: string, replica: number) {
+  return q
+    .selectFrom('frame_replicas')
+    .selectAll()
+    .where('frame_id', '=', frameId)
+    .where('replica', '=', replica)
+    .executeTakeFirst();
+}
+
+export async function saveReplica(
+  q: Queryable,
+  frameId: string,
+  replica: number,
+  row: {
+    generation: number;
+    state: ReplicaState;
+    reason: ReplicaReason | null;
+    deployment_id: string | null;
+    since: Date;
+  },
+) {
+  await q
+    .insertInto('frame_replicas')
+    .values({ frame_id: frameId, replica, ...row })
+    .onConflict((oc) => oc.columns(['frame_id', 'replica']).doUpdateSet(row))
+    .execute();
+}
+
+export function latestDeployment(q: Queryable, frameId: string) {
+  return q
+    .selectFrom('deployments')
+    .select(['id', 'status', 'generation'])
+    .where('frame_id', '=', frameId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function setCrashStreak(q: Queryable, frameId: string, streak: number) {
+  await q.updateTable('frames').set({ crash_streak: streak }).where('id', '=', frameId).execute();
+}
+
+/** A deployment of one of the agent's frames. */
+export function deploymentOfAgent(q: Queryable, agentId: string, deploymentId: string) {
+  return q
+    .selectFrom('deployments as d')
+    .innerJoin('frames as f', 'f.id', 'd.frame_id')
+    .select(['d.id', 'd.frame_id', 'd.status', 'd.commit_sha'])
+    .where('d.id', '=', deploymentId)
+    .where('f.agent_id', '=', agentId)
+    .executeTakeFirst();
+}
+
+export async function setCommitSha(q: Queryable, deploymentId: string, commitSha: string) {
+  await q
+    .updateTable('deployments')
+    .set({ commit_sha: commitSha })
+    .where('id', '=', deploymentId)
+    .execute();
+}
+
+/**
+ * Which of `frameIds` are the agent's, locked (shared) so that a frame deleted meanwhile cannot
+ * lose its rows under the insert that follows.
+ */
+export async function shareLockAgentFrames(q: Queryable, agentId: string, frameIds: string[]) {
+  const rows = await q
+    .selectFrom('frames')
+    .select('id')
+    .where('agent_id', '=', agentId)
+    .where('id', 'in', frameIds)
+    .forShare()
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Stores log lines and tells the frames' log streams (on commit). */
+export async function insertLogs(
+  q: Queryable,
+  rows: Array<{ frame_id: string; replica: number; at: Date; line: string }>,
+) {
+  if (rows.length === 0) return;
+  await q.insertInto('frame_logs').values(rows).execute();
+  for (const id of new Set(rows.map((r) => r.frame_id)))
+    await sql`select pg_notify('frameplane_logs', ${id})`.execute(q);
+}
+
+/** Stops a frame for back-off; answers the agent to tell. */
+export function stopForBackoff(q: Queryable, frameId: string, now: Date) {
+  return q
+    .updateTable('frames')
+    .set({
+      desired_state: 'stopped',
+      backoff_tripped_at: now,
+      generation: sql`generation + 1`,
+      updated_at: now,
+    })
+    .where('id', '=', frameId)
+    .returning(['agent_id'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function failInProgressDeployments(
+  q: Queryable,
+  frameId: string,
+  now: Date,
+  reason: 'backoff_tripped',
+) {
+  await q
+    .updateTable('deployments')
+    .set({ status: 'failed', finished_at: now, failure_reason: reason })
+    .where('frame_id', '=', frameId)
+    .where('status', '=', 'in_progress')
+    .execute();
+}
