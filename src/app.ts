@@ -177,7 +177,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(teamRoutes(services));
   await app.register(invitationRoutes(services));
   await app.register(grantRoutes(services));
-  await app.register(auditRoutes({ db, access: services.access }));
+  await app.register(auditRoutes(services));
   await app.register(frameRoutes(services));
   await app.register(historyRoutes(services));
   await app.register(settingsRoutes(services));

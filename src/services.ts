@@ -13,6 +13,7 @@ import { createTeamsService } from './teams/teams-service.ts';
 import { createMembersService } from './teams/members-service.ts';
 import { createInvitationsService } from './teams/invitations-service.ts';
 import { createGrantsService } from './teams/grants-service.ts';
+import { createAuditService } from './audit/audit-service.ts';
 import type { Notifier } from './db/notifier.ts';
 import { createAgentsService } from './agent-api/agents-service.ts';
 import { createSyncService } from './agent-api/sync-service.ts';
@@ -75,6 +76,7 @@ export function createServices(core: Core) {
       },
     }),
     grants: createGrantsService({ db, clock, access }),
+    audit: createAuditService({ db, access }),
     agents: createAgentsService({ db, clock, access, offlineAfterSeconds }),
     sync: createSyncService({
       db,

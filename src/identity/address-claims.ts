@@ -4,7 +4,6 @@
 // lock, so two sign-ups, a sign-up and a take-over, or two take-overs of one address run one
 // after the other and each sees what the previous one committed. The unique index stays the
 // backstop: a path that forgot the lock would get 409 email_taken, never a second account.
-import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
@@ -13,31 +12,17 @@ import { conflict } from '../http/errors.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { enqueueEmail } from '../mail/outbox.ts';
 import { verificationEmail } from '../mail/templates.ts';
+import { deleteLinksExpiredBefore, insertLink, moveToAddress } from './address-dal.ts';
+import { notifyRevoked, revokeTokensOf } from './identity-dal.ts';
 
 /** How long a verification link works. */
 export const VERIFICATION_HOURS = 24;
-// Advisory lock class (two-int form) of an address; 1209 and 1210 are the invitation mail logs'.
-const LOCK_ADDRESS = 1211;
 
 export const emailTaken = () =>
   conflict(
     'email_taken',
     'An account with that e-mail already exists and has proved it; sign in with POST /v2/auth/login.',
   );
-
-export async function lockAddress(trx: Queryable, email: string) {
-  await sql`select pg_advisory_xact_lock(${LOCK_ADDRESS}, hashtext(${email}))`.execute(trx);
-}
-
-/** The account holding `email`, row-locked until the transaction ends. */
-export function holderForUpdate(trx: Queryable, email: string) {
-  return trx
-    .selectFrom('users')
-    .select(['id', 'email_verified_at'])
-    .where('email', '=', email)
-    .forUpdate()
-    .executeTakeFirst();
-}
 
 /**
  * Takes the address away from an account that never proved it, because someone just proved
@@ -52,20 +37,9 @@ export async function releaseAddress(
   now: Date,
 ) {
   const placeholder = `${holder.id.toLowerCase()}@released.invalid`;
-  await trx
-    .updateTable('users')
-    .set({ email: placeholder, email_verified_at: null })
-    .where('id', '=', holder.id)
-    .execute();
-  const revoked = await trx
-    .updateTable('access_tokens')
-    .set({ revoked_at: now })
-    .where('user_id', '=', holder.id)
-    .where('revoked_at', 'is', null)
-    .returning('id')
-    .execute();
-  for (const { id } of revoked)
-    await sql`select pg_notify('frameplane_tokens', ${id})`.execute(trx);
+  await moveToAddress(trx, holder.id, placeholder);
+  const revoked = await revokeTokensOf(trx, holder.id, now);
+  for (const id of revoked) await notifyRevoked(trx, id);
   await recordAudit(trx, null, now, {
     action: 'user.email_released',
     targetType: 'user',
@@ -73,7 +47,7 @@ export async function releaseAddress(
     before: { email },
     after: { reason: 'another account proved the mailbox' },
   });
-  return revoked.map((r) => r.id);
+  return revoked;
 }
 
 export interface VerificationRequest {
@@ -101,23 +75,16 @@ export async function issueVerification(
   const token = newSecret('vfy');
   const expiresAt = addSeconds(now, VERIFICATION_HOURS * 3600);
   // Links of this address that expired long ago are dead weight, and may hold a password hash.
-  await trx
-    .deleteFrom('email_verifications')
-    .where('email', '=', r.email)
-    .where('expires_at', '<', addSeconds(now, -86400))
-    .execute();
-  await trx
-    .insertInto('email_verifications')
-    .values({
-      email: r.email,
-      user_id: r.userId ?? null,
-      password_hash: r.signup?.passwordHash ?? null,
-      name: r.signup?.name ?? null,
-      token_hash: hashSecret(token),
-      created_at: now,
-      expires_at: expiresAt,
-    })
-    .execute();
+  await deleteLinksExpiredBefore(trx, r.email, addSeconds(now, -86400));
+  await insertLink(trx, {
+    email: r.email,
+    user_id: r.userId ?? null,
+    password_hash: r.signup?.passwordHash ?? null,
+    name: r.signup?.name ?? null,
+    token_hash: hashSecret(token),
+    created_at: now,
+    expires_at: expiresAt,
+  });
   // The token rides in the fragment: browsers never send it to a server, so it reaches no log,
   // proxy or Referer, and a mail scanner that fetches the link cannot use it.
   const link = `${mail.publicUrl}/verify-email#token=${encodeURIComponent(token)}`;

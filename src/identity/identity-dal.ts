@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import { newId } from '../ids.ts';
@@ -69,6 +70,40 @@ export function tokenWithUser(q: Queryable, tokenHash: Buffer) {
     .select(['t.id', 't.user_id', 't.expires_at', 't.revoked_at', 't.last_used_at', 'u.email'])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
+}
+
+/** Records when a token was last used. */
+export async function touchToken(q: Queryable, id: string, now: Date) {
+  await q.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+}
+
+/** Revokes one token (of `userId`, if given); false if there was no live one. */
+export async function revokeToken(q: Queryable, id: string, now: Date, userId?: string) {
+  let query = q
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null);
+  if (userId) query = query.where('user_id', '=', userId);
+  const res = await query.executeTakeFirst();
+  return res.numUpdatedRows > 0n;
+}
+
+/** Revokes every live token of a user; the ids revoked. */
+export async function revokeTokensOf(q: Queryable, userId: string, now: Date) {
+  const rows = await q
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Tells every instance's token cache (token-cache.ts), when the transaction commits. */
+export async function notifyRevoked(q: Queryable, tokenId: string) {
+  await sql`select pg_notify('frameplane_tokens', ${tokenId})`.execute(q);
 }
 
 export function listTokens(q: Queryable, userId: string, limit: number, afterId?: string) {

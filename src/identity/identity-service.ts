@@ -1,5 +1,6 @@
 // Accounts and bearer tokens (CONTRACT 2). Tokens are random, shown once, stored as SHA-256.
 import type { Database } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { addDays } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -11,7 +12,7 @@ import { dummyHash, verifyPassword } from './password.ts';
 import * as dal from './identity-dal.ts';
 import { toPage, decodeCursor, iso, isoOrNull } from '../http/schemas.ts';
 import type { TokenCache } from './token-cache.ts';
-import { sql } from 'kysely';
+import { normalizeEmail } from '../mail/address.ts';
 
 export const SESSION_DAYS = 30;
 const TOUCH_EVERY_MS = 60_000;
@@ -35,8 +36,6 @@ const presentToken = (t: TokenRow) => ({
   last_used_at: isoOrNull(t.last_used_at),
 });
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
 interface Deps {
   db: Database;
   clock: Clock;
@@ -50,17 +49,10 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
 
   /** Revokes tokens and tells every instance's cache, in one transaction. */
   async function revoke(where: { id: string; userId?: string }) {
-    const revoked = await db.transaction().execute(async (trx) => {
-      let q = trx
-        .updateTable('access_tokens')
-        .set({ revoked_at: clock.now() })
-        .where('id', '=', where.id)
-        .where('revoked_at', 'is', null);
-      if (where.userId) q = q.where('user_id', '=', where.userId);
-      const res = await q.executeTakeFirst();
-      if (res.numUpdatedRows > 0n)
-        await sql`select pg_notify('frameplane_tokens', ${where.id})`.execute(trx);
-      return res.numUpdatedRows > 0n;
+    const revoked = await transaction(db, async (trx) => {
+      const done = await dal.revokeToken(trx, where.id, clock.now(), where.userId);
+      if (done) await dal.notifyRevoked(trx, where.id);
+      return done;
     });
     tokens.forget(where.id);
     return revoked;
@@ -106,10 +98,12 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
         throw err;
       }
       const user = await dal.userByEmail(db, email);
-      const ok = user
-        ? await verifyPassword(user.password_hash, input.password)
-        : (await verifyPassword(await dummyHash(), input.password), false);
-      if (!user || !ok) throw invalidCredentials();
+      if (!user) {
+        // The same work as for an account that exists: the answer's timing tells nothing.
+        await verifyPassword(await dummyHash(), input.password);
+        throw invalidCredentials();
+      }
+      if (!(await verifyPassword(user.password_hash, input.password))) throw invalidCredentials();
       await limiter.refund(ipKey, ipHit.windowStart);
       await limiter.reset(pairKey);
       const expires = addDays(clock.now(), SESSION_DAYS);
@@ -133,11 +127,7 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
       );
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
         // Best effort and off the request's path: a lost update only makes last_used_at older.
-        db.updateTable('access_tokens')
-          .set({ last_used_at: now })
-          .where('id', '=', row.id)
-          .execute()
-          .catch(() => {});
+        dal.touchToken(db, row.id, now).catch(() => {});
       }
       return { userId: row.user_id, email: row.email, tokenId: row.id };
     },

@@ -2,8 +2,8 @@
 // ownership"). Typing an address at sign-up does not make it yours: the account holds it, but
 // only proving the mailbox (a verification link, or an invitation's token) makes it count.
 // An account that never proved its address gives it up to whoever proves the mailbox.
-import { sql } from 'kysely';
 import type { Database, Queryable } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { addDays } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -16,14 +16,10 @@ import { iso } from '../http/schemas.ts';
 import { usableInvitation } from '../teams/invitation-proof.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import * as dal from './identity-dal.ts';
-import { normalizeEmail, presentUser, SESSION_DAYS } from './identity-service.ts';
-import {
-  emailTaken,
-  holderForUpdate,
-  issueVerification,
-  lockAddress,
-  releaseAddress,
-} from './address-claims.ts';
+import * as address from './address-dal.ts';
+import { normalizeEmail } from '../mail/address.ts';
+import { presentUser, SESSION_DAYS } from './identity-service.ts';
+import { emailTaken, issueVerification, releaseAddress } from './address-claims.ts';
 import type { TokenCache } from './token-cache.ts';
 
 type UserRow = Awaited<ReturnType<typeof dal.insertUser>>;
@@ -65,6 +61,9 @@ const linkExpired = () =>
     'This link has expired: sign in and ask for ' +
       'another with POST /v2/user/verification-email, or sign up again.',
   );
+/** The name of an account whose owner gave none: the local part of its address. */
+const defaultName = (email: string) => email.split('@', 1)[0] ?? email;
+
 const closedSignup = () =>
   forbidden(
     'signup_closed',
@@ -93,8 +92,11 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
 
   /** Runs a transaction, then drops from this instance's cache the tokens it revoked. */
   async function releasing<T>(work: (trx: Queryable, revoked: string[]) => Promise<T>): Promise<T> {
-    const revoked: string[] = [];
-    const result = await db.transaction().execute((trx) => work(trx, revoked));
+    let revoked: string[] = [];
+    const result = await transaction(db, (trx) => {
+      revoked = []; // only what the attempt that commits revoked
+      return work(trx, revoked);
+    });
     for (const id of revoked) tokens.forget(id);
     return result;
   }
@@ -114,10 +116,13 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
         if ((await dal.pendingInvitationsFor(db, email, now, 1)).length === 0) throw closedSignup();
       }
       const passwordHash = await hashPassword(input.password);
-      const name = input.name?.trim() || email.split('@')[0];
+      const name = input.name?.trim() || defaultName(email);
+      // The mail limit is a counter outside the transaction: a retried attempt must not count
+      // the same e-mail twice.
+      let counted = false;
       return releasing(async (trx, revoked) => {
-        await lockAddress(trx, email);
-        const holder = await holderForUpdate(trx, email);
+        await address.lockAddress(trx, email);
+        const holder = await address.holderForUpdate(trx, email);
         if (holder?.email_verified_at) throw emailTaken();
         if (token !== undefined) {
           // The token proves the mailbox: an account that never proved the address gives it up.
@@ -132,7 +137,8 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
           return { session: await startSession(trx, user, SIGNUP_SESSION, now) };
         }
         if (holder || config.signup === 'closed') {
-          await countMail(email);
+          if (!counted) await countMail(email);
+          counted = true;
           const expiresAt = await issueVerification(trx, mail, now, {
             email,
             signup: { passwordHash, name },
@@ -161,11 +167,7 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
       const ipKey = `verify:ip:${ip}`;
       const hit = await limiter.consume(ipKey, limits.failedLoginsPerIp, limits.loginWindowSeconds);
       const now = clock.now();
-      const link = await db
-        .selectFrom('email_verifications')
-        .selectAll()
-        .where('token_hash', '=', hashSecret(input.token))
-        .executeTakeFirst();
+      const link = await address.linkByToken(db, hashSecret(input.token));
       if (!link) throw notFound('verification link');
       if (link.used_at) throw linkUsed();
       if (link.expires_at <= now) throw linkExpired();
@@ -175,23 +177,10 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
       await limiter.refund(ipKey, hit.windowStart);
       return releasing(async (trx, revoked) => {
         // Single use under concurrency: only the first transaction finds the link unused.
-        const claimed = await trx
-          .updateTable('email_verifications')
-          .set({ used_at: now })
-          .where('id', '=', link.id)
-          .where('used_at', 'is', null)
-          .returning('id')
-          .executeTakeFirst();
-        if (!claimed) throw linkUsed();
+        if (!(await address.claimLink(trx, link.id, now))) throw linkUsed();
         if (link.user_id) {
           // Conditional on the account still holding the address: a take-over may have won.
-          const user = await trx
-            .updateTable('users')
-            .set({ email_verified_at: sql`coalesce(email_verified_at, ${now})` })
-            .where('id', '=', link.user_id)
-            .where('email', '=', link.email)
-            .returningAll()
-            .executeTakeFirst();
+          const user = await address.verifyHolder(trx, link.user_id, link.email, now);
           if (!user) {
             throw conflict(
               'email_taken',
@@ -200,23 +189,23 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
           }
           return startSession(trx, user, VERIFY_SESSION, now);
         }
-        await lockAddress(trx, link.email);
-        const holder = await holderForUpdate(trx, link.email);
+        // A link without an account is a sign-up waiting for proof, which stored its password.
+        const passwordHash = link.password_hash;
+        if (passwordHash === null)
+          throw new Error(`verification link ${link.id} has neither an account nor a password`);
+        await address.lockAddress(trx, link.email);
+        const holder = await address.holderForUpdate(trx, link.email);
         if (holder?.email_verified_at) throw emailTaken();
         if (holder) revoked.push(...(await releaseAddress(trx, holder, link.email, now)));
         const user = await dal.insertUser(trx, {
           email: link.email,
-          name: link.name ?? link.email.split('@')[0],
-          passwordHash: link.password_hash!,
+          name: link.name ?? defaultName(link.email),
+          passwordHash,
           now,
           verifiedAt: now,
         });
         // The sign-up became this account: the row keeps no password hash from now on.
-        await trx
-          .updateTable('email_verifications')
-          .set({ user_id: user.id, password_hash: null })
-          .where('id', '=', link.id)
-          .execute();
+        await address.attachLink(trx, link.id, user.id);
         return startSession(trx, user, VERIFY_SESSION, now);
       });
     },
@@ -233,15 +222,13 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
       }
       await countMail(user.email);
       const now = clock.now();
-      const expiresAt = await db
-        .transaction()
-        .execute((trx) =>
-          issueVerification(trx, mail, now, {
-            email: user.email,
-            userId: user.id,
-            takesOver: false,
-          }),
-        );
+      const expiresAt = await transaction(db, (trx) =>
+        issueVerification(trx, mail, now, {
+          email: user.email,
+          userId: user.id,
+          takesOver: false,
+        }),
+      );
       return { email: user.email, expires_at: iso(expiresAt) };
     },
   };

@@ -47,7 +47,10 @@ export function createTokenCache(notifier: Notifier | undefined) {
     mark: () => revocations,
     set(key: string, value: CachedToken, mark: number) {
       if (!notifier?.connected() || mark !== revocations) return;
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      if (entries.size >= MAX_ENTRIES) {
+        const oldest = entries.keys().next();
+        if (!oldest.done) entries.delete(oldest.value);
+      }
       entries.set(key, { ...value, cachedAt: Date.now() });
     },
   };

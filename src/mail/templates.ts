@@ -1,9 +1,12 @@
 // E-mail bodies: a plain-text part and an HTML part for every message.
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 export interface InvitationMail {
   teamName: string;
@@ -29,11 +32,11 @@ export function invitationEmail(m: InvitationMail) {
   ].join('\n');
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24">
 <p>Hello,</p>
-<p><strong>${escape(m.inviterName)}</strong> invited ${escape(m.to)} to join the team
-<strong>${escape(m.teamName)}</strong> on Frameplane as <strong>${escape(m.role)}</strong>.</p>
-<p><a href="${escape(m.link)}" style="display:inline-block;padding:10px 16px;background:#2458d3;color:#fff;border-radius:6px;text-decoration:none">Review the invitation</a></p>
-<p style="font-size:13px;color:#57606a">Or paste this link into your browser: ${escape(m.link)}<br>
-The invitation expires on ${escape(expires)}. If you did not expect it, you can ignore this e-mail.</p>
+<p><strong>${escapeHtml(m.inviterName)}</strong> invited ${escapeHtml(m.to)} to join the team
+<strong>${escapeHtml(m.teamName)}</strong> on Frameplane as <strong>${escapeHtml(m.role)}</strong>.</p>
+<p><a href="${escapeHtml(m.link)}" style="display:inline-block;padding:10px 16px;background:#2458d3;color:#fff;border-radius:6px;text-decoration:none">Review the invitation</a></p>
+<p style="font-size:13px;color:#57606a">Or paste this link into your browser: ${escapeHtml(m.link)}<br>
+The invitation expires on ${escapeHtml(expires)}. If you did not expect it, you can ignore this e-mail.</p>
 </body></html>`;
   return { subject, text, html };
 }
@@ -83,11 +86,11 @@ export function verificationEmail(m: VerificationMail) {
     'border-radius:6px;text-decoration:none';
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24">
 <p>Hello,</p>
-<p>${escape(what)}</p>
-${takeover ? `<p>${escape(takeover)}</p>\n` : ''}<p>${escape(steps)}</p>
-<p><a href="${escape(m.link)}" style="${button}">Confirm the address</a></p>
-<p style="font-size:13px;color:#57606a">Or paste this link into your browser: ${escape(m.link)}<br>
-${escape(ignore)}</p>
+<p>${escapeHtml(what)}</p>
+${takeover ? `<p>${escapeHtml(takeover)}</p>\n` : ''}<p>${escapeHtml(steps)}</p>
+<p><a href="${escapeHtml(m.link)}" style="${button}">Confirm the address</a></p>
+<p style="font-size:13px;color:#57606a">Or paste this link into your browser: ${escapeHtml(m.link)}<br>
+${escapeHtml(ignore)}</p>
 </body></html>`;
   return { subject, text, html };
 }

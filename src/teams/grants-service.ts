@@ -2,6 +2,7 @@
 // raising one, needs both team admin and ownership of the project, so that a team admin can
 // never widen access to somebody else's project.
 import type { Database } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -12,6 +13,7 @@ import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { GRANT_ROLE_MESSAGE } from './teams-schemas.ts';
 import { pageById } from '../db/paging.ts';
+import * as dal from './grants-dal.ts';
 
 interface GrantRow {
   id: string;
@@ -44,12 +46,7 @@ const refuseOwnerGrant = (role: Role) => {
 
 export function createGrantsService({ db, clock, access }: Deps) {
   async function grantOf(teamId: string, grantId: string) {
-    const g = await db
-      .selectFrom('grants')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('id', '=', grantId)
-      .executeTakeFirst();
+    const g = await dal.grantById(db, teamId, grantId);
     if (!g) throw notFound('grant');
     return g;
   }
@@ -57,12 +54,7 @@ export function createGrantsService({ db, clock, access }: Deps) {
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'grants.read');
-      return pageById(
-        db.selectFrom('grants').selectAll().where('team_id', '=', teamId),
-        limit,
-        cursor,
-        presentGrant,
-      );
+      return pageById(dal.grantsOfTeam(db, teamId), limit, cursor, presentGrant);
     },
 
     async create(actor: Actor, teamId: string, input: { project_id: string; role: Role }) {
@@ -70,19 +62,15 @@ export function createGrantsService({ db, clock, access }: Deps) {
       refuseOwnerGrant(input.role);
       await access.requireProject(actor.userId, input.project_id, 'project.share');
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const g = await trx
-          .insertInto('grants')
-          .values({
-            id: newId('grant', now),
-            team_id: teamId,
-            project_id: input.project_id,
-            role: input.role,
-            created_by: actor.userId,
-            created_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+      return transaction(db, async (trx) => {
+        const g = await dal.insertGrant(trx, {
+          id: newId('grant', now),
+          team_id: teamId,
+          project_id: input.project_id,
+          role: input.role,
+          created_by: actor.userId,
+          created_at: now,
+        });
         await recordAudit(trx, actor, now, {
           teamId,
           projectId: g.project_id,
@@ -102,25 +90,13 @@ export function createGrantsService({ db, clock, access }: Deps) {
       // The previous role is read under a row lock in the same transaction as the write: whether
       // this is a raise (which needs the project owner) is decided against the value the write
       // replaces, so a team admin re-sending an old role can never undo a lowering that committed
-      // in between (issue 12, item 8). Concurrent changes of one grant apply one after the other.
-      return db.transaction().execute(async (trx) => {
-        const before = await trx
-          .selectFrom('grants')
-          .selectAll()
-          .where('team_id', '=', teamId)
-          .where('id', '=', grantId)
-          .forUpdate()
-          .executeTakeFirst();
+      // in between. Concurrent changes of one grant apply one after the other.
+      return transaction(db, async (trx) => {
+        const before = await dal.grantForUpdate(trx, teamId, grantId);
         if (!before) throw notFound('grant');
         if (rank(input.role) > rank(before.role))
           await access.requireProject(actor.userId, before.project_id, 'project.share', trx);
-        const g = await trx
-          .updateTable('grants')
-          .set({ role: input.role })
-          .where('id', '=', grantId)
-          .where('team_id', '=', teamId)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const g = await dal.setGrantRole(trx, teamId, grantId, input.role);
         await recordAudit(trx, actor, now, {
           teamId,
           projectId: g.project_id,
@@ -137,13 +113,8 @@ export function createGrantsService({ db, clock, access }: Deps) {
     async remove(actor: Actor, teamId: string, grantId: string) {
       await access.requireTeam(actor.userId, teamId, 'grants.manage');
       const before = await grantOf(teamId, grantId);
-      await db.transaction().execute(async (trx) => {
-        const res = await trx
-          .deleteFrom('grants')
-          .where('id', '=', grantId)
-          .where('team_id', '=', teamId)
-          .executeTakeFirst();
-        if (res.numDeletedRows === 0n) throw notFound('grant');
+      await transaction(db, async (trx) => {
+        if (!(await dal.deleteGrant(trx, teamId, grantId))) throw notFound('grant');
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           projectId: before.project_id,

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import { conflict, forbidden, gone, notFound } from '../http/errors.ts';
 import { hashSecret } from '../secrets.ts';
+import { invitationByToken } from './invitations-dal.ts';
 
 /**
  * The invitation behind a token, checked for use at `now`; `email` (lower-cased) is compared
@@ -15,11 +16,7 @@ export async function usableInvitation(
   email: string | undefined,
   now: Date,
 ) {
-  const inv = await q
-    .selectFrom('invitations')
-    .selectAll()
-    .where('token_hash', '=', hashSecret(token))
-    .executeTakeFirst();
+  const inv = await invitationByToken(q, hashSecret(token));
   if (!inv || inv.revoked_at || inv.declined_at) throw notFound('invitation');
   if (inv.accepted_at) {
     throw conflict('invitation_used', 'This invitation has already been accepted.');

@@ -1,8 +1,8 @@
 // Invitations (spec 2 and 4, CONTRACT 4): a token of 256 random bits that lives only in the
 // e-mail (stored as a hash), 7 days of service clock, single use, e-mail matched
 // case-insensitively. The row, its audit record and its e-mail commit together.
-import { sql } from 'kysely';
 import type { Database, Queryable } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { addDays } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -17,23 +17,14 @@ import { invitationEmail } from '../mail/templates.ts';
 import { AppError, conflict, forbidden, notFound } from '../http/errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { normalizeEmail } from '../identity/identity-service.ts';
+import { normalizeEmail } from '../mail/address.ts';
 import { presentMember, refuseOwnerRole } from './members-service.ts';
 import { INVITATION_DAYS, invitationStatus } from './invitation-status.ts';
 import { usableInvitation } from './invitation-proof.ts';
+import * as dal from './invitations-dal.ts';
+import type { InvitationRow } from './invitations-dal.ts';
 import * as teams from './teams-dal.ts';
 import { pageById } from '../db/paging.ts';
-
-type InvitationRow = Awaited<ReturnType<typeof byId>> & {};
-
-function byId(q: Queryable, teamId: string, id: string) {
-  return q
-    .selectFrom('invitations')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
 
 /** How many invitation e-mails may go out: per team in any hour, per address in any 24 hours. */
 export interface InvitationMailLimits {
@@ -43,16 +34,13 @@ export interface InvitationMailLimits {
 
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
-// Advisory lock classes (the two-int form, apart from migrate.ts's one-bigint lock).
-const LOCK_TEAM_MAIL = 1209;
-const LOCK_ADDRESS_MAIL = 1210;
 
-/** A name stored before names were checked may hold line breaks or other controls: an e-mail
- *  shows it on one line. (Names are refused with them now: PLAIN_TEXT_PATTERN.) */
-// eslint-disable-next-line no-control-regex
+/** Names with line breaks or other controls are refused (PLAIN_TEXT_PATTERN), but a name stored
+ *  before that check may hold them: an e-mail shows it on one line. */
 const oneLine = (s: string) =>
   s
     .replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the target
       /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g,
       ' ',
     )
@@ -79,7 +67,7 @@ export function createInvitationsService({
   acceptsPerIp,
   mailLimits,
 }: Deps) {
-  const present = (i: NonNullable<InvitationRow>) => ({
+  const present = (i: InvitationRow) => ({
     id: i.id,
     team_id: i.team_id,
     email: i.email,
@@ -102,16 +90,14 @@ export function createInvitationsService({
     windowMs: number,
     now: Date,
   ) {
-    const row = await trx
-      .selectFrom('invitation_emails')
-      .select('sent_at')
-      .where(column, '=', value)
-      .where('sent_at', '>', new Date(now.getTime() - windowMs))
-      .orderBy('sent_at', 'desc')
-      .offset(limit - 1)
-      .limit(1)
-      .executeTakeFirst();
-    return row ? new Date(row.sent_at.getTime() + windowMs) : undefined;
+    const sentAt = await dal.nthSentSince(
+      trx,
+      column,
+      value,
+      limit,
+      new Date(now.getTime() - windowMs),
+    );
+    return sentAt ? new Date(sentAt.getTime() + windowMs) : undefined;
   }
 
   /**
@@ -125,12 +111,7 @@ export function createInvitationsService({
     invitation: { id: string; team_id: string; email: string },
     now: Date,
   ) {
-    await sql`select pg_advisory_xact_lock(${LOCK_TEAM_MAIL}, hashtext(${invitation.team_id}))`.execute(
-      trx,
-    );
-    await sql`select pg_advisory_xact_lock(${LOCK_ADDRESS_MAIL}, hashtext(${invitation.email}))`.execute(
-      trx,
-    );
+    await dal.lockMailLogs(trx, invitation.team_id, invitation.email);
     const team = await fullUntil(
       trx,
       'team_id',
@@ -167,22 +148,18 @@ export function createInvitationsService({
       );
     }
     // Past the longest window a row counts for nothing: the log of a team or address stays small.
-    await trx
-      .deleteFrom('invitation_emails')
-      .where('sent_at', '<=', new Date(now.getTime() - DAY_MS))
-      .where((eb) =>
-        eb.or([eb('team_id', '=', invitation.team_id), eb('email', '=', invitation.email)]),
-      )
-      .execute();
-    await trx
-      .insertInto('invitation_emails')
-      .values({
-        team_id: invitation.team_id,
-        email: invitation.email,
-        invitation_id: invitation.id,
-        sent_at: now,
-      })
-      .execute();
+    await dal.pruneMailLog(
+      trx,
+      invitation.team_id,
+      invitation.email,
+      new Date(now.getTime() - DAY_MS),
+    );
+    await dal.logMail(trx, {
+      teamId: invitation.team_id,
+      email: invitation.email,
+      invitationId: invitation.id,
+      sentAt: now,
+    });
   }
 
   /** Issues a fresh token and queues its e-mail, inside the caller's transaction. */
@@ -195,21 +172,9 @@ export function createInvitationsService({
     await countMail(trx, invitation, now);
     const token = newSecret('inv');
     const expiresAt = addDays(now, INVITATION_DAYS);
-    await trx
-      .updateTable('invitations')
-      .set({ token_hash: hashSecret(token), expires_at: expiresAt })
-      .where('id', '=', invitation.id)
-      .execute();
-    const team = await trx
-      .selectFrom('teams')
-      .select('name')
-      .where('id', '=', invitation.team_id)
-      .executeTakeFirstOrThrow();
-    const inviter = await trx
-      .selectFrom('users')
-      .select(['name', 'email'])
-      .where('id', '=', actor.userId)
-      .executeTakeFirstOrThrow();
+    await dal.setToken(trx, invitation.id, hashSecret(token), expiresAt);
+    const team = await dal.teamName(trx, invitation.team_id);
+    const inviter = await dal.inviter(trx, actor.userId);
     await enqueueEmail(trx, sealer, now, {
       to: invitation.email,
       ...invitationEmail({
@@ -235,12 +200,7 @@ export function createInvitationsService({
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'invitations.manage');
-      return pageById(
-        db.selectFrom('invitations').selectAll().where('team_id', '=', teamId),
-        limit,
-        cursor,
-        present,
-      );
+      return pageById(dal.invitationsOfTeam(db, teamId), limit, cursor, present);
     },
 
     async create(actor: Actor, teamId: string, input: { email: string; role: Role }) {
@@ -248,42 +208,25 @@ export function createInvitationsService({
       refuseOwnerRole(input.role);
       const email = normalizeEmail(input.email);
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const already = await trx
-          .selectFrom('team_members as m')
-          .innerJoin('users as u', 'u.id', 'm.user_id')
-          .select('m.user_id')
-          .where('m.team_id', '=', teamId)
-          .where('u.email', '=', email)
-          .executeTakeFirst();
+      return transaction(db, async (trx) => {
+        const already = await dal.memberWithEmail(trx, teamId, email);
         if (already)
           throw conflict(
             'already_member',
             'That address belongs to a member of this team already.',
           );
         // An expired invitation to the same address gives way to the new one.
-        await trx
-          .updateTable('invitations')
-          .set({ closed_at: now })
-          .where('team_id', '=', teamId)
-          .where('email', '=', email)
-          .where('closed_at', 'is', null)
-          .where('expires_at', '<=', now)
-          .execute();
-        const inv = await trx
-          .insertInto('invitations')
-          .values({
-            id: newId('invitation', now),
-            team_id: teamId,
-            email,
-            role: input.role,
-            token_hash: hashSecret(newSecret('inv')),
-            invited_by: actor.userId,
-            created_at: now,
-            expires_at: addDays(now, INVITATION_DAYS),
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        await dal.closeExpired(trx, teamId, email, now);
+        const inv = await dal.insertInvitation(trx, {
+          id: newId('invitation', now),
+          team_id: teamId,
+          email,
+          role: input.role,
+          token_hash: hashSecret(newSecret('inv')),
+          invited_by: actor.userId,
+          created_at: now,
+          expires_at: addDays(now, INVITATION_DAYS),
+        });
         await sendToken(trx, actor, inv, now);
         await recordAudit(trx, actor, now, {
           teamId,
@@ -299,14 +242,8 @@ export function createInvitationsService({
     async revoke(actor: Actor, teamId: string, invitationId: string) {
       await access.requireTeam(actor.userId, teamId, 'invitations.manage');
       const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        const inv = await trx
-          .selectFrom('invitations')
-          .selectAll()
-          .where('team_id', '=', teamId)
-          .where('id', '=', invitationId)
-          .forUpdate()
-          .executeTakeFirst();
+      await transaction(db, async (trx) => {
+        const inv = await dal.invitationForUpdate(trx, teamId, invitationId);
         if (!inv) throw notFound('invitation');
         if (inv.accepted_at)
           throw conflict(
@@ -314,11 +251,7 @@ export function createInvitationsService({
             'An accepted invitation cannot be taken back; remove the member instead.',
           );
         if (inv.revoked_at || inv.declined_at) return; // already taken back: nothing to do
-        await trx
-          .updateTable('invitations')
-          .set({ revoked_at: now, closed_at: inv.closed_at ?? now })
-          .where('id', '=', inv.id)
-          .execute();
+        await dal.markRevoked(trx, inv.id, now, inv.closed_at ?? now);
         await recordAudit(trx, actor, now, {
           teamId,
           action: 'invitation.revoked',
@@ -333,14 +266,8 @@ export function createInvitationsService({
     async resend(actor: Actor, teamId: string, invitationId: string) {
       await access.requireTeam(actor.userId, teamId, 'invitations.manage');
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const inv = await trx
-          .selectFrom('invitations')
-          .selectAll()
-          .where('team_id', '=', teamId)
-          .where('id', '=', invitationId)
-          .forUpdate()
-          .executeTakeFirst();
+      return transaction(db, async (trx) => {
+        const inv = await dal.invitationForUpdate(trx, teamId, invitationId);
         if (!inv) throw notFound('invitation');
         if (inv.accepted_at)
           throw conflict('invitation_used', 'This invitation has already been accepted.');
@@ -362,7 +289,9 @@ export function createInvitationsService({
           targetId: inv.id,
           before: { expires_at: iso(inv.expires_at) },
         });
-        return present((await byId(trx, teamId, inv.id))!);
+        const sent = await dal.invitationById(trx, teamId, inv.id);
+        if (!sent) throw new Error(`invitation ${inv.id} vanished inside its own transaction`);
+        return present(sent);
       });
     },
 
@@ -370,42 +299,29 @@ export function createInvitationsService({
       await limiter.consume(`accept:ip:${actor.ip}`, acceptsPerIp, 3600);
       await usable(token, actor.email);
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         // The token came by e-mail to the caller's address: the mailbox is proven, the address
         // verified at once. The row lock orders this against a take-over of the address
         // (identity/address-claims.ts): if the address went to another account first, the
         // caller no longer holds it and the invitation is not theirs.
-        const holder = await trx
-          .updateTable('users')
-          .set({ email_verified_at: sql`coalesce(email_verified_at, ${now})` })
-          .where('id', '=', actor.userId)
-          .where('email', '=', normalizeEmail(actor.email))
-          .returning('id')
-          .executeTakeFirst();
+        const holder = await dal.verifyHolder(trx, actor.userId, normalizeEmail(actor.email), now);
         if (!holder)
           throw forbidden(
             'email_mismatch',
             'This invitation was sent to an address your account no longer holds.',
           );
         // Single use under concurrency: only the first transaction finds the row open.
-        const inv = await trx
-          .updateTable('invitations')
-          .set({ accepted_at: now, accepted_by: actor.userId, closed_at: now })
-          .where('token_hash', '=', hashSecret(token))
-          .where('closed_at', 'is', null)
-          .where('accepted_at', 'is', null)
-          .where('revoked_at', 'is', null)
-          .where('declined_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
+        const inv = await dal.acceptOpen(trx, hashSecret(token), actor.userId, now);
         if (!inv) {
           await usable(token, actor.email, trx);
           throw conflict('invitation_used', 'This invitation has already been used.');
         }
-        await trx
-          .insertInto('team_members')
-          .values({ team_id: inv.team_id, user_id: actor.userId, role: inv.role, joined_at: now })
-          .execute();
+        await teams.insertMember(trx, {
+          teamId: inv.team_id,
+          userId: actor.userId,
+          role: inv.role,
+          now,
+        });
         await recordAudit(trx, actor, now, {
           teamId: inv.team_id,
           action: 'invitation.accepted',
@@ -414,7 +330,8 @@ export function createInvitationsService({
           after: { user_id: actor.userId, role: inv.role },
         });
         const m = await teams.member(trx, inv.team_id, actor.userId);
-        return { team_id: inv.team_id, ...presentMember(m!) };
+        if (!m) throw new Error(`member ${actor.userId} vanished inside its own transaction`);
+        return { team_id: inv.team_id, ...presentMember(m) };
       });
     },
 
@@ -422,14 +339,8 @@ export function createInvitationsService({
     async decline(actor: Actor | undefined, token: string) {
       const inv = await usable(token, actor?.email);
       const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        const res = await trx
-          .updateTable('invitations')
-          .set({ declined_at: now, closed_at: now })
-          .where('id', '=', inv.id)
-          .where('closed_at', 'is', null)
-          .executeTakeFirst();
-        if (res.numUpdatedRows === 0n)
+      await transaction(db, async (trx) => {
+        if (!(await dal.declineOpen(trx, inv.id, now)))
           throw conflict('invitation_used', 'This invitation has already been used.');
         await recordAudit(trx, actor ?? null, now, {
           teamId: inv.team_id,
@@ -443,24 +354,7 @@ export function createInvitationsService({
 
     /** What the invitation page shows, without signing in: team, role, address, status. */
     async preview(token: string) {
-      const row = await db
-        .selectFrom('invitations as i')
-        .innerJoin('teams as t', 't.id', 'i.team_id')
-        .leftJoin('users as u', 'u.id', 'i.invited_by')
-        .select([
-          'i.id',
-          'i.email',
-          'i.role',
-          'i.expires_at',
-          'i.accepted_at',
-          'i.revoked_at',
-          'i.declined_at',
-          't.name as team_name',
-          't.slug as team_slug',
-          'u.name as inviter_name',
-        ])
-        .where('i.token_hash', '=', hashSecret(token))
-        .executeTakeFirst();
+      const row = await dal.preview(db, hashSecret(token));
       if (!row) return undefined;
       return {
         team: { name: row.team_name, slug: row.team_slug },

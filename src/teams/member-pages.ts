@@ -30,7 +30,10 @@ export function createMemberPages<T>() {
       return page;
     },
     set(teamId: string, version: number, limit: number, cursor: string | undefined, page: Page<T>) {
-      if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
+      if (pages.size >= MAX_PAGES) {
+        const oldest = pages.keys().next();
+        if (!oldest.done) pages.delete(oldest.value);
+      }
       pages.set(keyOf(teamId, version, limit, cursor), page);
     },
   };

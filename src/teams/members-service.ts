@@ -1,6 +1,7 @@
 // Memberships (spec 4) with the owner guardrails of spec 3. The database enforces the same
 // guardrails (team_members_guard), so a race can never produce zero or two owners.
 import type { Database } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -54,9 +55,11 @@ export function createMembersService({ db, clock, access }: Deps) {
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
       // The first part is a time: a cursor whose time is not one is not a cursor we issued.
-      const after = decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at))) as
-        | [string, string]
-        | undefined;
+      const after = decodeCursor(
+        cursor,
+        2,
+        ([at]) => at !== undefined && !Number.isNaN(Date.parse(at)),
+      ) as [string, string] | undefined;
       // The access check reads the team's members_version too: a page read at that version is
       // still exact (member-pages.ts).
       const team = await access.requireTeam(actor.userId, teamId, 'members.read');
@@ -72,37 +75,26 @@ export function createMembersService({ db, clock, access }: Deps) {
       await access.requireTeam(actor.userId, teamId, 'members.manage');
       refuseOwnerRole(input.role);
       const before = await target(teamId, userId);
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable('team_members')
-          .set({ role: input.role })
-          .where('team_id', '=', teamId)
-          .where('user_id', '=', userId)
-          .returning('role')
-          .executeTakeFirst();
-        if (!row) throw notFound('member');
+      return transaction(db, async (trx) => {
+        const role = await dal.setMemberRole(trx, teamId, userId, input.role);
+        if (!role) throw notFound('member');
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           action: 'member.role_changed',
           targetType: 'member',
           targetId: userId,
           before: { role: before.role },
-          after: { role: row.role },
+          after: { role },
         });
-        return presentMember({ ...before, role: row.role });
+        return presentMember({ ...before, role });
       });
     },
 
     async remove(actor: Actor, teamId: string, userId: string) {
       await access.requireTeam(actor.userId, teamId, 'members.manage');
       const before = await target(teamId, userId);
-      await db.transaction().execute(async (trx) => {
-        const res = await trx
-          .deleteFrom('team_members')
-          .where('team_id', '=', teamId)
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
-        if (res.numDeletedRows === 0n) throw notFound('member');
+      await transaction(db, async (trx) => {
+        if (!(await dal.deleteMember(trx, teamId, userId))) throw notFound('member');
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           action: 'member.removed',

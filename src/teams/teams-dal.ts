@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
+import type { Role } from '../db/schema.ts';
 
 const teamsOf = (q: Queryable, userId: string) =>
   q
@@ -54,4 +55,61 @@ export function member(q: Queryable, teamId: string, userId: string) {
     .where('m.team_id', '=', teamId)
     .where('m.user_id', '=', userId)
     .executeTakeFirst();
+}
+
+export function insertTeam(
+  q: Queryable,
+  t: { id: string; name: string; slug: string; ownerId: string; now: Date },
+) {
+  return q
+    .insertInto('teams')
+    .values({ id: t.id, name: t.name, slug: t.slug, owner_id: t.ownerId, created_at: t.now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function updateTeam(q: Queryable, teamId: string, input: { name?: string; slug?: string }) {
+  return q
+    .updateTable('teams')
+    .set(input)
+    .where('id', '=', teamId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes the team; its memberships, invitations and grants go with it (ON DELETE CASCADE). */
+export async function deleteTeam(q: Queryable, teamId: string) {
+  await q.deleteFrom('teams').where('id', '=', teamId).execute();
+}
+
+export async function insertMember(
+  q: Queryable,
+  m: { teamId: string; userId: string; role: Role; now: Date },
+) {
+  await q
+    .insertInto('team_members')
+    .values({ team_id: m.teamId, user_id: m.userId, role: m.role, joined_at: m.now })
+    .execute();
+}
+
+/** The member's new role, or undefined if they are not a member. */
+export async function setMemberRole(q: Queryable, teamId: string, userId: string, role: Role) {
+  const row = await q
+    .updateTable('team_members')
+    .set({ role })
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .returning('role')
+    .executeTakeFirst();
+  return row?.role;
+}
+
+/** Removes the membership; false if there was none. */
+export async function deleteMember(q: Queryable, teamId: string, userId: string) {
+  const res = await q
+    .deleteFrom('team_members')
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return res.numDeletedRows > 0n;
 }

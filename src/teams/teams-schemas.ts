@@ -3,7 +3,6 @@ import {
   errorWording,
   IdParam,
   ListOf,
-  Nullable,
   PlainName,
   StringEnum,
   Timestamp,
@@ -95,19 +94,6 @@ export const CreateGrantBody = Type.Object(
   { project_id: Type.String({ minLength: 1, maxLength: 64 }), role: GrantRole },
   { additionalProperties: false },
 );
-
-export const AuditEvent = Type.Object({
-  id: Type.String(),
-  action: Type.String(),
-  actor_id: Nullable(Type.String()),
-  target_type: Type.String(),
-  target_id: Type.String(),
-  before: Type.Unknown(),
-  after: Type.Unknown(),
-  request_id: Nullable(Type.String()),
-  at: Timestamp,
-});
-export const AuditList = ListOf(AuditEvent);
 
 export const TeamParams = Type.Object({ team_id: IdParam('team') });
 export const MemberParams = Type.Object({ team_id: IdParam('team'), user_id: IdParam('usr') });

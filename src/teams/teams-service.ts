@@ -1,5 +1,6 @@
 // Teams (spec 2 and 4): create, list, read, rename, delete, leave.
 import type { Database } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
@@ -36,22 +37,15 @@ export function createTeamsService({ db, clock, access }: Deps) {
   return {
     async create(actor: Actor, input: { name: string; slug: string }) {
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const team = await trx
-          .insertInto('teams')
-          .values({
-            id: newId('team', now),
-            name: input.name,
-            slug: input.slug,
-            owner_id: actor.userId,
-            created_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('team_members')
-          .values({ team_id: team.id, user_id: actor.userId, role: 'owner', joined_at: now })
-          .execute();
+      return transaction(db, async (trx) => {
+        const team = await dal.insertTeam(trx, {
+          id: newId('team', now),
+          name: input.name,
+          slug: input.slug,
+          ownerId: actor.userId,
+          now,
+        });
+        await dal.insertMember(trx, { teamId: team.id, userId: actor.userId, role: 'owner', now });
         await recordAudit(trx, actor, now, {
           teamId: team.id,
           action: 'team.created',
@@ -81,13 +75,8 @@ export function createTeamsService({ db, clock, access }: Deps) {
     async update(actor: Actor, teamId: string, input: { name?: string; slug?: string }) {
       const before = await access.requireTeam(actor.userId, teamId, 'team.rename');
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const team = await trx
-          .updateTable('teams')
-          .set(input)
-          .where('id', '=', teamId)
-          .returningAll()
-          .executeTakeFirst();
+      return transaction(db, async (trx) => {
+        const team = await dal.updateTeam(trx, teamId, input);
         if (!team) throw notFound('team');
         await recordAudit(trx, actor, now, {
           teamId,
@@ -104,8 +93,8 @@ export function createTeamsService({ db, clock, access }: Deps) {
     /** Deletes the team with its memberships, invitations and grants (ON DELETE CASCADE). */
     async remove(actor: Actor, teamId: string) {
       const team = await access.requireTeam(actor.userId, teamId, 'team.delete');
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('teams').where('id', '=', teamId).execute();
+      await transaction(db, async (trx) => {
+        await dal.deleteTeam(trx, teamId);
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           action: 'team.deleted',
@@ -120,12 +109,8 @@ export function createTeamsService({ db, clock, access }: Deps) {
       const team = await access.requireTeam(actor.userId, teamId, 'team.read');
       if (team.role === 'owner')
         throw ownerImmutable('The owner cannot leave the team; delete the team instead.');
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .deleteFrom('team_members')
-          .where('team_id', '=', teamId)
-          .where('user_id', '=', actor.userId)
-          .execute();
+      await transaction(db, async (trx) => {
+        await dal.deleteMember(trx, teamId, actor.userId);
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           action: 'member.left',
