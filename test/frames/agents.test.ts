@@ -21,6 +21,7 @@ import {
   replicaEvents,
   sync,
 } from '../helpers/frames.ts';
+import { at } from '../helpers/checked.ts';
 
 let t: TestApp;
 let ann: TestUser; // owns the project
@@ -297,7 +298,7 @@ describe('the long-poll sync', () => {
     expect(answer.json.frames.find((x: any) => x.frame_id === f.id)).toMatchObject({
       desired_state: 'stopped',
     });
-    expect(answer.json.frames[0].generation).toBeGreaterThan(first.frames[0].generation);
+    expect(answer.json.frames[0].generation).toBeGreaterThan(at(first.frames, 0).generation);
   });
 
   it('?wait=2 with no change answers after about two seconds with the same state', async () => {
@@ -500,16 +501,16 @@ describe('which settings changes re-roll a frame', () => {
     expect(port.status, port.text).toBe(200);
     let deployments = await deploymentsOf(f);
     expect(deployments.map((d) => d.trigger)).toEqual(['reroll', 'create']);
-    expect(deployments[0].status).toBe('in_progress');
+    expect(at(deployments, 0).status).toBe('in_progress');
     expect(port.json).toMatchObject({
       port: 9000,
       status: 'Starting',
       latest_deployment: { trigger: 'reroll' },
     });
-    const told = (await sync(t, agent.token)).frames[0];
+    const told = at((await sync(t, agent.token)).frames, 0);
     expect(told).toMatchObject({
       port: 9000,
-      deployment_id: deployments[0].id,
+      deployment_id: at(deployments, 0).id,
       desired_state: 'running',
     });
     await sync(t, agent.token, {
@@ -584,7 +585,7 @@ describe('replica_count and the rollout', () => {
     const r = await t.patch(framePath(f), { token: ann.token, body: { replica_count: 1 } });
     expect(r.status, r.text).toBe(200);
     // The agent removes replica 1, as told; replica 0 has been healthy all along.
-    const told = (await sync(t, agent.token)).frames[0];
+    const told = at((await sync(t, agent.token)).frames, 0);
     expect(told.replica_count).toBe(1);
     await sync(t, agent.token, {
       events: [{ frame_id: f.id, replica: 1, type: 'stopped', generation: told.generation }],

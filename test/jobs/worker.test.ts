@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { testAppOn } from '../helpers/app.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
+import { only } from '../helpers/checked.ts';
 
 const url = await freshDatabaseUrl();
 const a = await testAppOn(url, { worker: true });
@@ -26,7 +27,7 @@ describe('the minute sweep', () => {
       rows = await queued();
     }
     expect(rows).toHaveLength(1);
-    const at = rows[0].run_at.getTime();
+    const at = only(rows).run_at.getTime();
     expect(at % 60_000).toBe(0);
     expect(at).toBeGreaterThan(Date.now() - 1000);
     expect(at).toBeLessThanOrEqual(Date.now() + 60_000);

@@ -21,6 +21,7 @@ import { FrameProxy } from '../../src/runner/proxy.ts';
 import { freePort, isAlive, startTimeOf } from '../../src/runner/processes.ts';
 import { reachableUrl } from '../../src/cloud/builtin.ts';
 import type { SyncEvent } from '../../src/runner/protocol.ts';
+import { at } from '../helpers/checked.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -215,7 +216,7 @@ describe('sync batches', () => {
   it('truncates overlong lines to what the server accepts', () => {
     const outbox = new Outbox();
     outbox.log('frm_x', 0, 'y'.repeat(10_000));
-    expect(outbox.batch().logs[0].line.length).toBe(8192);
+    expect(at(outbox.batch().logs, 0).line.length).toBe(8192);
   });
 });
 
