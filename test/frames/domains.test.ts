@@ -128,7 +128,8 @@ describe('a claim and its verification', () => {
       const started = Date.now();
       const err = await checkChallenge(dns, 'www.alice.test', '0'.repeat(32)).catch((e) => e);
       expect(err).toMatchObject({ status: 503, code: 'dns_unavailable' });
-      expect(Date.now() - started).toBeLessThan(3000);
+      // The resolver's defaults (5 s a try, several tries) would take far longer.
+      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       silent.close();
     }
@@ -291,11 +292,12 @@ describe('routing', () => {
 
     // A long poll in progress wakes on the verification.
     const started = Date.now();
-    const held = sync(t, agent.token, {}, 10);
+    const held = sync(t, agent.token, {}, 20);
     await new Promise((r) => setTimeout(r, 300));
     expect((await verify(t, alice.token, f, claim.id)).status).toBe(200);
     const answer = await held;
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Half the wait: woken by the verification, not by the timeout.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(answer.frames.find((x) => x.frame_id === f.id)!.domains).toEqual([routed]);
 
     // And on its removal.

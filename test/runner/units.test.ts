@@ -266,7 +266,7 @@ describe('the sync loop', () => {
     });
     await new Promise((r) => setTimeout(r, 200));
     client.outbox.event(ev(1)); // while the server is away
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     while (bodies.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(calls).toBeGreaterThanOrEqual(3);
     expect(bodies[0].events).toEqual([ev(0), ev(1)]);
@@ -278,7 +278,8 @@ describe('the sync loop', () => {
     client.outbox.event(ev(2));
     while (bodies.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(bodies[2].events).toEqual([ev(2)]);
-    expect(Date.now() - cut).toBeLessThan(2000);
+    // Well under the 25 s wait: cut short by the news, not by the timeout.
+    expect(Date.now() - cut).toBeLessThan(10_000);
     expect(answers.length).toBe(2);
   });
 });

@@ -367,6 +367,6 @@ describe(`fuzz: ${TOTAL} hostile requests over every operation of /v2/openapi.js
     // Idempotency-Key records of refused requests are by design (4xx answers are replayed); never of a success.
     expect(newIdempotency.rows.filter((r) => r.status !== null && r.status < 400)).toEqual([]);
     expect(sent.length).toBeGreaterThanOrEqual(TOTAL * 0.95);
-    expect(elapsed, 'the run stays bounded').toBeLessThan(60_000);
+    expect(elapsed, 'the run stays bounded').toBeLessThan(150_000);
   }, 180_000);
 });
