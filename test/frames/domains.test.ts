@@ -1,4 +1,4 @@
-// Domain ownership (issue 12, item 7): a POST is a pending claim with a DNS TXT challenge; only
+// Domain ownership: a POST is a pending claim with a DNS TXT challenge; only
 // a verified claim is attached to its frame and routed. Claiming first blocks nobody, a POST
 // reveals nothing about others' claims, and when two frames verify one hostname at once
 // exactly one wins. DNS answers come from the test's table (helpers/dns.ts).

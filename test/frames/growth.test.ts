@@ -1,4 +1,4 @@
-// The attacker's cycle of issue 12, item 6, repeated: save the largest env allowed, deploy, let
+// An attacker's cycle, repeated: save the largest env allowed, deploy, let
 // the agent sync. What the service keeps must stay bounded however many cycles run: deployment
 // rows per frame, the sync's decrypted-env cache (by bytes), and the size of a sync answer.
 // Asserts on row counts and cache size, not on process memory (bench/growth.ts measures that).

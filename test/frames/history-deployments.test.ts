@@ -1,4 +1,4 @@
-// Bounded deployment history (issue 12, item 6): a frame keeps its newest DEPLOYMENT_HISTORY
+// Bounded deployment history: a frame keeps its newest DEPLOYMENT_HISTORY
 // deployments, pruned in the transaction that adds one, and never loses one still in use: the
 // one in progress, the serving one, or one a replica reports running. The list's cursors stay
 // valid while rows go.

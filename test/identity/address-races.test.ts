@@ -1,4 +1,4 @@
-// Races over one address (issue 12, item 2): whatever runs at once, one account holds the
+// Races over one address: whatever runs at once, one account holds the
 // address, a proven holder is never displaced, and a link is used once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
-// Proof of e-mail ownership (issue 12, item 2), end to end through HTTP, the outbox, the job
-// worker and a real SMTP server: the attack of the issue, the verification link, its expiry,
-// its replay, closed sign-up, and the invitation token as proof.
+// Proof of e-mail ownership, end to end through HTTP, the outbox, the job worker and a real
+// SMTP server: a squatter who signs up first with an invited address, the verification link,
+// its expiry, its replay, closed sign-up, and the invitation token as proof.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { testApp, type TestApp } from '../helpers/app.ts';
