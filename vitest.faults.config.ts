@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // The resilience tests (test/faults): real child processes, a PostgreSQL restarted under
-// load, SIGKILL during delivery, a fuzz run. Slow by nature, so not part of `npm test`.
+// load, SIGKILL during delivery, two instances. Slow by nature, so not part of `npm test`.
+// The in-process security and fuzz tests live in test/security and run in `npm test`.
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { at } from '../test/helpers/checked.ts';
 
 export interface BenchServer {
   /** Creates and migrates a fresh database; answers its URL. */
@@ -52,7 +53,7 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
       return url.toString();
     },
     async version() {
-      return (await admin.query<{ version: string }>('select version()')).rows[0].version;
+      return at((await admin.query<{ version: string }>('select version()')).rows, 0).version;
     },
     async stop() {
       // On a shared server, leave nothing behind; the embedded one goes away whole.

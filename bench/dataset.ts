@@ -16,6 +16,7 @@ import {
   zipfSizes,
   type Random,
 } from './shape.ts';
+import { at } from '../test/helpers/checked.ts';
 
 export const FRAMES_PER_AGENT = 500;
 
@@ -119,23 +120,23 @@ export function drawDataset(scale: number, seed = 20261122): Dataset {
   const now = Date.now() - DAY;
   const start = now - 2 * 365 * DAY;
   // Ascending creation times per table, so ids (ULIDs) sort like creation, as in production.
-  const at = (i: number, n: number) => new Date(start + ((now - start) * i) / n);
+  const dateAt = (i: number, n: number) => new Date(start + ((now - start) * i) / n);
 
   const users: User[] = Array.from({ length: sizes.users }, (_, i) => ({
     id: id('user'),
     email: `user${i}@bench.example`,
     name: `User ${i}`,
-    createdAt: at(i, sizes.users),
+    createdAt: dateAt(i, sizes.users),
     token: newSecret('fp'),
     tokenId: id('token'),
   }));
-  const teams = drawTeams(random, sizes, users, now, at);
+  const teams = drawTeams(random, sizes, users, now, dateAt);
   const projects: Project[] = Array.from({ length: sizes.projects }, (_, i) => ({
     id: id('project'),
     spaceId: id('space'),
     owner: randomInt(random, sizes.users),
     name: `Project ${i}`,
-    createdAt: at(i, sizes.projects),
+    createdAt: dateAt(i, sizes.projects),
     grants: [],
   }));
   const grants = drawGrants(random, sizes, projects, now);
@@ -148,7 +149,7 @@ function drawTeams(
   sizes: Sizes,
   users: User[],
   now: number,
-  at: (i: number, n: number) => Date,
+  dateAt: (i: number, n: number) => Date,
 ): Team[] {
   // A few very large teams (the largest about a tenth of all users), most with a handful.
   const teamSizes = shuffle(
@@ -167,18 +168,19 @@ function drawTeams(
     id: id('team'),
     name: `Team ${i}`,
     slug: `team-${i}`,
-    createdAt: at(i, sizes.teams),
+    createdAt: dateAt(i, sizes.teams),
     members: [],
   }));
   const deferred: number[] = [];
   let next = 0;
   // Largest first: they are the most likely to draw a seat of a user already in them.
   const order = teamSizes
-    .map((size, t) => [size, t])
+    .map((size, t) => [size, t] as const)
     .sort((a, b) => b[0] - a[0])
     .map(([, t]) => t);
   for (const t of order) {
-    const team = teams[t];
+    const team = at(teams, t);
+    const size = at(teamSizes, t);
     const taken = new Set<number>();
     const take = (u: number) => {
       const joinedAt = taken.size === 0 ? team.createdAt : between(team.createdAt, now, random());
@@ -193,17 +195,17 @@ function drawTeams(
       taken.add(u);
       team.members.push({ user: u, role, joinedAt });
     };
-    for (let i = 0; i < deferred.length && taken.size < teamSizes[t]; ) {
-      if (taken.has(deferred[i])) i++;
+    for (let i = 0; i < deferred.length && taken.size < size; ) {
+      if (taken.has(at(deferred, i))) i++;
       else {
-        take(deferred[i]);
-        deferred[i] = deferred[deferred.length - 1];
+        take(at(deferred, i));
+        deferred[i] = at(deferred, -1);
         deferred.pop();
       }
     }
-    while (taken.size < teamSizes[t]) {
+    while (taken.size < size) {
       if (next >= seats.length) throw new Error('ran out of seats while drawing memberships');
-      const u = seats[next++];
+      const u = at(seats, next++);
       if (taken.has(u)) deferred.push(u);
       else take(u);
     }
@@ -217,7 +219,7 @@ function drawGrants(random: Random, sizes: Sizes, projects: Project[], now: numb
   const counts = shuffle(random, zipfSizes(sizes.projects, sizes.grants, 0.75, 0, sizes.teams));
   const grants: Grant[] = [];
   counts.forEach((count, p) => {
-    const project = projects[p];
+    const project = at(projects, p);
     const teams = new Set<number>();
     while (teams.size < count) teams.add(randomInt(random, sizes.teams));
     for (const team of teams) {
@@ -244,7 +246,7 @@ function drawFrames(random: Random, sizes: Sizes, projects: Project[], now: numb
   const frames: Frame[] = [];
   perProject.forEach((count, p) => {
     for (let k = 0; k < count; k++) {
-      const createdAt = between(projects[p].createdAt, now, random());
+      const createdAt = between(at(projects, p).createdAt, now, random());
       frames.push({
         id: id('frame'),
         deploymentId: id('deployment'),

@@ -5,6 +5,7 @@ import { rank } from '../src/access/roles.ts';
 import { FRAMES_PER_AGENT, type Dataset } from './dataset.ts';
 import { randomInt, seededRandom, shuffle } from './shape.ts';
 import { encodeCursor } from '../src/http/schemas.ts';
+import { at } from '../test/helpers/checked.ts';
 
 export const CALLERS = 1_000;
 
@@ -34,15 +35,15 @@ const least = (a: Role, b: Role): Role => (rank(a) <= rank(b) ? a : b);
 export function pickFixtures(data: Dataset, seed = 7): Fixtures {
   const random = seededRandom(seed);
   const { users, teams, projects, grants, frames } = data;
-  const token = (u: number) => users[u].token;
-  const pick = <T>(xs: T[]) => xs[randomInt(random, xs.length)];
+  const token = (u: number) => at(users, u).token;
+  const pick = <T>(xs: T[]) => at(xs, randomInt(random, xs.length));
 
   /** A user who reaches `project` through a team grant (not its owner), with at least `min`. */
   function viaGrant(project: number, min: Role): number | undefined {
-    const p = projects[project];
+    const p = at(projects, project);
     for (let tries = 0; tries < 20 && p.grants.length > 0; tries++) {
-      const g = grants[pick(p.grants)];
-      const m = pick(teams[g.team].members);
+      const g = at(grants, pick(p.grants));
+      const m = pick(at(teams, g.team).members);
       if (m.user !== p.owner && rank(least(m.role, g.role)) >= rank(min)) return m.user;
     }
     return undefined;
@@ -60,7 +61,7 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     const g = pick(grants);
     const u = viaGrant(g.project, 'viewer');
     if (u !== undefined)
-      projectRead.push({ token: token(u), path: `/v2/projects/${projects[g.project].id}` });
+      projectRead.push({ token: token(u), path: `/v2/projects/${at(projects, g.project).id}` });
   }
 
   const inTeams = new Set(teams.flatMap((t) => t.members.map((m) => m.user)));
@@ -78,11 +79,12 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
   // The list's order is (joined_at, user id); a cursor names the row a page starts after.
   const byJoin = [...big.members].sort(
     (x, y) =>
-      x.joinedAt.getTime() - y.joinedAt.getTime() || (users[x.user].id < users[y.user].id ? -1 : 1),
+      x.joinedAt.getTime() - y.joinedAt.getTime() ||
+      (at(users, x.user).id < at(users, y.user).id ? -1 : 1),
   );
   const memberPages = Array.from({ length: CALLERS }, () => {
     const after = pick(byJoin);
-    const cursor = encodeCursor([after.joinedAt.toISOString(), users[after.user].id]);
+    const cursor = encodeCursor([after.joinedAt.toISOString(), at(users, after.user).id]);
     return {
       token: token(pick(big.members).user),
       path: `/v2/teams/${big.id}/members?cursor=${cursor}`,
@@ -93,8 +95,8 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
   // sync agent's frames are left alone, when there are others, so that its answer does not
   // change under it.
   const frameUrl = (f: (typeof frames)[number]) =>
-    `/v2/projects/${projects[f.project].id}/spaces/${projects[f.project].spaceId}/frames/${f.id}`;
-  const shared = frames.filter((f) => projects[f.project].grants.length > 0);
+    `/v2/projects/${at(projects, f.project).id}/spaces/${at(projects, f.project).spaceId}/frames/${f.id}`;
+  const shared = frames.filter((f) => at(projects, f.project).grants.length > 0);
   const others = shared.filter((f) => f.agent !== 0);
   const operable = others.length > 0 ? others : shared;
   if (operable.length === 0) throw new Error('the dataset has no shared project with frames');
@@ -115,10 +117,10 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     ]);
   }
 
-  const sync = { token: data.agents[0].token, path: '/v2/agent/sync' };
+  const sync = { token: at(data.agents, 0).token, path: '/v2/agent/sync' };
   const notes = [
     `member list: team ${big.id} with ${big.members.length} members`,
-    `agent sync: agent ${data.agents[0].id} with ${FRAMES_PER_AGENT} cloud frames`,
+    `agent sync: agent ${at(data.agents, 0).id} with ${FRAMES_PER_AGENT} cloud frames`,
     `callers: ${CALLERS} per endpoint (stop/start: ${stopStart.length} frames, frame read: ${frameRead.length} callers)`,
   ];
   return {

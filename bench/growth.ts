@@ -1,5 +1,5 @@
-// Repeats the attacker's cycle of issue 12, item 6 against the service in-process and prints
-// its memory: save the largest env the service accepts, deploy, sync as the agent. Run:
+// Repeats an attacker's cycle against the service in-process and prints its memory: save the
+// largest env the service accepts, deploy, sync as the agent. Run:
 //   node --expose-gc --import tsx bench/growth.ts [--cycles=35] [--src=../src]
 // `--src` points at another copy of src/ (with migrations/ beside it), to measure an older
 // version the same way. The bodies are sent through inject with a large body limit, so one PUT

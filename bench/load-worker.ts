@@ -3,9 +3,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import type { LoadResult, LoadSpec } from './load.ts';
+import { at } from '../test/helpers/checked.ts';
 
 const spec = workerData as LoadSpec;
-const steps = spec.sequences[0].length;
+const steps = at(spec.sequences, 0).length;
 let next = 0;
 
 // Each connection walks one sequence (one caller's requests, in order), then takes the next
@@ -13,7 +14,7 @@ let next = 0;
 const requests = Array.from({ length: steps }, (_, k) => ({
   setupRequest(req: autocannon.Request, context: Record<string, number>) {
     if (k === 0) context.caller = next++ % spec.sequences.length;
-    const r = spec.sequences[context.caller][k];
+    const r = at(at(spec.sequences, context.caller ?? 0), k);
     const headers: Record<string, string> = { authorization: `Bearer ${r.token}` };
     if (r.body !== undefined) headers['content-type'] = 'application/json';
     return { ...req, method: r.method, path: r.path, headers, body: r.body };
@@ -33,17 +34,15 @@ const options = {
 const instance = autocannon(options, (err, result) => {
   if (err) throw err;
   const sorted = Float64Array.from(latencies).sort();
-  const at = (q: number) =>
-    sorted.length
-      ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
-      : NaN;
+  const quantile = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   const total = Object.values(statuses).reduce((s, n) => s + n, 0);
   const answer: LoadResult = {
     requests: total,
     seconds: result.duration,
     rps: total / result.duration,
-    p50: at(0.5),
-    p99: at(0.99),
+    p50: quantile(0.5),
+    p99: quantile(0.99),
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -3,6 +3,7 @@
 // with the baseline, and held to the median of the per-round ratios: each ratio compares two
 // runs that saw the same machine.
 import type { LoadResult } from './load.ts';
+import { at } from '../test/helpers/checked.ts';
 
 export interface Run {
   result: LoadResult;
@@ -14,8 +15,9 @@ export interface Run {
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
   const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return s.length % 2 ? at(s, m) : (at(s, m - 1) + at(s, m)) / 2;
 };
 
 /** Medians of the rates and latencies; every answer counted for the failure check; CPU and queries per request over all rounds. */

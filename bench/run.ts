@@ -28,6 +28,7 @@ import { scenarios, type Scenario } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { benchSealer, startService, type RunningService } from './service.ts';
 import { histogram } from './shape.ts';
+import { at } from '../test/helpers/checked.ts';
 
 const quick = process.argv.includes('--quick');
 /** `--only=frame,project`, `--connections=64`, `--scale=0.1`: a partial run while working on one path. */
@@ -76,7 +77,7 @@ async function prepare(server: BenchServer, name: string, scale: number): Promis
   log(`  seeded in ${seconds.toFixed(1)} s`);
 
   const perUser = new Array<number>(data.users.length).fill(0);
-  for (const t of data.teams) for (const m of t.members) perUser[m.user]++;
+  for (const t of data.teams) for (const m of t.members) perUser[m.user] = at(perUser, m.user) + 1;
   const teamSizes = data.teams.map((t) => t.members.length).sort((a, b) => b - a);
   const grantCounts = data.projects.map((p) => p.grants.length).sort((a, b) => b - a);
   const shape = [
@@ -115,7 +116,7 @@ async function measure(
   return {
     result,
     queriesPerRequest: per(service.queries() - before.queries),
-    load: os.loadavg()[0],
+    load: at(os.loadavg(), 0),
     serviceUsPerRequest: per(serviceThreadCpu() - before.service),
     databaseUsPerRequest: per(databaseUs),
   };
@@ -143,7 +144,7 @@ async function measureRounds(
     runs.push(await measure(service, scenario, connections, round));
   }
   const ratios = baselines.length
-    ? runs.map((r, i) => r.result.rps / baselines[i].result.rps)
+    ? runs.map((r, i) => r.result.rps / at(baselines, i).result.rps)
     : [1];
   const folded = fold(runs);
   return {
@@ -165,7 +166,7 @@ async function measureAll(service: RunningService, all: Scenario[]): Promise<Mea
     await warmUp(service, scenario);
     for (const connections of CONNECTIONS) {
       measurements.push(await measureRounds(service, scenario, baseline, connections));
-      log(tableRow(measurements[measurements.length - 1]));
+      log(tableRow(at(measurements, measurements.length - 1)));
     }
   }
   return measurements;

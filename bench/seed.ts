@@ -7,6 +7,7 @@ import type { DB } from '../src/db/schema.ts';
 import { hashPassword } from '../src/identity/password.ts';
 import { hashSecret, type Sealer } from '../src/secrets.ts';
 import type { Dataset } from './dataset.ts';
+import { at } from '../test/helpers/checked.ts';
 
 // PostgreSQL takes at most 65,535 parameters per statement.
 const MAX_PARAMS = 60_000;
@@ -18,7 +19,7 @@ async function insertAll<T extends keyof DB & string>(
   rows: Array<Insertable<DB[T]>>,
 ) {
   if (rows.length === 0) return;
-  const per = Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / Object.keys(rows[0]).length));
+  const per = Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / Object.keys(at(rows, 0)).length));
   for (let i = 0; i < rows.length; i += per) {
     await db
       .insertInto(table)
@@ -93,7 +94,7 @@ export async function seed(
               id: t.id,
               name: t.name,
               slug: t.slug,
-              owner_id: users[t.members[0].user].id,
+              owner_id: at(users, at(t.members, 0).user).id,
               created_at: t.createdAt,
             })),
           )
@@ -103,9 +104,9 @@ export async function seed(
           .values(
             batch.map((t) => ({
               team_id: t.id,
-              user_id: users[t.members[0].user].id,
+              user_id: at(users, at(t.members, 0).user).id,
               role: 'owner' as const,
-              joined_at: t.members[0].joinedAt,
+              joined_at: at(t.members, 0).joinedAt,
             })),
           )
           .execute();
@@ -115,7 +116,7 @@ export async function seed(
   const others = teams.flatMap((t) =>
     t.members.slice(1).map((m) => ({
       team_id: t.id,
-      user_id: users[m.user].id,
+      user_id: at(users, m.user).id,
       role: m.role,
       joined_at: m.joinedAt,
     })),
@@ -128,7 +129,7 @@ export async function seed(
       'projects',
       projects.map((p) => ({
         id: p.id,
-        owner_id: users[p.owner].id,
+        owner_id: at(users, p.owner).id,
         name: p.name,
         created_at: p.createdAt,
       })),
@@ -152,10 +153,10 @@ export async function seed(
       'grants',
       grants.map((g) => ({
         id: g.id,
-        team_id: teams[g.team].id,
-        project_id: projects[g.project].id,
+        team_id: at(teams, g.team).id,
+        project_id: at(projects, g.project).id,
         role: g.role,
-        created_by: users[projects[g.project].owner].id,
+        created_by: at(users, at(projects, g.project).owner).id,
         created_at: g.createdAt,
       })),
     ),
@@ -190,15 +191,15 @@ export async function seed(
       'frames',
       frames.map((f) => ({
         id: f.id,
-        project_id: projects[f.project].id,
-        space_id: projects[f.project].spaceId,
-        owner_id: users[projects[f.project].owner].id,
+        project_id: at(projects, f.project).id,
+        space_id: at(projects, f.project).spaceId,
+        owner_id: at(users, at(projects, f.project).owner).id,
         name: f.name,
         ...repo(f),
         port: f.port,
         replica_count: 1,
         runtime_kind: 'cloud' as const,
-        agent_id: agents[f.agent].id,
+        agent_id: at(agents, f.agent).id,
         desired_state: 'running' as const,
         generation: 1,
         version: 1,
@@ -224,7 +225,7 @@ export async function seed(
         commit_sha: null,
         env_sealed: envSealed,
         env_digest: envDigest,
-        created_by: users[projects[f.project].owner].id,
+        created_by: at(users, at(projects, f.project).owner).id,
         created_at: f.createdAt,
         finished_at: rolledOut(f),
       })),

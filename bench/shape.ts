@@ -1,6 +1,8 @@
 // The statistical shape of the bench dataset, as pure functions over a seeded random source, so
 // that two runs (and the large and the small dataset) are drawn the same way.
 
+import { at } from '../test/helpers/checked.ts';
+
 export type Random = () => number;
 
 /** mulberry32: small, fast, and good enough to draw a dataset; the seed makes runs repeatable. */
@@ -20,7 +22,7 @@ export const randomInt = (random: Random, n: number) => Math.floor(random() * n)
 export function shuffle<T>(random: Random, items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = randomInt(random, i + 1);
-    [items[i], items[j]] = [items[j], items[i]];
+    [items[i], items[j]] = [at(items, j), at(items, i)];
   }
   return items;
 }
@@ -28,8 +30,11 @@ export function shuffle<T>(random: Random, items: T[]): T[] {
 /** Picks from `choices` by weight. */
 export function weighted<T>(random: Random, choices: Array<[T, number]>): T {
   let x = random() * choices.reduce((s, [, w]) => s + w, 0);
-  for (const [value, w] of choices) if ((x -= w) < 0) return value;
-  return choices[choices.length - 1][0];
+  for (const [value, w] of choices) {
+    x -= w;
+    if (x < 0) return value;
+  }
+  return at(choices, choices.length - 1)[0];
 }
 
 /**
@@ -57,13 +62,13 @@ export function zipfSizes(
     .map((x, r) => [x - Math.floor(x), r] as const)
     .sort((a, b) => b[0] - a[0]);
   for (const [, r] of byRemainder)
-    if (left > 0 && sizes[r] < max) {
-      sizes[r]++;
+    if (left > 0 && at(sizes, r) < max) {
+      sizes[r] = at(sizes, r) + 1;
       left--;
     }
   for (let r = 0; left > 0; r = (r + 1) % n)
-    if (sizes[r] < max) {
-      sizes[r]++;
+    if (at(sizes, r) < max) {
+      sizes[r] = at(sizes, r) + 1;
       left--;
     }
   return sizes;
@@ -76,14 +81,17 @@ export function zipfSizes(
 export function powerLaw(random: Random, exponent: number, max: number): () => number {
   const cumulative: number[] = [];
   let acc = 0;
-  for (let k = 1; k <= max; k++) cumulative.push((acc += k ** -exponent));
+  for (let k = 1; k <= max; k++) {
+    acc += k ** -exponent;
+    cumulative.push(acc);
+  }
   return () => {
     const x = random() * acc;
     let lo = 0;
     let hi = cumulative.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cumulative[mid] < x) lo = mid + 1;
+      if (at(cumulative, mid) < x) lo = mid + 1;
       else hi = mid;
     }
     return lo + 1;
@@ -95,14 +103,14 @@ export function histogram(values: Iterable<number>, buckets: number[]): string {
   const counts = new Array(buckets.length).fill(0);
   for (const v of values) {
     let i = buckets.length - 1;
-    while (i > 0 && v < buckets[i]) i--;
+    while (i > 0 && v < at(buckets, i)) i--;
     counts[i]++;
   }
   const label = (i: number) =>
     i === buckets.length - 1
       ? `${buckets[i]}+`
-      : buckets[i + 1] - buckets[i] === 1
+      : at(buckets, i + 1) - at(buckets, i) === 1
         ? `${buckets[i]}`
-        : `${buckets[i]}-${buckets[i + 1] - 1}`;
+        : `${buckets[i]}-${at(buckets, i + 1) - 1}`;
   return buckets.map((_, i) => `${label(i)}: ${counts[i]}`).join(', ');
 }

@@ -22,6 +22,7 @@ import {
 } from './helpers/world.ts';
 import { newUser } from './helpers/factories.ts';
 import { unique } from './helpers/endpoints.ts';
+import { must } from './helpers/checked.ts';
 
 const t = await testApp();
 afterAll(async () => {
@@ -38,7 +39,8 @@ const takesBody = (r: Route) => r.method !== 'GET';
 // success, or a bug).
 let world: World | undefined;
 async function getWorld() {
-  return (world ??= await buildWorld(t));
+  world ??= await buildWorld(t);
+  return world;
 }
 
 /** Path params this file knows a real value for. A new kind of id needs a line in buildWorld(). */
@@ -543,7 +545,10 @@ function attacksFor(r: Route): Attack[] {
 const resolveOverrides = (w: World, o?: Record<string, string>) =>
   o &&
   Object.fromEntries(
-    Object.entries(o).map(([k, v]) => [k, v.startsWith('@') ? w.ids[v.slice(1)] : v]),
+    Object.entries(o).map(([k, v]) => [
+      k,
+      v.startsWith('@') ? must(w.ids, v.slice(1), 'world ids') : v,
+    ]),
   );
 
 // ---------------------------------------------------------------------------------------------
@@ -580,16 +585,16 @@ describe('the route list', () => {
     await t.db
       .updateTable('teams')
       .set({ name: 'Renamed by the snapshot test' })
-      .where('id', '=', w.ids.team_id)
+      .where('id', '=', must(w.ids, 'team_id', 'world ids'))
       .execute();
     const s1 = await snapshot();
     expect(s1.teams).not.toEqual(s0.teams);
-    expect(s1.teams.rows).toBe(s0.teams.rows);
+    expect(s1.teams!.rows).toBe(s0.teams!.rows);
     await t.db.updateTable('access_tokens').set({ last_used_at: new Date() }).execute();
     expect(await snapshot()).toEqual(s1);
     const extra = await newUser(t, 'snapshot');
     const s2 = await snapshot();
-    expect(s2.users.rows).toBe(s1.users.rows + 1);
+    expect(s2.users!.rows).toBe(s1.users!.rows + 1);
     await t.db.deleteFrom('access_tokens').where('user_id', '=', extra.id).execute();
     await t.db.deleteFrom('users').where('id', '=', extra.id).execute();
     expect((await snapshot()).users).toEqual(s1.users);

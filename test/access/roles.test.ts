@@ -19,6 +19,7 @@ import {
   type Share,
   type TeamAction,
 } from '../../src/access/roles.ts';
+import { at } from '../helpers/checked.ts';
 
 const share = (teamRole: Role, grantRole: Role): Share => ({ teamRole, grantRole });
 
@@ -157,12 +158,13 @@ describe('action matrix (CONTRACT 3)', () => {
   it('each role includes every capability of the roles below it', () => {
     for (const action of Object.keys(PROJECT_ACTIONS) as ProjectAction[]) {
       for (let i = 1; i < ROLES.length; i++) {
-        if (canOnProject(ROLES[i - 1], action)) expect(canOnProject(ROLES[i], action)).toBe(true);
+        if (canOnProject(at(ROLES, i - 1), action))
+          expect(canOnProject(at(ROLES, i), action)).toBe(true);
       }
     }
     for (const action of Object.keys(TEAM_ACTIONS) as TeamAction[]) {
       for (let i = 1; i < ROLES.length; i++) {
-        if (canOnTeam(ROLES[i - 1], action)) expect(canOnTeam(ROLES[i], action)).toBe(true);
+        if (canOnTeam(at(ROLES, i - 1), action)) expect(canOnTeam(at(ROLES, i), action)).toBe(true);
       }
     }
   });
@@ -225,9 +227,9 @@ describe('effectiveProjectRole: properties', () => {
 
   it('is monotone: adding a share never lowers the role', () => {
     fc.assert(
-      fc.property(shares, shareArb, fc.nat(), (s, extra, at) => {
+      fc.property(shares, shareArb, fc.nat(), (s, extra, pos) => {
         const more = [...s];
-        more.splice(at % (s.length + 1), 0, extra);
+        more.splice(pos % (s.length + 1), 0, extra);
         expect(r(effectiveProjectRole(false, more))).toBeGreaterThanOrEqual(
           r(effectiveProjectRole(false, s)),
         );
@@ -242,8 +244,8 @@ describe('effectiveProjectRole: properties', () => {
         fc.nat(),
         role,
         grantRole,
-        (s, at, t, g) => {
-          const i = at % s.length;
+        (s, pos, t, g) => {
+          const i = pos % s.length;
           const before = r(effectiveProjectRole(false, s));
           const raisedTeam = s.map((x, j) =>
             j === i ? { ...x, teamRole: higher(x.teamRole, t) } : x,

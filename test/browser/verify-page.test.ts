@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { invitationToken, newTeam, newUser } from '../helpers/factories.ts';
 import { launchBrowser, listeningApp, openPage } from './browser.ts';
+import { capture } from '../helpers/checked.ts';
 
 let t: Awaited<ReturnType<typeof listeningApp>>;
 let browser: Browser;
@@ -27,7 +28,7 @@ async function verificationToken(email: string) {
     .orderBy('id', 'desc')
     .executeTakeFirstOrThrow();
   return decodeURIComponent(
-    /\/verify-email#token=([A-Za-z0-9_\-.~%]+)/.exec(t.core.sealer.open(mail.sealed_text))![1],
+    capture(/\/verify-email#token=([A-Za-z0-9_\-.~%]+)/, t.core.sealer.open(mail.sealed_text)),
   );
 }
 

@@ -1,4 +1,4 @@
-// The docker runtime end to end (issue 11): the real service, a real git repository, the agent
+// The docker runtime end to end: the real service, a real git repository, the agent
 // as a child process (`frameplane agent --runtime docker`) on a real Docker Engine. A frame
 // goes Online in a container that is confined as documented; scales to 3 and back; an env
 // change deploys on the same image; a broken build leaves the release that serves serving; an

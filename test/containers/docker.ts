@@ -216,7 +216,7 @@ function parseSave(text: string) {
   const rules: string[] = [];
   for (const l of text.split('\n')) {
     if (l.startsWith(':')) {
-      const [name, policy] = l.slice(1).split(' ');
+      const [name = '', policy = ''] = l.slice(1).split(' ');
       chains.set(name, policy);
     } else if (l.startsWith('-A ')) rules.push(l);
   }
@@ -227,7 +227,7 @@ function parseSave(text: string) {
 function restoreIptables(before: HostSnapshot): string[] {
   const done: string[] = [];
   for (const [key, beforeText] of Object.entries(before.iptables)) {
-    const [fam, table] = key.split(':');
+    const [fam = '', table = ''] = key.split(':');
     const now = run(`${fam}-save`, ['-t', table]);
     if (now.status !== 0) continue;
     const b = parseSave(beforeText);
@@ -238,7 +238,7 @@ function restoreIptables(before: HostSnapshot): string[] {
       if (keep.has(rule) || !/docker/i.test(rule)) continue;
       const args = splitRule(rule);
       args[0] = '-D';
-      if (!b.chains.has(args[1])) continue; // its chain goes away whole below
+      if (!b.chains.has(args[1] ?? '')) continue; // its chain goes away whole below
       if (run(fam, ['-w', '-t', table, ...args]).status === 0)
         done.push(`${fam} -t ${table} ${args.join(' ')}`);
     }
@@ -313,7 +313,7 @@ function unmountUnder(dir: string): void {
     const points = readFileSync('/proc/self/mountinfo', 'utf8')
       .split('\n')
       .map((l) => l.split(' ')[4]?.replace(/\\040/g, ' '))
-      .filter((m): m is string => !!m && (m === dir || m.startsWith(dir + '/')))
+      .filter((m): m is string => !!m && (m === dir || m.startsWith(`${dir}/`)))
       .sort((a, b) => b.length - a.length);
     if (!points.length) return;
     for (const m of points) if (run('umount', [m]).status !== 0) run('umount', ['-l', m]);
@@ -704,7 +704,7 @@ export function buildRootfs(rootfs: string): void {
   if (ldd.status === 0) {
     for (const line of ldd.stdout.split('\n')) {
       const m = line.match(/=>\s*(\/\S+)/) ?? line.match(/^\s*(\/\S+)/);
-      if (m) copyIn(rootfs, m[1]);
+      if (m?.[1]) copyIn(rootfs, m[1]);
     }
   }
   // npm and npx as the npm package installs them.

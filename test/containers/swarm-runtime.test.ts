@@ -1,4 +1,4 @@
-// The swarm runtime end to end (issue 11): the agent as a child process with --runtime swarm on
+// The swarm runtime end to end: the agent as a child process with --runtime swarm on
 // a real single-node Docker Swarm. A frame of two replicas is a service of two tasks, confined
 // and rolled out as documented; killing one task's container leaves the other serving while
 // swarm replaces it, and the frame comes back Online; a broken build keeps the service as it was.

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { at } from '../helpers/checked.ts';
 
 const root = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -52,7 +53,7 @@ function tcpListenInodes(): Set<string> {
     if (!existsSync(f)) continue;
     for (const line of readFileSync(f, 'utf8').split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols[3] === '0A') inodes.add(cols[9]);
+      if (cols[3] === '0A') inodes.add(at(cols, 9));
     }
   }
   return inodes;

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import { createDatabase, createPool, transaction, type Database } from '../../src/db/database.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
+import { at } from '../helpers/checked.ts';
 
 let pool: pg.Pool;
 let db: Database;
@@ -36,7 +37,7 @@ describe('prepared statements', () => {
       p.statement.includes('from gadgets where id = $1'),
     );
     expect(mine).toHaveLength(1);
-    expect(mine[0].name).toMatch(/^fp\d+_0$/);
+    expect(at(mine, 0).name).toMatch(/^fp\d+_0$/);
   });
 
   it('leaves statements without parameters unnamed', async () => {

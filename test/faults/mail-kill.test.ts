@@ -20,6 +20,7 @@ import {
 import { openDatabase, seedUser, unique } from './helpers/seed.ts';
 import { freePort, startSmtp, type CaughtMail, type SmtpCatcher } from '../helpers/smtp.ts';
 import type { Database } from '../../src/db/database.ts';
+import { at } from '../helpers/checked.ts';
 
 const servers: SmtpCatcher[] = [];
 const dbs: Database[] = [];
@@ -206,7 +207,7 @@ describe('service killed with SIGKILL during delivery', () => {
 
     const perAddress = addresses.map((e) => smtp.messages.filter((m) => recipient(m, e)).length);
     for (const [i, n] of perAddress.entries()) expect(n, addresses[i]).toBeGreaterThanOrEqual(1);
-    const duplicated = addresses.filter((_, i) => perAddress[i] > 1);
+    const duplicated = addresses.filter((_, i) => at(perAddress, i) > 1);
     const duplicates = perAddress.reduce((sum, n) => sum + n - 1, 0);
     expect(
       duplicated.filter((e) => !interrupted.includes(e)),

@@ -1,5 +1,5 @@
 // Two service instances (child processes) on one database, as behind a load balancer: the
-// concurrency guarantees of the earlier issues hold with the requests spread across both, and
+// concurrency guarantees (one winner of a race) hold with the requests spread across both, and
 // what one instance does reaches the other at once (LISTEN/NOTIFY): an agent long-polling one
 // instance wakes on a stop made through the other, and a token revoked through one is refused
 // by the other, though the other had it cached.

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import type { TestUser } from '../helpers/factories.ts';
 import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
+import { at } from '../helpers/checked.ts';
 
 let t: TestApp;
 let ann: TestUser;
@@ -85,7 +86,7 @@ describe('five crashes in a row', () => {
     const events = await eventsOf(f.id);
     const trip = events.filter((e) => e.type === 'backoff_tripped');
     expect(trip).toHaveLength(1);
-    expect(trip[0].status_reason).toBe('backoff_tripped');
+    expect(at(trip, 0).status_reason).toBe('backoff_tripped');
     expect(events.filter((e) => e.type === 'status').at(-1)).toMatchObject({
       status: 'Stopped',
       status_reason: 'backoff_tripped',
@@ -253,7 +254,7 @@ describe('an image pull stuck for more than three minutes of service time', () =
     expect((await told(f.id))?.desired_state).toBe('stopped');
     const trip = (await eventsOf(f.id)).filter((e) => e.type === 'backoff_tripped');
     expect(trip).toHaveLength(1);
-    expect(trip[0].detail).toMatchObject({ cause: 'image_pull_timeout' });
+    expect(at(trip, 0).detail).toMatchObject({ cause: 'image_pull_timeout' });
 
     // The Deploy action clears this trip as well.
     expect((await t.post(`${framePath(f)}/deploy`, { token: ann.token })).status).toBe(202);

@@ -1,4 +1,4 @@
-// The total size cap of a frame's env vars (issue 12, item 6): PUT and PATCH (the merged set)
+// The total size cap of a frame's env vars: PUT and PATCH (the merged set)
 // are refused past ENV_MAX_BYTES, checked under the frame's lock so parallel edits cannot pass
 // it together, and a set already over the cap may still shrink.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

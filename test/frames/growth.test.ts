@@ -1,4 +1,4 @@
-// The attacker's cycle of issue 12, item 6, repeated: save the largest env allowed, deploy, let
+// An attacker's cycle, repeated: save the largest env allowed, deploy, let
 // the agent sync. What the service keeps must stay bounded however many cycles run: deployment
 // rows per frame, the sync's decrypted-env cache (by bytes), and the size of a sync answer.
 // Asserts on row counts and cache size, not on process memory (bench/growth.ts measures that).
@@ -7,6 +7,7 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { cloudAgent, defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { envMemoryBytes } from '../../src/agent-api/desired-state.ts';
+import { at } from '../helpers/checked.ts';
 
 const KEEP = 5;
 const CACHE = 1024 * 1024;
@@ -93,14 +94,14 @@ describe('the attacker cycle: largest env, deploy, sync, repeated', () => {
 
   it('reuses the decrypted env between syncs', async () => {
     const desired = async () =>
-      (await t.services.sync.desiredState(agent.id)).find((f) => f.frame_id === frames[0].id)!;
+      (await t.services.sync.desiredState(agent.id)).find((f) => f.frame_id === at(frames, 0).id)!;
     const first = await desired();
     expect((await desired()).env).toBe(first.env); // the same object: decrypted once
     expect(first.env.K0).toMatch(/^29-/);
   });
 
   it('is bounded by bytes when more frames than fit sync: the rest are decrypted on each sync', async () => {
-    const { project_id, space_id } = frames[0];
+    const { project_id, space_id } = at(frames, 0);
     const more = [];
     for (let i = 0; i < 10; i++)
       more.push(await newFrame(t, ann, project_id, space_id, { name: `many-${i}` }));

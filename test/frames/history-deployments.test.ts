@@ -1,4 +1,4 @@
-// Bounded deployment history (issue 12, item 6): a frame keeps its newest DEPLOYMENT_HISTORY
+// Bounded deployment history: a frame keeps its newest DEPLOYMENT_HISTORY
 // deployments, pruned in the transaction that adds one, and never loses one still in use: the
 // one in progress, the serving one, or one a replica reports running. The list's cursors stay
 // valid while rows go.
@@ -13,6 +13,7 @@ import {
   replicaEvents,
   sync,
 } from '../helpers/frames.ts';
+import { at } from '../helpers/checked.ts';
 
 const KEEP = 5;
 let t: TestApp;
@@ -51,21 +52,21 @@ async function deploy(f: { project_id: string; space_id: string; id: string }) {
 describe('deployment history', () => {
   it('keeps the newest DEPLOYMENT_HISTORY deployments, whatever made them', async () => {
     const f = await frame();
-    const made = [(await stored(f.id))[0].id];
+    const made = [at(await stored(f.id), 0).id];
     for (let i = 0; i < 12; i++) {
       if (i % 3 === 2) {
         // A port change of a running frame re-rolls it: a deployment too.
         expect(
           (await t.patch(framePath(f), { token: ann.token, body: { port: 9000 + i } })).status,
         ).toBe(200);
-        made.push((await stored(f.id))[0].id);
+        made.push(at(await stored(f.id), 0).id);
       } else {
         made.push(await deploy(f));
       }
     }
     const left = await stored(f.id);
     expect(left.map((d) => d.id)).toEqual(made.slice(-KEEP).reverse());
-    expect(left[0].status).toBe('in_progress');
+    expect(at(left, 0).status).toBe('in_progress');
     const list = await t.get(`${framePath(f)}/deployments`, { token: ann.token });
     expect(list.json.data.map((d: { id: string }) => d.id)).toEqual(made.slice(-KEEP).reverse());
     expect((await t.get(framePath(f), { token: ann.token })).json.latest_deployment.id).toBe(
@@ -75,7 +76,7 @@ describe('deployment history', () => {
 
   it('never prunes the serving deployment nor one a replica runs', async () => {
     const f = await frame({ replica_count: 3 });
-    const [created] = await stored(f.id);
+    const created = at(await stored(f.id), 0);
     // All three replicas serve the first release.
     await sync(t, agent.token, {
       events: replicaEvents(f.id, 3, 'healthy', { deployment_id: created.id }),
@@ -133,7 +134,7 @@ describe('deployment history', () => {
       cursor = page.json.next_cursor;
     }
     // What the pages showed after the first one is exactly what is still stored before it.
-    const older = (await stored(f.id)).map((d) => d.id).filter((id) => id < seen[1]);
+    const older = (await stored(f.id)).map((d) => d.id).filter((id) => id < at(seen, 1));
     expect(seen.slice(2)).toEqual(older);
     expect(new Set(seen).size).toBe(seen.length);
   });

@@ -10,6 +10,7 @@ import {
   replicaEvents,
   sync,
 } from '../helpers/frames.ts';
+import { at } from '../helpers/checked.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -85,7 +86,7 @@ describe('frame lifecycle on a cloud agent', () => {
       desired_state: 'stopped',
     });
     state = await sync(t, agent.token);
-    expect(state.frames[0].desired_state).toBe('stopped');
+    expect(at(state.frames, 0).desired_state).toBe('stopped');
     await sync(t, agent.token, { events: replicaEvents(frame.id, 2, 'stopped') });
     expect((await t.get(path, { token: ann.token })).json).toMatchObject({
       status: 'Stopped',
@@ -113,7 +114,7 @@ describe('frame lifecycle on a cloud agent', () => {
       clears_on: expect.arrayContaining(['push', 'deploy']),
     });
     expect(read.json.backoff.tripped_at).toBeTruthy();
-    expect((await sync(t, agent.token)).frames[0].desired_state).toBe('stopped');
+    expect(at((await sync(t, agent.token)).frames, 0).desired_state).toBe('stopped');
 
     const deploy = await t.post(`${path}/deploy`, { token: ann.token });
     expect(deploy.status).toBe(202);
@@ -135,7 +136,7 @@ describe('frame lifecycle on a cloud agent', () => {
     });
     expect((await t.get(path, { token: ann.token })).json.backoff.crash_streak).toBe(0);
     await sync(t, agent.token, {
-      events: replicaEvents(frame.id, 2, 'healthy', { generation: state.frames[0].generation }),
+      events: replicaEvents(frame.id, 2, 'healthy', { generation: at(state.frames, 0).generation }),
     });
     expect((await t.get(path, { token: ann.token })).json.status).toBe('Online');
 

@@ -21,6 +21,7 @@ import {
 } from '../../src/frames/backoff.ts';
 import { factsOf } from '../../src/frames/frame-view.ts';
 import type { FrameWithFacts } from '../../src/frames/frames-dal.ts';
+import { at } from '../helpers/checked.ts';
 
 const r = (state: ReplicaState, reason: string | null = null): ObservedReplica => ({
   state,
@@ -710,7 +711,7 @@ class Model {
     if (healthy === this.replicaCount) return { status: 'Online', reason: null };
     const why = slots.map((s) => (s ? Model.why(s) : null)).filter((x) => x !== null);
     if (healthy > 0) return { status: 'Degraded', reason: why[0] ?? null };
-    if (why.length > 0) return { status: 'Error', reason: why[0] };
+    if (why.length > 0) return { status: 'Error', reason: at(why, 0) };
     // The first build failed and nothing runs: nothing will, until the next deploy.
     if (this.buildFailed) return { status: 'Error', reason: 'build_failed' };
     return { status: 'Starting', reason: null };

@@ -96,9 +96,9 @@ export async function invitationToken(t: TestApp, email: string): Promise<string
     .orderBy('id', 'desc')
     .executeTakeFirstOrThrow();
   const text = t.core.sealer.open(mail.sealed_text);
-  const m = /\/invitations\/([A-Za-z0-9_\-.~%]+)/.exec(text);
-  if (!m) throw new Error(`no invitation link in e-mail to ${email}`);
-  return decodeURIComponent(m[1]);
+  const token = /\/invitations\/([A-Za-z0-9_\-.~%]+)/.exec(text)?.[1];
+  if (!token) throw new Error(`no invitation link in e-mail to ${email}`);
+  return decodeURIComponent(token);
 }
 
 export function expectProblem(

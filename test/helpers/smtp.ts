@@ -154,7 +154,7 @@ function quotedPrintable(s: string): string {
     if (soft[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
       bytes.push(parseInt(hex, 16));
       i += 2;
-    } else bytes.push(...Buffer.from(soft[i], 'utf8'));
+    } else bytes.push(...Buffer.from(soft.charAt(i), 'utf8'));
   }
   return Buffer.from(bytes).toString('utf8');
 }
@@ -191,7 +191,7 @@ function leaves(entity: string): { headers: Record<string, string>; leaves: Leaf
     headers,
     leaves: [
       {
-        type: type.split(';')[0].trim(),
+        type: (type.split(';')[0] ?? '').trim(),
         content: decodeBody(body, headers['content-transfer-encoding']),
       },
     ],

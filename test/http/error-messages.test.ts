@@ -1,6 +1,6 @@
-// Every refusal says what to send (issue 12, item 14): each bad input of the issue goes to the
-// running app, and the answer's status, code and message are checked. A message must name the
-// accepted values in words: never a regex, "must NOT be valid" or one error per anyOf branch.
+// Every refusal says what to send: each bad input below goes to the running app, and the
+// answer's status, code and message are checked. A message must name the accepted values in
+// words: never a regex, "must NOT be valid" or one error per anyOf branch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type Reply, type TestApp } from '../helpers/app.ts';
 import {

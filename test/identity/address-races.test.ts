@@ -1,9 +1,10 @@
-// Races over one address (issue 12, item 2): whatever runs at once, one account holds the
+// Races over one address: whatever runs at once, one account holds the
 // address, a proven holder is never displaced, and a link is used once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { invitationToken, newTeam, newUser } from '../helpers/factories.ts';
+import { at } from '../helpers/checked.ts';
 
 const LINK = /\/verify-email#token=([A-Za-z0-9_\-.~%]+)/;
 const address = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.test`;
@@ -44,7 +45,7 @@ describe('races over one address', () => {
     expect(
       (await t.post('/v2/auth/signup', { body: { email, password: 'once-long-password' } })).status,
     ).toBe(201);
-    const [link] = await links(email);
+    const link = at(await links(email), 0);
     const results = await Promise.all(
       Array.from({ length: 10 }, () => verify(link, 'once-long-password')),
     );
@@ -83,8 +84,8 @@ describe('races over one address', () => {
     ).toBe(true);
     const now = await holders(email);
     expect(now).toHaveLength(1);
-    expect(now[0].id).toBe(won[0].json.user.id);
-    expect(now[0].email_verified_at).not.toBeNull();
+    expect(at(now, 0).id).toBe(at(won, 0).json.user.id);
+    expect(at(now, 0).email_verified_at).not.toBeNull();
   });
 
   it('the holder proving its address while an invitee takes it over: one of them, never both', async () => {
@@ -104,7 +105,7 @@ describe('races over one address', () => {
       const holder = await t.post('/v2/auth/signup', {
         body: { email, password: 'holder-long-password' },
       });
-      const holderLink = (await links(email))[0];
+      const holderLink = at(await links(email), 0);
       const [proved, tookOver] = await Promise.all([
         verify(holderLink, 'holder-long-password'),
         t.post('/v2/auth/signup', {
@@ -113,14 +114,14 @@ describe('races over one address', () => {
       ]);
       const now = await holders(email);
       expect(now).toHaveLength(1);
-      expect(now[0].email_verified_at).not.toBeNull();
+      expect(at(now, 0).email_verified_at).not.toBeNull();
       if (proved.status === 200) {
         expect(tookOver.status, tookOver.text).toBe(409);
-        expect(now[0].id).toBe(holder.json.user.id);
+        expect(at(now, 0).id).toBe(holder.json.user.id);
       } else {
         expect(proved.json.code, proved.text).toBe('email_taken');
         expect(tookOver.status, tookOver.text).toBe(201);
-        expect(now[0].id).toBe(tookOver.json.user.id);
+        expect(at(now, 0).id).toBe(tookOver.json.user.id);
       }
     }
   });

@@ -1,11 +1,12 @@
-// Proof of e-mail ownership (issue 12, item 2), end to end through HTTP, the outbox, the job
-// worker and a real SMTP server: the attack of the issue, the verification link, its expiry,
-// its replay, closed sign-up, and the invitation token as proof.
+// Proof of e-mail ownership, end to end through HTTP, the outbox, the job worker and a real
+// SMTP server: a squatter who signs up first with an invited address, the verification link,
+// its expiry, its replay, closed sign-up, and the invitation token as proof.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, invitationToken, newTeam, newUser } from '../helpers/factories.ts';
 import { startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
+import { at, capture, only } from '../helpers/checked.ts';
 
 const LINK = /http:\/\/frameplane\.test\/verify-email#token=([A-Za-z0-9_\-.~%]+)/;
 const admin = { token: 'admin-token-for-tests' };
@@ -33,7 +34,7 @@ async function mailedLink(to: string, n = 1): Promise<string> {
       .map((m) => LINK.exec(m.text)?.[1])
       .filter(Boolean) as string[];
   await smtp.waitFor(() => links().length >= n);
-  return decodeURIComponent(links()[n - 1]);
+  return decodeURIComponent(at(links(), n - 1));
 }
 
 const signup = (email: string, password: string, extra: Record<string, string> = {}) =>
@@ -69,7 +70,7 @@ describe('the attack of the issue', () => {
     await smtp.waitFor(() => smtp.to(victim).length >= 3);
     const linkOf = (subject: string) => {
       const mail = smtp.to(victim).find((m) => m.subject === subject)!;
-      return { mail, token: decodeURIComponent(LINK.exec(mail.text)![1]) };
+      return { mail, token: decodeURIComponent(capture(LINK, mail.text)) };
     };
     const { mail: takeover, token: link } = linkOf('Confirm your new Frameplane account');
     expect(takeover.text).toContain('Another account uses this address without having proved it');
@@ -162,7 +163,7 @@ describe('the verification link', () => {
     const s = await signup(carol, 'carol-long-password');
     expect(s.status).toBe(201);
     const token = await mailedLink(carol);
-    const [mail] = smtp.to(carol);
+    const mail = only(smtp.to(carol));
     expect(mail.subject).toBe('Confirm your e-mail address on Frameplane');
     expect(mail.html).toContain('http://frameplane.test/verify-email#token=');
     const stored = await t.db
@@ -171,7 +172,7 @@ describe('the verification link', () => {
       .where('email', '=', carol)
       .execute();
     expect(stored).toHaveLength(1);
-    expect(stored[0].token_hash.toString('utf8')).not.toContain(token);
+    expect(at(stored, 0).token_hash.toString('utf8')).not.toContain(token);
 
     const page = await t.get('/verify-email');
     expect(page.status).toBe(200);
@@ -293,7 +294,7 @@ describe('closed sign-up', () => {
         .where('to_address', '=', 'invited@example.test')
         .orderBy('id', 'desc')
         .executeTakeFirstOrThrow();
-      const link = decodeURIComponent(LINK.exec(closed.core.sealer.open(mail.sealed_text))![1]);
+      const link = decodeURIComponent(capture(LINK, closed.core.sealer.open(mail.sealed_text)));
       const ok = await closed.post('/v2/auth/verify-email', {
         body: { token: link, password: 'long-enough-pw' },
       });

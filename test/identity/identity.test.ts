@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, invitationToken, newTeam, newUser } from '../helpers/factories.ts';
+import { capture } from '../helpers/checked.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -192,9 +193,10 @@ describe('closed sign-up', () => {
         .where('to_address', '=', 'invited@example.test')
         .orderBy('id')
         .executeTakeFirstOrThrow();
-      const invitation = /\/invitations\/([A-Za-z0-9_\-.~%]+)/.exec(
+      const invitation = capture(
+        /\/invitations\/([A-Za-z0-9_\-.~%]+)/,
         closed.core.sealer.open(proof.sealed_text),
-      )![1];
+      );
       const r = await closed.post('/v2/auth/signup', {
         body: {
           email: 'Invited@example.test',

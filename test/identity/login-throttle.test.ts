@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, FACTORY_PASSWORD, newUser } from '../helpers/factories.ts';
+import { at } from '../helpers/checked.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -86,13 +87,13 @@ describe('login throttling', () => {
     const users = await Promise.all(Array.from({ length: 10 }, (_, i) => newUser(t, `spray${i}`)));
     // 100 wrong passwords spread over 10 accounts (10 each, under the per-account limit), in parallel.
     const answers = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => login(users[i % 10].email, 'wrong-password', ip)),
+      Array.from({ length: 120 }, (_, i) => login(at(users, i % 10).email, 'wrong-password', ip)),
     );
     expect(answers.filter((a) => a.status === 401)).toHaveLength(100);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(20);
-    const blocked = await login(users[0].email, FACTORY_PASSWORD, ip);
+    const blocked = await login(at(users, 0).email, FACTORY_PASSWORD, ip);
     expectProblem(blocked, 429, 'rate_limited');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await login(users[0].email, FACTORY_PASSWORD, '192.0.2.100')).status).toBe(200);
+    expect((await login(at(users, 0).email, FACTORY_PASSWORD, '192.0.2.100')).status).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-// The isolation test of issue 11, one scenario for every runtime: the real service started as a
+// The isolation test, one scenario for every runtime: the real service started as a
 // new user starts it (embedded PostgreSQL, generated secret key, the built-in cloud agent), a
 // signed-up user who deploys the attacker app, and the verdict of every attempt it made.
 import { execFileSync } from 'node:child_process';

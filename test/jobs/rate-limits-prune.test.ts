@@ -1,5 +1,5 @@
 // Rate-limit counters are keyed by account and IP, so without pruning their rows pile up
-// forever (issue 12, item 6). The minute sweep deletes the windows that have ended, by the
+// forever. The minute sweep deletes the windows that have ended, by the
 // service clock, and keeps every live one, whatever its length.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';

@@ -15,6 +15,7 @@ import {
   newUser,
 } from '../helpers/factories.ts';
 import { freePort, startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
+import { at } from '../helpers/checked.ts';
 
 const LINK = /http:\/\/frameplane\.test\/invitations\/([A-Za-z0-9_\-.~%]+)/;
 const address = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.test`;
@@ -68,19 +69,20 @@ describe('with a working SMTP server', () => {
     });
     expect(inv.status, inv.text).toBe(201);
 
-    const [row] = await until(
+    const sent = await until(
       'the outbox row to be sent',
       () => outbox(t, bob.email),
       (rows) => rows[0]?.status === 'sent',
       15_000,
     );
+    const row = at(sent, 0);
     expect(row).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
     expect(row.delivered_at).toBeInstanceOf(Date);
     await smtp.waitFor(() => smtp.to(bob.email).length >= 1);
     await sleep(1000); // long enough for a duplicate to show up, if there were one
     const mails = smtp.to(bob.email);
     expect(mails).toHaveLength(1);
-    const mail = mails[0];
+    const mail = at(mails, 0);
 
     expect(mail.rcptTo).toEqual([bob.email]);
     expect(mail.mailFrom).toBe('no-reply@localhost');
@@ -94,7 +96,7 @@ describe('with a working SMTP server', () => {
     expect(mail.html).toContain(`href="${link}"`);
     expect(mail.text).not.toMatch(/<[a-z]/i); // the text part is really plain text
     // The token in the e-mail is the one the outbox sealed, and it appears nowhere in the API.
-    const token = decodeURIComponent(m![1]);
+    const token = decodeURIComponent(m![1]!);
     expect(token).toBe(await invitationToken(t, bob.email));
     expect(inv.text).not.toContain(token);
 
@@ -217,7 +219,7 @@ describe('when the SMTP server is down', () => {
       expect(r.last_error).toBeNull();
     }
     // Each message still carries a working link.
-    for (const email of guests) expect(smtp.to(email)[0].text).toMatch(LINK);
+    for (const email of guests) expect(at(smtp.to(email), 0).text).toMatch(LINK);
     expect(tookMs).toBeLessThan(40_000);
   }, 90_000);
 });
@@ -249,12 +251,13 @@ describe('without SMTP_URL', () => {
     });
     expect(r.status, r.text).toBe(201);
 
-    const [row] = await until(
+    const logged = await until(
       'the e-mail to be logged',
       () => outbox(t, guest),
       (rows) => rows[0]?.status === 'logged',
       15_000,
     );
+    const row = at(logged, 0);
     expect(row.delivered_at).toBeInstanceOf(Date);
     const log = lines.join('');
     expect(log).toContain('/invitations/');

@@ -43,9 +43,11 @@ describe('projects and spaces', () => {
     const project = await newProject(t, owner);
     const team = await newTeam(t, owner);
     await share(t, team.id, project.id, 'admin');
-    const [viewer, member, admin] = await Promise.all(
-      ['viewer', 'member', 'admin'].map((n) => newUser(t, n)),
-    );
+    const [viewer, member, admin] = await Promise.all([
+      newUser(t, 'viewer'),
+      newUser(t, 'member'),
+      newUser(t, 'admin'),
+    ]);
     await addMember(t, team.id, viewer, 'viewer');
     await addMember(t, team.id, member, 'member');
     await addMember(t, team.id, admin, 'admin');

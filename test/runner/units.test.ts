@@ -21,6 +21,7 @@ import { FrameProxy } from '../../src/runner/proxy.ts';
 import { freePort, isAlive, startTimeOf } from '../../src/runner/processes.ts';
 import { reachableUrl } from '../../src/cloud/builtin.ts';
 import type { SyncEvent } from '../../src/runner/protocol.ts';
+import { at } from '../helpers/checked.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -215,7 +216,7 @@ describe('sync batches', () => {
   it('truncates overlong lines to what the server accepts', () => {
     const outbox = new Outbox();
     outbox.log('frm_x', 0, 'y'.repeat(10_000));
-    expect(outbox.batch().logs[0].line.length).toBe(8192);
+    expect(at(outbox.batch().logs, 0).line.length).toBe(8192);
   });
 });
 
@@ -265,7 +266,7 @@ describe('the sync loop', () => {
     });
     await new Promise((r) => setTimeout(r, 200));
     client.outbox.event(ev(1)); // while the server is away
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     while (bodies.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(calls).toBeGreaterThanOrEqual(3);
     expect(bodies[0].events).toEqual([ev(0), ev(1)]);
@@ -277,7 +278,8 @@ describe('the sync loop', () => {
     client.outbox.event(ev(2));
     while (bodies.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(bodies[2].events).toEqual([ev(2)]);
-    expect(Date.now() - cut).toBeLessThan(2000);
+    // Well under the 25 s wait: cut short by the news, not by the timeout.
+    expect(Date.now() - cut).toBeLessThan(10_000);
     expect(answers.length).toBe(2);
   });
 });

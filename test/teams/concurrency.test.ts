@@ -14,6 +14,7 @@ import {
   newUser,
   type TestUser,
 } from '../helpers/factories.ts';
+import { at } from '../helpers/checked.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -68,7 +69,7 @@ describe('concurrent requests', () => {
       .where('project_id', '=', project.id)
       .execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0].id).toBe(rs.find((r) => r.status === 201)!.json.id);
+    expect(at(rows, 0).id).toBe(rs.find((r) => r.status === 201)!.json.id);
     // Only the winner left an audit record.
     const audits = await t.db
       .selectFrom('audit_events')
@@ -120,7 +121,7 @@ describe('concurrent requests', () => {
       const members: TestUser[] = [];
       for (let i = 0; i < 6; i++) {
         const m = await newUser(t, `mem${i}`);
-        await addMember(t, team.id, m, (['viewer', 'member', 'admin'] as const)[i % 3]);
+        await addMember(t, team.id, m, at(['viewer', 'member', 'admin'] as const, i % 3));
         members.push(m);
       }
       setups.push({ owner, admins, members, teamId: team.id });
@@ -182,7 +183,7 @@ describe('concurrent requests', () => {
 
       // Ordinary churn on the members at the same time.
       members.forEach((m, i) => {
-        const c = callers[i % callers.length];
+        const c = at(callers, i % callers.length);
         for (const role of ['viewer', 'member', 'admin'] as const) {
           jobs.push({
             kind: 'other',
@@ -194,32 +195,32 @@ describe('concurrent requests', () => {
       jobs.push({
         kind: 'other',
         what: 'remove mem0',
-        removes: members[0].id,
-        run: () => t.del(`${base}/members/${members[0].id}`, { token: admins[0].token }),
+        removes: at(members, 0).id,
+        run: () => t.del(`${base}/members/${at(members, 0).id}`, { token: at(admins, 0).token }),
       });
       jobs.push({
         kind: 'other',
         what: 'remove mem1',
-        removes: members[1].id,
-        run: () => t.del(`${base}/members/${members[1].id}`, { token: owner.token }),
+        removes: at(members, 1).id,
+        run: () => t.del(`${base}/members/${at(members, 1).id}`, { token: owner.token }),
       });
       jobs.push({
         kind: 'other',
         what: 'remove mem1 again',
-        removes: members[1].id,
-        run: () => t.del(`${base}/members/${members[1].id}`, { token: admins[1].token }),
+        removes: at(members, 1).id,
+        run: () => t.del(`${base}/members/${at(members, 1).id}`, { token: at(admins, 1).token }),
       });
       jobs.push({
         kind: 'other',
         what: 'mem2 leaves',
-        removes: members[2].id,
-        run: () => t.post(`${base}/leave`, { token: members[2].token }),
+        removes: at(members, 2).id,
+        run: () => t.post(`${base}/leave`, { token: at(members, 2).token }),
       });
       jobs.push({
         kind: 'other',
         what: 'mem3 leaves',
-        removes: members[3].id,
-        run: () => t.post(`${base}/leave`, { token: members[3].token }),
+        removes: at(members, 3).id,
+        run: () => t.post(`${base}/leave`, { token: at(members, 3).token }),
       });
     }
     // Interleave: a fixed shuffle so owner-touching and ordinary requests race each other.
@@ -230,7 +231,7 @@ describe('concurrent requests', () => {
     const replies = await Promise.all(order.map((j) => j.run()));
 
     order.forEach((job, i) => {
-      const r = replies[i];
+      const r = at(replies, i);
       if (job.kind === 'owner') {
         const ok =
           (r.status === 403 && r.json?.code === 'owner_immutable') ||
@@ -252,9 +253,8 @@ describe('concurrent requests', () => {
       const byUser = new Map(rows.map((r) => [r.user_id, r.role]));
       expect(byUser.get(s.owner.id)).toBe('owner');
       for (const a of s.admins) expect(byUser.get(a.id)).toBe('admin');
-      for (const m of [s.members[0], s.members[1], s.members[2], s.members[3]])
-        expect(byUser.has(m.id), m.name).toBe(false);
-      for (const m of [s.members[4], s.members[5]])
+      for (const m of s.members.slice(0, 4)) expect(byUser.has(m.id), m.name).toBe(false);
+      for (const m of s.members.slice(4, 6))
         expect(['viewer', 'member', 'admin']).toContain(byUser.get(m.id));
       const team = await t.get(`/v2/teams/${s.teamId}`, { token: s.owner.token });
       expect(team.json).toMatchObject({ owner_id: s.owner.id, role: 'owner', member_count: 5 });
@@ -294,7 +294,7 @@ describe('concurrent requests', () => {
     const jobs = await sql<{
       key: string | null;
     }>`select key from graphile_worker.jobs where task_identifier = 'send_email'`.execute(t.db);
-    expect(jobs.rows.filter((j) => j.key === mails[0].id)).toHaveLength(1);
+    expect(jobs.rows.filter((j) => j.key === at(mails, 0).id)).toHaveLength(1);
     const known = new Set(
       (await t.db.selectFrom('emails').select('id').execute()).map((e) => e.id),
     );

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { addMember, expectProblem, newProject, newTeam, newUser } from '../helpers/factories.ts';
+import { at } from '../helpers/checked.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -44,7 +45,7 @@ describe('grant role changes under concurrency', () => {
       const [byOwner, byAdmin] =
         round % 2 === 0
           ? await Promise.all([lower(), resend()])
-          : await Promise.all([resend(), lower()]).then(([a, o]) => [o, a]);
+          : await Promise.all([resend(), lower()]).then(([a, o]) => [o, a] as const);
 
       const final = await t.db
         .selectFrom('grants')
@@ -119,7 +120,9 @@ describe('grant role changes under concurrency', () => {
         .execute();
       expect(audits).toHaveLength(2);
       const [first, second] =
-        (audits[0].before as any).role === 'member' ? audits : [audits[1], audits[0]];
+        (at(audits, 0).before as any).role === 'member'
+          ? [at(audits, 0), at(audits, 1)]
+          : [at(audits, 1), at(audits, 0)];
       expect((first.before as any).role).toBe('member');
       expect((second.before as any).role, JSON.stringify(audits)).toBe((first.after as any).role);
       expect(final).toBe((second.after as any).role);

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testAppOn } from '../helpers/app.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
+import { at } from '../helpers/checked.ts';
 
 const url = await freshDatabaseUrl();
 const a = await testAppOn(url);
@@ -73,7 +74,7 @@ describe('member pages', () => {
       .where('id', '=', bob.id)
       .execute();
     for (const app of [a, b])
-      expect((await names(app, owner.token, team.id, cursor)).data[0].name).toBe('Robert');
+      expect(at((await names(app, owner.token, team.id, cursor)).data, 0).name).toBe('Robert');
 
     // A removal: gone from every page, and the removed member no longer reads the list.
     const removed = await b.del(`/v2/teams/${team.id}/members/${bob.id}`, { token: owner.token });

@@ -176,6 +176,7 @@ describe('names refuse control characters', () => {
   });
 
   it('nothing was stored with a control character', async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are the point
     const rx = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
     for (const table of [
       'users',

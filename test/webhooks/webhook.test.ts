@@ -289,7 +289,7 @@ describe('git push webhook: replay and probing (issue 12, item 10)', () => {
     for (const [owner, repo] of [
       ['secretco', 'payroll'],
       ['nobody', 'nothing'],
-    ]) {
+    ] as const) {
       const body = probe(owner, repo);
       for (const url of [
         '/v2/hooks/git',

@@ -59,7 +59,7 @@ export async function invitationTokenFor(db: Database, email: string): Promise<s
     .orderBy('id', 'desc')
     .executeTakeFirstOrThrow();
   const text = sealer(SECRET_KEY).open(mail.sealed_text);
-  const m = /\/invitations\/([A-Za-z0-9_\-.~%]+)/.exec(text);
-  if (!m) throw new Error(`no invitation link in the e-mail to ${email}`);
-  return decodeURIComponent(m[1]);
+  const token = /\/invitations\/([A-Za-z0-9_\-.~%]+)/.exec(text)?.[1];
+  if (!token) throw new Error(`no invitation link in the e-mail to ${email}`);
+  return decodeURIComponent(token);
 }

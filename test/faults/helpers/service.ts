@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { freePort } from '../../helpers/smtp.ts';
+import { at } from '../../helpers/checked.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-fault-tests';
 export const SECRET_KEY = 'fault-tests-secret-key';
@@ -201,8 +202,7 @@ export function startLoad(
     into.push({ ...r, what, startedAt, endedAt: Date.now() });
   };
   const loop = async (k: number) => {
-    for (let i = k; running; i++)
-      await timed(requests[i % requests.length][0], requests[i % requests.length][1], samples);
+    for (let i = k; running; i++) await timed(...at(requests, i % requests.length), samples);
   };
   const probe = async () => {
     while (running) {
@@ -225,8 +225,9 @@ export function startLoad(
 export function stats(xs: number[]) {
   if (xs.length === 0) return { n: 0, p50: 0, p95: 0, max: 0 };
   const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))]);
-  return { n: s.length, p50: at(0.5), p95: at(0.95), max: Math.round(s[s.length - 1]) };
+  const quantile = (q: number) =>
+    Math.round(at(s, Math.min(s.length - 1, Math.floor(q * s.length))));
+  return { n: s.length, p50: quantile(0.5), p95: quantile(0.95), max: Math.round(at(s, -1)) };
 }
 
 /** A line for the run's output: the figures each fault test measures. */
@@ -261,10 +262,9 @@ export async function openStream(base: string, path: string, token: string) {
   let buffer = '';
   res.on('data', (chunk: string) => {
     buffer += chunk;
-    let at: number;
-    while ((at = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, at);
-      buffer = buffer.slice(at + 2);
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
       const field = (name: string) =>
         block
           .split('\n')

