@@ -2,7 +2,7 @@
 // role or chooses between 404 and 403. Unreachable things are 404, exactly like missing ones;
 // reachable things with too low a role are 403.
 import type { Queryable } from '../db/database.ts';
-import { notFound, roleTooLow } from '../http/errors.ts';
+import { notFound, roleTooLow } from '../errors.ts';
 import { projectWithRole, teamWithRole } from './access-dal.ts';
 import { createRoleMemo, type RoleSeen } from './role-memo.ts';
 import {

@@ -2,7 +2,7 @@
 // with a stable `code`, field `errors` where they apply, and the request id. Stack traces and
 // internal messages never leave the process; they go to the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 import { fieldErrorsOf, orList, type AjvIssue } from './validation-messages.ts';
 import { fromPgError } from './pg-errors.ts';
 import { lingerOnClose } from './lingering-close.ts';

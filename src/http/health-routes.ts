@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
-import { serviceUnavailable } from './errors.ts';
+import { serviceUnavailable } from '../errors.ts';
 import { sendProblem } from './error-handler.ts';
 import { problemResponses } from './schemas.ts';
 

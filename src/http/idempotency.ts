@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Sealer } from '../secrets.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -178,13 +178,11 @@ export function installIdempotency(
         .map(([h, v]) => [h, String(v)]),
     );
     await where(
-      db
-        .updateTable('idempotency_keys')
-        .set({
-          status: reply.statusCode,
-          headers: JSON.stringify(headers),
-          body: declaredSecret || shapedSecret ? null : body,
-        }),
+      db.updateTable('idempotency_keys').set({
+        status: reply.statusCode,
+        headers: JSON.stringify(headers),
+        body: declaredSecret || shapedSecret ? null : body,
+      }),
     ).execute();
     return payload;
   });

@@ -4,7 +4,7 @@
 // JSON is parsed: any other content type, text/plain included, is 400.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError, type FieldError } from './errors.ts';
+import { AppError, type FieldError } from '../errors.ts';
 
 declare module 'fastify' {
   // The body exactly as received: signatures (git webhooks) and idempotency keys hash it.

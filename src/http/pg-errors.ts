@@ -1,6 +1,12 @@
 // PostgreSQL errors that carry meaning for a client: constraint names map to domain errors,
 // data exceptions to 422, lost connections and timeouts to 503. Anything else stays a 500.
-import { type AppError, conflict, ownerImmutable, serviceUnavailable, unprocessable } from './errors.ts';
+import {
+  type AppError,
+  conflict,
+  ownerImmutable,
+  serviceUnavailable,
+  unprocessable,
+} from '../errors.ts';
 
 interface PgError {
   code?: string;

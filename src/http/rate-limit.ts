@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import { tooManyRequests } from './errors.ts';
+import { tooManyRequests } from '../errors.ts';
 
 export interface RateLimiter {
   /** Count one hit against `key` in its window. */
