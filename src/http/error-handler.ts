@@ -119,7 +119,7 @@ export function installErrorHandling(app: FastifyInstance) {
     );
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
+    const path = request.url.split('?')[0] ?? request.url;
     // A path that exists with other methods is 405 with Allow (RFC 9110 15.5.6), not 404.
     const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
     if (allowed.length > 0) {

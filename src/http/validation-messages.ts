@@ -159,7 +159,7 @@ function collapse(issues: AjvIssue[]): AjvIssue[] {
       out = out.filter((i) => i !== outer);
     } else if ((outer.keyword === 'anyOf' || outer.keyword === 'oneOf') && inner.length > 0) {
       const base = outer.schemaPath;
-      const branchOf = (i: AjvIssue) => i.schemaPath.slice(base.length + 1).split('/')[0];
+      const branchOf = (i: AjvIssue) => i.schemaPath.slice(base.length + 1).split('/')[0] ?? '';
       const wrongType = (b: string) =>
         inner.some(
           (i) =>

@@ -123,14 +123,12 @@ export async function scaleService(docker: Docker, frameId: string, replicas: nu
   const spec = existing.Spec as ReturnType<typeof serviceSpec>;
   if (spec.Mode?.Replicated?.Replicas === replicas) return;
   const Labels = { ...spec.Labels, 'frameplane.spec': `scaled-${replicas}` };
-  await docker
-    .getService(existing.ID)
-    .update({
-      version: existing.Version?.Index,
-      ...spec,
-      Labels,
-      Mode: { Replicated: { Replicas: replicas } },
-    } as unknown as Docker.ServiceSpec);
+  await docker.getService(existing.ID).update({
+    version: existing.Version?.Index,
+    ...spec,
+    Labels,
+    Mode: { Replicated: { Replicas: replicas } },
+  } as unknown as Docker.ServiceSpec);
 }
 
 export interface TaskView {
