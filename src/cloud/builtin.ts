@@ -168,8 +168,9 @@ export async function startBuiltinAgent({
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = c;
-    forward(c.stdout!, agentLog);
-    forward(c.stderr!, agentLog);
+    // Both are pipes (stdio above).
+    if (c.stdout) forward(c.stdout, agentLog);
+    if (c.stderr) forward(c.stderr, agentLog);
     c.once('error', (err) => agentLog.error({ err }, 'could not start the built-in agent'));
     c.once('exit', (code, signal) => {
       child = undefined;
