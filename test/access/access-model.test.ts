@@ -27,16 +27,16 @@ interface World {
 // teams holding a grant of the lower of team role and grant role; none → not found.
 const LEVELS: Level[] = ['viewer', 'member', 'admin', 'owner'];
 function modelRole(w: World, user: number, project: number): Level | null {
-  if (w.projects[project].owner === user) return 'owner';
+  if (w.projects[project]!.owner === user) return 'owner';
   let best = -1;
   w.teams.forEach((team, ti) => {
-    const teamRole: Level | null = team.owner === user ? 'owner' : team.members[user];
-    const grant = w.grants[ti][project];
+    const teamRole: Level | null = team.owner === user ? 'owner' : (team.members[user] ?? null);
+    const grant = w.grants[ti]![project] ?? null;
     if (teamRole === null || grant === null) return;
     const via = Math.min(LEVELS.indexOf(teamRole), LEVELS.indexOf(grant));
     if (via > best) best = via;
   });
-  return best < 0 ? null : LEVELS[best];
+  return best < 0 ? null : LEVELS[best]!;
 }
 
 const MAX_USERS = 4;
@@ -63,11 +63,11 @@ const worldArb: fc.Arbitrary<World> = fc
   .map((g) => ({
     users: g.users,
     teams: Array.from({ length: g.nTeams }, (_, ti) => ({
-      owner: g.teamOwners[ti] % g.users,
-      members: g.memberships[ti].slice(0, g.users),
+      owner: g.teamOwners[ti]! % g.users,
+      members: g.memberships[ti]!.slice(0, g.users),
     })),
     projects: Array.from({ length: g.nProjects }, (_, pi) => ({
-      owner: g.projectOwners[pi] % g.users,
+      owner: g.projectOwners[pi]! % g.users,
     })),
     grants: g.grants.slice(0, g.nTeams).map((row) => row.slice(0, g.nProjects)),
   }));
@@ -86,19 +86,19 @@ async function build(w: World) {
   for (let u = 0; u < w.users; u++) users.push(await newUser(t, `u${u}`));
   const teamIds: string[] = [];
   for (const team of w.teams) {
-    const created = await newTeam(t, users[team.owner]);
+    const created = await newTeam(t, users[team.owner]!);
     teamIds.push(created.id);
     for (let u = 0; u < w.users; u++) {
-      const role = team.members[u];
-      if (u !== team.owner && role !== null) await addMember(t, created.id, users[u], role);
+      const role = team.members[u] ?? null;
+      if (u !== team.owner && role !== null) await addMember(t, created.id, users[u]!, role);
     }
   }
   const projectIds: string[] = [];
-  for (const p of w.projects) projectIds.push((await newProject(t, users[p.owner])).id);
+  for (const p of w.projects) projectIds.push((await newProject(t, users[p.owner]!)).id);
   for (let ti = 0; ti < w.teams.length; ti++) {
     for (let pi = 0; pi < w.projects.length; pi++) {
-      const g = w.grants[ti][pi];
-      if (g !== null) await share(t, teamIds[ti], projectIds[pi], g);
+      const g = w.grants[ti]![pi] ?? null;
+      if (g !== null) await share(t, teamIds[ti]!, projectIds[pi]!, g);
     }
   }
   return { users, projectIds };
@@ -113,16 +113,16 @@ describe('effective role: SQL agrees with the reference model', () => {
           const expected = new Map<string, Level>();
           for (let p = 0; p < projectIds.length; p++) {
             const want = modelRole(w, u, p);
-            const r = await t.get(`/v2/projects/${projectIds[p]}`, { token: users[u].token });
+            const r = await t.get(`/v2/projects/${projectIds[p]}`, { token: users[u]!.token });
             if (want === null) {
               expect(r.status, `user ${u} project ${p}: ${r.text}`).toBe(404);
             } else {
               expect(r.status, `user ${u} project ${p}: ${r.text}`).toBe(200);
               expect(r.json.role, `user ${u} project ${p}`).toBe(want);
-              expected.set(projectIds[p], want);
+              expected.set(projectIds[p]!, want);
             }
           }
-          const list = await t.get('/v2/projects?limit=200', { token: users[u].token });
+          const list = await t.get('/v2/projects?limit=200', { token: users[u]!.token });
           expect(list.status, list.text).toBe(200);
           const got = list.json.data.map((p: { id: string; role: string }) => [p.id, p.role]);
           expect(got, `list of user ${u}`).toEqual(

@@ -175,7 +175,7 @@ function model(
   let best = -1;
   members.forEach((team, ti) => {
     const m = team[user];
-    const g = grants[ti][project];
+    const g = grants[ti]![project];
     if (m && g) best = Math.max(best, Math.min(LEVELS.indexOf(m), LEVELS.indexOf(g)));
   });
   return best < 0 ? null : LEVELS[best];
@@ -217,17 +217,17 @@ describe('remembered roles under random changes of access', () => {
           for (let u = 0; u < USERS; u++)
             for (let p = 0; p < PROJECTS; p++)
               for (const t of step % 2 ? [a, b] : [b, a]) {
-                expect(await roleVia(t, users[u], projects[p].id, frames[p])).toBe(
+                expect(await roleVia(t, users[u]!, projects[p]!.id, frames[p])).toBe(
                   model(members, grants, u, p),
                 );
               }
         };
         await check(0);
         for (const [i, c] of changes.entries()) {
-          const team = teams[c.team].id;
+          const team = teams[c.team]!.id;
           if (c.kind === 'member') {
-            const user = users[c.user];
-            const was = members[c.team][c.user];
+            const user = users[c.user]!;
+            const was = members[c.team]![c.user];
             if (was && c.role)
               await a.db
                 .updateTable('team_members')
@@ -242,10 +242,10 @@ describe('remembered roles under random changes of access', () => {
                 .where('user_id', '=', user.id)
                 .execute();
             else if (c.role) await addMember(a, team, user, c.role);
-            members[c.team][c.user] = c.role;
+            members[c.team]![c.user] = c.role;
           } else {
-            const project = projects[c.project].id;
-            const was = grants[c.team][c.project];
+            const project = projects[c.project]!.id;
+            const was = grants[c.team]![c.project];
             if (was && c.role)
               await a.db
                 .updateTable('grants')
@@ -260,7 +260,7 @@ describe('remembered roles under random changes of access', () => {
                 .where('project_id', '=', project)
                 .execute();
             else if (c.role) await share(a, team, project, c.role);
-            grants[c.team][c.project] = c.role;
+            grants[c.team]![c.project] = c.role;
           }
           await check(i + 1);
         }

@@ -157,12 +157,12 @@ describe('action matrix (CONTRACT 3)', () => {
   it('each role includes every capability of the roles below it', () => {
     for (const action of Object.keys(PROJECT_ACTIONS) as ProjectAction[]) {
       for (let i = 1; i < ROLES.length; i++) {
-        if (canOnProject(ROLES[i - 1], action)) expect(canOnProject(ROLES[i], action)).toBe(true);
+        if (canOnProject(ROLES[i - 1]!, action)) expect(canOnProject(ROLES[i]!, action)).toBe(true);
       }
     }
     for (const action of Object.keys(TEAM_ACTIONS) as TeamAction[]) {
       for (let i = 1; i < ROLES.length; i++) {
-        if (canOnTeam(ROLES[i - 1], action)) expect(canOnTeam(ROLES[i], action)).toBe(true);
+        if (canOnTeam(ROLES[i - 1]!, action)) expect(canOnTeam(ROLES[i]!, action)).toBe(true);
       }
     }
   });

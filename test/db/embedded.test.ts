@@ -52,7 +52,7 @@ function tcpListenInodes(): Set<string> {
     if (!existsSync(f)) continue;
     for (const line of readFileSync(f, 'utf8').split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols[3] === '0A') inodes.add(cols[9]);
+      if (cols[3] === '0A') inodes.add(cols[9]!);
     }
   }
   return inodes;

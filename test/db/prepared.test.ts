@@ -36,7 +36,7 @@ describe('prepared statements', () => {
       p.statement.includes('from gadgets where id = $1'),
     );
     expect(mine).toHaveLength(1);
-    expect(mine[0].name).toMatch(/^fp\d+_0$/);
+    expect(mine[0]!.name).toMatch(/^fp\d+_0$/);
   });
 
   it('leaves statements without parameters unnamed', async () => {

@@ -4,7 +4,7 @@
 // Both ways the agent runs: as root (the app as uid 65534) and as a normal user (tested from root
 // by running a launcher under setpriv as uid 65534; directly when the tests run as a user).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -130,7 +130,7 @@ async function fixture(appUid: number, opts: Layout = {}): Promise<Fixture> {
     join(data, 'postgres', 'postmaster.pid'),
     join(home, '.npmrc'),
   ];
-  for (const f of secrets) writeFileSync(f, 'TOP-SECRET-' + f, { mode: 0o600 });
+  for (const f of secrets) writeFileSync(f, `TOP-SECRET-${f}`, { mode: 0o600 });
   writeFileSync(join(checkout, 'attacker.mjs'), ATTACKER);
   // Owned by the app's (or the agent's) uid, so that only the sandbox keeps the secrets away.
   if (isRoot)

@@ -215,7 +215,7 @@ describe('sync batches', () => {
   it('truncates overlong lines to what the server accepts', () => {
     const outbox = new Outbox();
     outbox.log('frm_x', 0, 'y'.repeat(10_000));
-    expect(outbox.batch().logs[0].line.length).toBe(8192);
+    expect(outbox.batch().logs[0]!.line.length).toBe(8192);
   });
 });
 
