@@ -38,7 +38,7 @@ export function healthRoutes({
       },
       async (_req, reply) => {
         // Starting up is the expected answer of a probe that comes early, not a failure: it is
-        // sent as it is, without the error handler's `request failed` warning (issue 12, item 16).
+        // sent as it is, without the error handler's `request failed` warning.
         if (!isReady()) {
           return sendProblem(
             reply,
