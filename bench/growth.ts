@@ -39,7 +39,7 @@ const config = loadConfig({
 const pool = createPool(pg.url, { max: 10 });
 await migrate(pool);
 const db = createDatabase(pool);
-const clock = systemClock(db);
+const clock = systemClock(db, { testClock: config.testClock });
 await clock.refresh();
 const core = { config, db, clock, sealer: sealer('growth-secret-key') };
 const services = createServices(core);

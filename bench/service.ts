@@ -45,7 +45,7 @@ export async function startService(databaseUrl: string): Promise<RunningService>
     };
   });
   const db = createDatabase(pool);
-  const clock = systemClock(db);
+  const clock = systemClock(db, { testClock: config.testClock });
   await clock.refresh();
   const notifier = createNotifier(databaseUrl);
   const core = { config, db, clock, sealer: benchSealer(), notifier };

@@ -9,7 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import type { Core, Services } from './services.ts';
 import { installErrorHandling, sendProblem } from './http/error-handler.ts';
-import { AppError } from './http/errors.ts';
+import { AppError } from './errors.ts';
 import { installAuth, type AuthMode } from './http/auth.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';

@@ -10,7 +10,7 @@ import { loadConfig } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { createDatabase, createPool } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { systemClock } from './clock.ts';
+import { discardTestClockOffset, systemClock } from './clock.ts';
 import { sealer } from './secrets.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
@@ -85,7 +85,7 @@ async function main() {
   });
   const db = createDatabase(pool);
   const connections = openConnections(pool);
-  const clock = systemClock(db);
+  const clock = systemClock(db, { testClock: config.testClock });
   const notifier = createNotifier(url, (err) =>
     log.warn({ err: err.message }, 'notification listener reconnecting'),
   );
@@ -99,6 +99,11 @@ async function main() {
 
   const applied = await migrate(pool);
   if (applied.length) log.info({ applied }, 'migrations applied');
+  if (!config.testClock) {
+    const dropped = await discardTestClockOffset(db);
+    if (dropped)
+      log.warn({ offset_ms: dropped }, 'dropped a test-clock offset: TEST_CLOCK is not 1');
+  }
   await clock.refresh();
   const deliver = createDelivery({
     db,

@@ -21,7 +21,7 @@ export const ACCESS_VERSIONS = [
  * project's grants for those teams are then one scan of the (project_id, team_id) index with
  * `= ANY` (on PostgreSQL 17+ a single pass over that range), and only the matching teams are
  * joined back for the team role. Driven from the project's grants, a widely shared project cost
- * 1,800 probes; driven from the caller's teams, one probe per team (0.12 ms for a user in 36).
+ * 1,800 probes; driven from the caller's teams, one probe per team.
  */
 export function projectRoleSql(projectRef: string, userId: string) {
   const owner = sql.ref(`${projectRef}.owner_id`);

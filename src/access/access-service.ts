@@ -2,7 +2,7 @@
 // role or chooses between 404 and 403. Unreachable things are 404, exactly like missing ones;
 // reachable things with too low a role are 403.
 import type { Queryable } from '../db/database.ts';
-import { notFound, roleTooLow } from '../http/errors.ts';
+import { notFound, roleTooLow } from '../errors.ts';
 import { projectWithRole, teamWithRole } from './access-dal.ts';
 import { createRoleMemo, type RoleSeen } from './role-memo.ts';
 import {
@@ -79,7 +79,10 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
       q: Queryable = db,
     ) {
       const project = await roleOn(userId, projectId, q);
-      return { ...project!, role: decideProject(project?.role ?? null, action) };
+      const role = decideProject(project?.role ?? null, action);
+      // decideProject refuses a project the caller does not see, so there is one here.
+      if (!project) throw notFound('project');
+      return { ...project, role };
     },
 
     /** Another user's role on a project (a frame's owner must reach it), or null. */
@@ -90,7 +93,9 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
     async requireTeam(userId: string, teamId: string, action: TeamAction, q: Queryable = db) {
       const team = await teamWithRole(q, teamId, userId);
       decideTeam(team?.role, action);
-      return team!;
+      // decideTeam refuses a team the caller is not in, so there is one here.
+      if (!team) throw notFound('team');
+      return team;
     },
   };
 }

@@ -39,8 +39,9 @@ export function createRoleMemo(maxEntries = MAX_ENTRIES) {
     /** Only what a read outside any transaction answered (see withRole). */
     remember(userId: string, projectId: string, seen: RoleSeen) {
       const key = keyOf(userId, projectId);
-      if (!entries.has(key) && entries.size >= maxEntries)
-        entries.delete(entries.keys().next().value!);
+      const oldest = entries.keys().next();
+      if (!entries.has(key) && entries.size >= maxEntries && !oldest.done)
+        entries.delete(oldest.value);
       entries.set(key, {
         role: seen.role,
         userVersion: seen.caller_access_version,

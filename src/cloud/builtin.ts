@@ -20,6 +20,7 @@ import { createAgentsService } from '../agent-api/agents-service.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
 import { restartDelayMs } from '../runner/replica.ts';
 import { lines } from '../runner/build/command.ts';
+import { findCloudAgentByName, findCloudAgentByToken, setAgentTokenHash } from './builtin-dal.ts';
 
 export const BUILTIN_AGENT_NAME = 'builtin';
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
@@ -42,7 +43,7 @@ export interface BuiltinCredentials {
 
 type Deps = {
   db: Database;
-  config: Pick<Config, 'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel'>;
+  config: Pick<Config, 'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel' | 'testClock'>;
 };
 
 /** The `builtin` cloud agent and its token: from the file if still valid, else made valid. */
@@ -55,32 +56,17 @@ export async function ensureBuiltinAgent({ db, config }: Deps): Promise<BuiltinC
     /* first start */
   }
   if (typeof saved.token === 'string') {
-    const row = await db
-      .selectFrom('agents')
-      .select('id')
-      .where('token_hash', '=', hashSecret(saved.token))
-      .where('kind', '=', 'cloud')
-      .executeTakeFirst();
+    const row = await findCloudAgentByToken(db, hashSecret(saved.token));
     if (row) return { agent_id: row.id, token: saved.token };
   }
   let creds: BuiltinCredentials;
-  const existing = await db
-    .selectFrom('agents')
-    .select('id')
-    .where('kind', '=', 'cloud')
-    .where('name', '=', BUILTIN_AGENT_NAME)
-    .orderBy('id')
-    .executeTakeFirst();
+  const existing = await findCloudAgentByName(db, BUILTIN_AGENT_NAME);
   if (existing) {
     const token = newSecret('fpa');
-    await db
-      .updateTable('agents')
-      .set({ token_hash: hashSecret(token) })
-      .where('id', '=', existing.id)
-      .execute();
+    await setAgentTokenHash(db, existing.id, hashSecret(token));
     creds = { agent_id: existing.id, token };
   } else {
-    const clock = systemClock(db);
+    const clock = systemClock(db, { testClock: config.testClock });
     await clock.refresh();
     const agents = createAgentsService({
       db,
@@ -182,8 +168,9 @@ export async function startBuiltinAgent({
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = c;
-    forward(c.stdout!, agentLog);
-    forward(c.stderr!, agentLog);
+    // Both are pipes (stdio above).
+    if (c.stdout) forward(c.stdout, agentLog);
+    if (c.stderr) forward(c.stderr, agentLog);
     c.once('error', (err) => agentLog.error({ err }, 'could not start the built-in agent'));
     c.once('exit', (code, signal) => {
       child = undefined;

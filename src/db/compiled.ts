@@ -1,6 +1,9 @@
 // Hot reads of a fixed shape are built and compiled by Kysely once, not on every request.
-// Building and compiling the frame read (joins, subqueries, the role) cost more of the
-// service's CPU than sending it; what changes between calls is only the values bound to it.
+// Building and compiling a read with joins, subqueries and the role is a large share of the
+// service's CPU per request, and only the values bound to it change between calls. It relies
+// on Kysely binding each value as a parameter (never writing it into the text) and on running
+// a raw CompiledQuery on whatever executor it is given; both are pinned in
+// test/db/library-internals.test.ts.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Queryable } from './database.ts';
 import type { DB } from './schema.ts';

@@ -49,7 +49,9 @@ export function createPool(
 
 // After its query_timeout, pg fails the query but leaves the client waiting for the server's
 // answer; the next request given that client would wait too. Closing the socket makes the
-// client unusable, and the pool replaces it when it is released.
+// client unusable, and the pool replaces it when it is released. pg offers no way to close a
+// client's connection from outside its query, hence the private `connection.stream`; the
+// error message and that field are pinned in test/db/library-internals.test.ts.
 function dropOnClientTimeout(client: pg.PoolClient) {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: typeof query }).query = (...args) => {

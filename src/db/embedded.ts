@@ -108,12 +108,19 @@ function secureDataDir(dataDir: string, pgUser: OsUser | undefined) {
   }
 }
 
+/** This process's uid; the embedded database needs a POSIX system, where it exists. */
+function currentUid(): number {
+  const uid = process.getuid?.();
+  if (uid === undefined) throw new Error('the embedded PostgreSQL needs a POSIX system');
+  return uid;
+}
+
 /**
  * A directory only the server's OS user may open. One that is not exactly that (left over, or
  * made by someone else while an earlier version left DATA_DIR world-writable) is replaced.
  */
 function ownDirectory(dir: string, owner: OsUser | undefined) {
-  const uid = owner?.uid ?? process.getuid!();
+  const uid = owner?.uid ?? currentUid();
   let st: Stats | undefined;
   try {
     st = lstatSync(dir);
@@ -147,14 +154,14 @@ function password(file: string): { current: string; previous?: string } {
   }
   if (st) {
     const trusted =
-      st.isFile() && st.uid === process.getuid!() && (st.mode & 0o077) === 0 && st.nlink === 1;
+      st.isFile() && st.uid === currentUid() && (st.mode & 0o077) === 0 && st.nlink === 1;
     const content = st.isFile() && st.size < 4096 ? readFileSync(file, 'utf8').trim() : '';
     if (trusted && content.length >= 32) return { current: content };
     if (content) previous = content;
     unlinkSync(file);
   }
   const current = randomBytes(32).toString('base64url');
-  writeFileSync(file, current + '\n', { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, `${current}\n`, { mode: 0o600, flag: 'wx' });
   return { current, previous };
 }
 
@@ -258,7 +265,7 @@ export async function startEmbeddedPostgres(
       // initdb runs as the server's user: it reads the password from the socket directory
       // (its own, 0700).
       const pwfile = join(socketDir, 'initdb.pw');
-      writeFileSync(pwfile, pw.current + '\n', { mode: 0o600, flag: 'w' });
+      writeFileSync(pwfile, `${pw.current}\n`, { mode: 0o600, flag: 'w' });
       if (pgUser) chownSync(pwfile, pgUser.uid, pgUser.gid);
       try {
         // As root, DATA_DIR/postgres is made here and given to the `postgres` user.

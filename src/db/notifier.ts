@@ -74,7 +74,7 @@ export function createNotifier(
       // Anything may have changed while we were away: wake every waiter once.
       for (const key of listeners.keys()) {
         const [ch, k] = key.split(/:(.*)/s);
-        if (k !== '*') emit(ch, k);
+        if (ch !== undefined && k !== undefined && k !== '*') emit(ch, k);
       }
     } catch (err) {
       onError(err as Error);
@@ -100,12 +100,12 @@ export function createNotifier(
   return {
     subscribe(channel, key, fn) {
       const k = `${channel}:${key}`;
-      let set = listeners.get(k);
-      if (!set) listeners.set(k, (set = new Set()));
+      const set = listeners.get(k) ?? new Set();
+      listeners.set(k, set);
       set.add(fn);
       return () => {
-        set!.delete(fn);
-        if (set!.size === 0) listeners.delete(k);
+        set.delete(fn);
+        if (set.size === 0) listeners.delete(k);
       };
     },
     async wait(channel, key, ms, signal) {

@@ -2,11 +2,12 @@
 // more than asked for so the page knows whether another follows. Ids are ULIDs, so id order
 // is creation order.
 import type { SelectQueryBuilder } from 'kysely';
-import { decodeCursor, toPage, type Page } from '../http/schemas.ts';
+import { decodeCursor, type Page, toPage } from '../paging.ts';
 
 // Kysely cannot type a column reference chosen by the caller over any builder: the column is
 // one of ours ('id', 'f.id'), never user input.
-type AnySelect<O> = SelectQueryBuilder<any, any, O>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any builder of ours, whatever its tables.
+type AnySelect<O> = SelectQueryBuilder<any, any, O>;
 
 export async function pageById<O extends { id: string }, T>(
   query: AnySelect<O>,

@@ -34,8 +34,8 @@ function output(child: ChildProcess, log: Log) {
     if (seen.length > 50) seen.shift();
     log(line.trim());
   };
-  lines(child.stdout!, take);
-  lines(child.stderr!, take);
+  if (child.stdout) lines(child.stdout, take);
+  if (child.stderr) lines(child.stderr, take);
   return () => seen.join('\n');
 }
 
@@ -99,7 +99,7 @@ export async function startPostgres(
     env: ENV,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  child.stdin!.on('error', () => {}); // the watchdog gone first: nothing to tell it
+  child.stdin?.on('error', () => {}); // the watchdog gone first: nothing to tell it
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const seen = output(child, (line) => {
@@ -111,7 +111,7 @@ export async function startPostgres(
   });
 
   const requestStop = () => {
-    child.stdin!.end();
+    child.stdin?.end();
   };
   return {
     requestStop,
@@ -119,7 +119,7 @@ export async function startPostgres(
       requestStop();
       const quit = () => {
         try {
-          process.kill(-child.pid!, 'SIGQUIT');
+          if (child.pid) process.kill(-child.pid, 'SIGQUIT');
         } catch {
           /* gone */
         }

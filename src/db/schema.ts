@@ -1,4 +1,5 @@
-// Row types of every table, for Kysely. Mirrors migrations/*.sql.
+// Row types of every table, for Kysely. Mirrors migrations/*.sql; test/db/schema-drift.test.ts
+// holds it against the migrated database (tables, columns, nullability, kinds).
 import type { ColumnType, Generated } from 'kysely';
 
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
@@ -44,7 +45,7 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type Json = ColumnType<unknown, string | null, string | null>;
 
 export interface DB {
-  service_clock: { id: Generated<boolean>; offset_ms: ColumnType<string, never, unknown> };
+  service_clock: { id: Generated<boolean>; offset_ms: ColumnType<number, never, unknown> };
   users: {
     id: string;
     email: string;
@@ -138,7 +139,7 @@ export interface DB {
   };
   rate_limits: { key: string; window_start: Timestamp; count: number; expires_at: Timestamp };
   email_verifications: {
-    id: Generated<string>;
+    id: Generated<number>;
     email: string;
     user_id: string | null;
     password_hash: string | null;
@@ -149,7 +150,7 @@ export interface DB {
     used_at: Timestamp | null;
   };
   invitation_emails: {
-    id: Generated<string>;
+    id: Generated<number>;
     team_id: string;
     email: string;
     invitation_id: string;
@@ -255,6 +256,13 @@ export interface DB {
     line: string;
   };
   project_webhooks: { project_id: string; secret_sealed: string; rotated_at: Timestamp };
+  webhook_deliveries: {
+    project_id: string;
+    body_sha256: string;
+    delivery_id: string | null;
+    received_at: Timestamp;
+    keep_until: Timestamp;
+  };
   idempotency_keys: {
     scope: string;
     key: string;

@@ -1,4 +1,4 @@
-// One access-log line per request, at a level that keeps the log for people (issue 12, item 16).
+// One access-log line per request, at a level that keeps the log for people.
 // Machines that call all the time get theirs at debug while they succeed: an agent's sync (a
 // long poll, every few seconds per agent, was a third of the log) and the health probes of a
 // load balancer. Their failures (4xx and 5xx) stay at info, with everyone else's; 5xx also log

@@ -3,7 +3,7 @@
 // OpenAPI document learns the same from it (see app.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../actor.ts';
-import { AppError, malformedAuthorization, unauthorized } from './errors.ts';
+import { AppError, malformedAuthorization, unauthorized } from '../errors.ts';
 import { safeEqual } from '../secrets.ts';
 import type { AgentIdentity } from '../agent-api/agents-service.ts';
 

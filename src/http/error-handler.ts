@@ -2,7 +2,7 @@
 // with a stable `code`, field `errors` where they apply, and the request id. Stack traces and
 // internal messages never leave the process; they go to the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 import { fieldErrorsOf, orList, type AjvIssue } from './validation-messages.ts';
 import { fromPgError } from './pg-errors.ts';
 import { lingerOnClose } from './lingering-close.ts';
@@ -119,7 +119,7 @@ export function installErrorHandling(app: FastifyInstance) {
     );
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
+    const path = request.url.split('?')[0] ?? request.url;
     // A path that exists with other methods is 405 with Allow (RFC 9110 15.5.6), not 404.
     const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
     if (allowed.length > 0) {

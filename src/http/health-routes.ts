@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
-import { serviceUnavailable } from './errors.ts';
+import { serviceUnavailable } from '../errors.ts';
 import { sendProblem } from './error-handler.ts';
+import { pingDatabase } from './health-dal.ts';
 import { problemResponses } from './schemas.ts';
 
 const READY_TIMEOUT_MS = 2000;
@@ -38,7 +38,7 @@ export function healthRoutes({
       },
       async (_req, reply) => {
         // Starting up is the expected answer of a probe that comes early, not a failure: it is
-        // sent as it is, without the error handler's `request failed` warning (issue 12, item 16).
+        // sent as it is, without the error handler's `request failed` warning.
         if (!isReady()) {
           return sendProblem(
             reply,
@@ -50,7 +50,7 @@ export function healthRoutes({
         let timer: NodeJS.Timeout | undefined;
         try {
           await Promise.race([
-            sql`select 1`.execute(db),
+            pingDatabase(db),
             new Promise((_, reject) => {
               timer = setTimeout(() => reject(new Error('readyz timeout')), READY_TIMEOUT_MS);
             }),

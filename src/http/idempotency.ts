@@ -16,7 +16,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Sealer } from '../secrets.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
+import { claimKey, findRecord, recordAnswer, releaseKey } from './idempotency-dal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,42 +79,20 @@ export function installIdempotency(
     const hash = sealer.digest(`${req.method} ${req.url}\n${req.rawBody ?? ''}`);
     const now = clock.now();
     const fresh = new Date(now.getTime() - hours * 3600_000);
-    const claimed = await db
-      .insertInto('idempotency_keys')
-      .values({ scope, key, request_hash: hash, created_at: now })
-      .onConflict((oc) =>
-        oc
-          .columns(['scope', 'key'])
-          .doUpdateSet({
-            request_hash: hash,
-            status: null,
-            headers: null,
-            body: null,
-            created_at: now,
-          })
-          // Take the key over only when the old record expired or its first attempt was abandoned.
-          .where((eb) =>
-            eb.or([
-              eb('idempotency_keys.created_at', '<', fresh),
-              eb.and([
-                eb('idempotency_keys.status', 'is', null),
-                eb('idempotency_keys.created_at', '<', new Date(now.getTime() - ABANDONED_MS)),
-              ]),
-            ]),
-          ),
-      )
-      .returning('key')
-      .executeTakeFirst();
+    // Take the key over only when the old record expired or its first attempt was abandoned.
+    const claimed = await claimKey(
+      db,
+      { scope, key },
+      hash,
+      now,
+      fresh,
+      new Date(now.getTime() - ABANDONED_MS),
+    );
     if (claimed) {
       req.idempotency = { scope, key };
       return;
     }
-    const prior = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('scope', '=', scope)
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
+    const prior = await findRecord(db, { scope, key });
     if (prior.request_hash !== hash) {
       throw new AppError(
         422,
@@ -155,12 +134,11 @@ export function installIdempotency(
     const claim = req.idempotency;
     if (!claim) return payload;
     req.idempotency = undefined;
-    const where = (q: any) => q.where('scope', '=', claim.scope).where('key', '=', claim.key);
     if (
       reply.statusCode >= 500 ||
       (typeof payload !== 'string' && payload !== null && payload !== undefined)
     ) {
-      await where(db.deleteFrom('idempotency_keys')).execute();
+      await releaseKey(db, claim);
       return payload;
     }
     const body = (payload as string | null) ?? '';
@@ -177,15 +155,11 @@ export function installIdempotency(
         .filter(([, v]) => v !== undefined)
         .map(([h, v]) => [h, String(v)]),
     );
-    await where(
-      db
-        .updateTable('idempotency_keys')
-        .set({
-          status: reply.statusCode,
-          headers: JSON.stringify(headers),
-          body: declaredSecret || shapedSecret ? null : body,
-        }),
-    ).execute();
+    await recordAnswer(db, claim, {
+      status: reply.statusCode,
+      headers,
+      body: declaredSecret || shapedSecret ? null : body,
+    });
     return payload;
   });
 }

@@ -4,7 +4,7 @@
 // JSON is parsed: any other content type, text/plain included, is 400.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError, type FieldError } from './errors.ts';
+import { AppError, type FieldError } from '../errors.ts';
 
 declare module 'fastify' {
   // The body exactly as received: signatures (git webhooks) and idempotency keys hash it.
@@ -98,6 +98,7 @@ export function installJsonParser(app: FastifyInstance) {
 const MAX_DEPTH = 32;
 
 // With the u flag a valid surrogate pair is one code point: only unpaired halves match \p{Cs}.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character refused.
 const BAD_CHARACTER = /[\u0000\p{Cs}]/u;
 
 /** Walks the value without recursion: a bad character in a string or key, or too deep a nesting, with where. */
@@ -105,8 +106,8 @@ function problemIn(
   value: unknown,
 ): { kind: 'character' | 'depth'; path: FieldError['path'] } | undefined {
   const stack: Array<[unknown, number, string]> = [[value, 0, '']];
-  while (stack.length) {
-    const [v, depth, path] = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, depth, path] = top;
     if (typeof v === 'string') {
       if (BAD_CHARACTER.test(v)) return { kind: 'character', path };
       continue;

@@ -33,14 +33,23 @@ export function redactUrl(url: unknown): unknown {
 }
 
 /** Fastify's request serializer, with the URL redacted (for anything that logs `req`). */
-const req: SerializerFn = (r: any) =>
-  r && typeof r === 'object'
-    ? {
-        method: r.method,
-        url: redactUrl(r.url),
-        host: r.host ?? r.headers?.host,
-        remoteAddress: r.ip ?? r.socket?.remoteAddress,
-      }
-    : r;
+interface LoggedRequest {
+  method?: unknown;
+  url?: unknown;
+  host?: unknown;
+  ip?: unknown;
+  headers?: { host?: unknown };
+  socket?: { remoteAddress?: unknown };
+}
+const req: SerializerFn = (value: unknown) => {
+  if (!value || typeof value !== 'object') return value;
+  const r = value as LoggedRequest;
+  return {
+    method: r.method,
+    url: redactUrl(r.url),
+    host: r.host ?? r.headers?.host,
+    remoteAddress: r.ip ?? r.socket?.remoteAddress,
+  };
+};
 
 export const logSerializers: Record<string, SerializerFn> = { url: redactUrl, req };

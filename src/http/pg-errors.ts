@@ -1,6 +1,12 @@
 // PostgreSQL errors that carry meaning for a client: constraint names map to domain errors,
 // data exceptions to 422, lost connections and timeouts to 503. Anything else stays a 500.
-import { type AppError, conflict, ownerImmutable, serviceUnavailable, unprocessable } from './errors.ts';
+import {
+  type AppError,
+  conflict,
+  ownerImmutable,
+  serviceUnavailable,
+  unprocessable,
+} from '../errors.ts';
 
 interface PgError {
   code?: string;
@@ -51,10 +57,10 @@ const FOREIGN_KEY_CONSTRAINTS: Record<string, () => AppError> = {
 export function fromPgError(err: unknown): AppError | undefined {
   const e = err as PgError;
   if (!e || typeof e !== 'object') return undefined;
-  if (e.code === '23503' && e.constraint && FOREIGN_KEY_CONSTRAINTS[e.constraint])
-    return FOREIGN_KEY_CONSTRAINTS[e.constraint]();
-  if (e.code === '23505' && e.constraint && UNIQUE_CONSTRAINTS[e.constraint])
-    return UNIQUE_CONSTRAINTS[e.constraint]();
+  const foreignKey = e.constraint ? FOREIGN_KEY_CONSTRAINTS[e.constraint] : undefined;
+  if (e.code === '23503' && foreignKey) return foreignKey();
+  const unique = e.constraint ? UNIQUE_CONSTRAINTS[e.constraint] : undefined;
+  if (e.code === '23505' && unique) return unique();
   if (e.code === 'P0001' && e.hint === 'owner_immutable')
     return ownerImmutable(e.message ?? 'The team owner is fixed.');
   if (e.code?.startsWith('22'))

@@ -1,10 +1,16 @@
 // Fixed-window counters in PostgreSQL, so that every instance sharing the database shares the
 // limits, and windows follow the service clock. One statement per hit. Each row says when its
 // window ends (expires_at), so the minute sweep can delete ended windows (pruneRateLimits).
-import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import { tooManyRequests } from './errors.ts';
+import { tooManyRequests } from '../errors.ts';
+import {
+  countHit,
+  currentWindow,
+  deleteCounter,
+  deleteEndedWindows,
+  refundHit,
+} from './rate-limit-dal.ts';
 
 export interface RateLimiter {
   /** Count one hit against `key` in its window. */
@@ -31,23 +37,7 @@ export function rateLimiter(db: Database, clock: Clock): RateLimiter {
     );
 
   async function count(key: string, windowSeconds: number) {
-    const now = clock.now();
-    const cutoff = new Date(now.getTime() - windowSeconds * 1000);
-    const ends = new Date(now.getTime() + windowSeconds * 1000);
-    const ended = sql<boolean>`rate_limits.window_start <= ${cutoff}`;
-    const row = await db
-      .insertInto('rate_limits')
-      .values({ key, window_start: now, count: 1, expires_at: ends })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet({
-          window_start: sql`case when ${ended} then ${now} else rate_limits.window_start end`,
-          count: sql`case when ${ended} then 1 else rate_limits.count + 1 end`,
-          expires_at: sql`case when ${ended} then ${ends}
-          else rate_limits.window_start + make_interval(secs => ${windowSeconds}) end`,
-        }),
-      )
-      .returning(['window_start', 'count'])
-      .executeTakeFirstOrThrow();
+    const row = await countHit(db, key, clock.now(), windowSeconds);
     return { count: row.count, windowStart: row.window_start };
   }
 
@@ -60,27 +50,17 @@ export function rateLimiter(db: Database, clock: Clock): RateLimiter {
     },
     async check(key, limit, windowSeconds) {
       const cutoff = new Date(clock.now().getTime() - windowSeconds * 1000);
-      const row = await db
-        .selectFrom('rate_limits')
-        .select(['window_start', 'count'])
-        .where('key', '=', key)
-        .where('window_start', '>', cutoff)
-        .executeTakeFirst();
+      const row = await currentWindow(db, key, cutoff);
       if (row && row.count >= limit)
         throw tooManyRequests(retryAfter(row.window_start, windowSeconds));
     },
     async refund(key, windowStart) {
       // Only in the same window: a refund that arrives after the window rolled over must not
       // take a hit off the next one.
-      await db
-        .updateTable('rate_limits')
-        .set({ count: sql`greatest(count - 1, 0)` })
-        .where('key', '=', key)
-        .where('window_start', '=', windowStart)
-        .execute();
+      await refundHit(db, key, windowStart);
     },
     async reset(key) {
-      await db.deleteFrom('rate_limits').where('key', '=', key).execute();
+      await deleteCounter(db, key);
     },
   };
 }
@@ -91,6 +71,5 @@ export function rateLimiter(db: Database, clock: Clock): RateLimiter {
  * a later expires_at, and the delete re-checks it under the row lock: it stays.
  */
 export async function pruneRateLimits(db: Database, now: Date): Promise<number> {
-  const r = await db.deleteFrom('rate_limits').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(r.numDeletedRows);
+  return deleteEndedWindows(db, now);
 }

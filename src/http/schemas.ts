@@ -1,6 +1,5 @@
 // Schemas shared by every route: the problem body, list envelopes, pagination, timestamps.
 import { Type, type Static, type TSchema } from 'typebox';
-import { AppError } from './errors.ts';
 import { isoString } from '../db/timestamps.ts';
 
 // No anyOf in what we answer: fast-json-stringify picks an anyOf branch by running a validator
@@ -121,58 +120,8 @@ export const IdParam = (prefix: string) =>
 
 export const NoContent = Type.Null({ description: 'No content' });
 
-// Keyset pagination: the cursor is the sort key of the last row, opaque to clients.
-export function encodeCursor(key: string[]): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-export function decodeCursor(
-  cursor: string | undefined,
-  parts: number,
-  valid: (key: string[]) => boolean = () => true,
-): string[] | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    // Keys go into SQL: only printable text we could have issued.
-    if (
-      Array.isArray(key) &&
-      key.length === parts &&
-      key.every((k) => typeof k === 'string' && /^[\x20-\x7e]{1,200}$/.test(k)) &&
-      valid(key)
-    )
-      return key;
-  } catch {
-    /* fall through */
-  }
-  throw new AppError(
-    422,
-    'invalid_cursor',
-    'Unprocessable content',
-    'The cursor is not one this service issued.',
-    [{ path: 'cursor', message: 'is not a valid cursor' }],
-  );
-}
-
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
-
-/** Rows were fetched with limit + 1; the extra row tells whether another page exists. */
-export function toPage<R, T>(
-  rows: R[],
-  limit: number,
-  keyOf: (r: R) => string[],
-  present: (r: R) => T,
-): Page<T> {
-  const more = rows.length > limit;
-  const shown = more ? rows.slice(0, limit) : rows;
-  return {
-    data: shown.map(present),
-    next_cursor: more ? encodeCursor(keyOf(shown[shown.length - 1])) : null,
-  };
-}
+// Keyset pagination lives in src/paging.ts (the db layer and services use it too).
+export { decodeCursor, encodeCursor, type Page, toPage } from '../paging.ts';
 
 export const iso = (d: Date | string) => isoString(d instanceof Date ? d : new Date(d));
 export const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));

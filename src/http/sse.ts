@@ -26,7 +26,7 @@ export function wantsEventStream(req: FastifyRequest): boolean {
   const accept = req.headers.accept ?? '';
   return accept
     .split(',')
-    .some((part) => part.split(';')[0].trim().toLowerCase() === 'text/event-stream');
+    .some((part) => (part.split(';')[0] ?? '').trim().toLowerCase() === 'text/event-stream');
 }
 
 /** The id of the last event a reconnecting client saw. */

@@ -5,7 +5,7 @@
 //   x-error-message  replaces every message of that schema (e.g. a role that may not be owner)
 //   x-error-code     the problem's `code` when every error of a request carries the same one
 // A `pattern` is described by PATTERN_MESSAGES, else by the schema's description.
-import type { FieldError } from './errors.ts';
+import type { FieldError } from '../errors.ts';
 import { ERROR_CODE, ERROR_MESSAGE, PATTERN_MESSAGES } from './schemas.ts';
 
 export interface AjvIssue {
@@ -159,7 +159,7 @@ function collapse(issues: AjvIssue[]): AjvIssue[] {
       out = out.filter((i) => i !== outer);
     } else if ((outer.keyword === 'anyOf' || outer.keyword === 'oneOf') && inner.length > 0) {
       const base = outer.schemaPath;
-      const branchOf = (i: AjvIssue) => i.schemaPath.slice(base.length + 1).split('/')[0];
+      const branchOf = (i: AjvIssue) => i.schemaPath.slice(base.length + 1).split('/')[0] ?? '';
       const wrongType = (b: string) =>
         inner.some(
           (i) =>

@@ -99,7 +99,10 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     for (const spec of frames) {
       wanted.add(spec.frame_id);
       let runner = runners.get(spec.frame_id);
-      if (!runner) runners.set(spec.frame_id, (runner = runtime.supervisor(spec.frame_id, deps)));
+      if (!runner) {
+        runner = runtime.supervisor(spec.frame_id, deps);
+        runners.set(spec.frame_id, runner);
+      }
       void runner.update(spec);
     }
     for (const [id, runner] of runners) {

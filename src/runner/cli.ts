@@ -41,30 +41,33 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const parseAgentArgs = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: false,
+    strict: true,
+    options: {
+      server: { type: 'string' },
+      token: { type: 'string' },
+      data: { type: 'string' },
+      host: { type: 'string' },
+      'git-base-url': { type: 'string' },
+      'stop-frames-on-exit': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      runtime: { type: 'string' },
+      'base-image': { type: 'string' },
+      'memory-mb': { type: 'string' },
+      cpus: { type: 'string' },
+      'start-timeout': { type: 'string' },
+      hide: { type: 'string', multiple: true },
+      registry: { type: 'string' },
+    },
+  });
+
 async function agentCommand(args: string[]) {
-  let values;
+  let values: ReturnType<typeof parseAgentArgs>['values'];
   try {
-    ({ values } = parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        server: { type: 'string' },
-        token: { type: 'string' },
-        data: { type: 'string' },
-        host: { type: 'string' },
-        'git-base-url': { type: 'string' },
-        'stop-frames-on-exit': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        runtime: { type: 'string' },
-        'base-image': { type: 'string' },
-        'memory-mb': { type: 'string' },
-        cpus: { type: 'string' },
-        'start-timeout': { type: 'string' },
-        hide: { type: 'string', multiple: true },
-        registry: { type: 'string' },
-      },
-    }));
+    ({ values } = parseAgentArgs(args));
   } catch (err) {
     fail((err as Error).message);
   }

@@ -58,15 +58,16 @@ class ReplicaSet {
     return this.release !== undefined;
   }
   slot(index: number): Slot {
-    let s = this.slots.get(index);
-    if (!s) this.slots.set(index, (s = { index, attempts: 0 }));
+    const known = this.slots.get(index);
+    if (known) return known;
+    const s: Slot = { index, attempts: 0 };
+    this.slots.set(index, s);
     return s;
   }
   healthy(): Endpoint[] {
     return [...this.slots.values()]
-      .filter((s) => s.index < this.count && s.replica?.healthy)
       .sort((a, b) => a.index - b.index)
-      .map((s) => s.replica!.endpoint);
+      .flatMap((s) => (s.index < this.count && s.replica?.healthy ? [s.replica.endpoint] : []));
   }
 }
 
@@ -75,6 +76,11 @@ const keyOf = (s: DesiredFrame) =>
 
 export class FrameRunner implements FrameSupervisor {
   private spec?: DesiredFrame;
+  /** The desired state, which every path past the first update() has. */
+  private get desired(): DesiredFrame {
+    if (!this.spec) throw new Error(`frame ${this.frameId}: no desired state yet`);
+    return this.spec;
+  }
   private applied?: string;
   private current?: ReplicaSet;
   private next?: ReplicaSet;
@@ -139,14 +145,22 @@ export class FrameRunner implements FrameSupervisor {
     if (!this.spec) return undefined;
     const sets = [this.current, this.next]
       .filter((s): s is ReplicaSet => !!s?.prepared && !s.retired)
-      .map((s) => ({
-        deployment_id: s.deploymentId,
-        generation: s.generation,
-        release: s.release!,
-        replicas: [...s.slots.values()]
-          .filter((sl) => sl.replica && !sl.replica.exited)
-          .map((sl) => ({ index: sl.index, ref: sl.replica!.ref() })),
-      }));
+      .flatMap((s) =>
+        s.release === undefined
+          ? []
+          : [
+              {
+                deployment_id: s.deploymentId,
+                generation: s.generation,
+                release: s.release,
+                replicas: [...s.slots.values()].flatMap((sl) =>
+                  sl.replica && !sl.replica.exited
+                    ? [{ index: sl.index, ref: sl.replica.ref() }]
+                    : [],
+                ),
+              },
+            ],
+      );
     return { spec: this.spec, sets, failed_builds: [...this.failedBuilds] };
   }
 
@@ -310,7 +324,7 @@ export class FrameRunner implements FrameSupervisor {
   private async prepare(set: ReplicaSet) {
     for (let attempt = 0; !set.retired; attempt++) {
       for (let i = 0; i < set.count; i++) this.report(set, i, 'pulling');
-      const s = this.spec!;
+      const s = this.desired;
       const what = `${s.git_repository_owner}/${s.git_repository} at ${s.commit_sha ?? s.git_repository_branch}`;
       this.deps.line(this.frameId, 0, `[frameplane] deployment ${set.deploymentId}: ${what}`);
       try {
@@ -385,8 +399,9 @@ export class FrameRunner implements FrameSupervisor {
       set.retired = true;
       if (this.next === set) this.next = undefined;
       if (this.current === set) this.current = undefined;
-      if (this.current) this.current.generation = this.spec!.generation;
-      this.reportServing(this.spec!);
+      const spec = this.desired;
+      if (this.current) this.current.generation = spec.generation;
+      this.reportServing(spec);
       this.deps.changed();
     });
   }
@@ -500,7 +515,7 @@ export class FrameRunner implements FrameSupervisor {
   /** Switches to the new set once all its replicas are healthy, then stops the old one. */
   private async promoteIfReady() {
     const n = this.next;
-    if (!n || !n.release || n.retired || n.healthy().length < n.count) return;
+    if (!n?.release || n.retired || n.healthy().length < n.count) return;
     const old = this.current;
     this.current = n;
     this.next = undefined;

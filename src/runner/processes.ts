@@ -6,19 +6,25 @@ import { createServer, connect } from 'node:net';
 
 interface ProcStat {
   state: string;
+  /** The process group it belongs to. */
+  pgrp: string;
   startTime: string;
 }
 
 function procStat(pid: number): ProcStat | undefined | null {
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0], startTime: fields[19] };
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null; // no such process
     return undefined; // no /proc here (not Linux): unknown
   }
+  // "pid (comm) state ppid pgrp session …": comm may hold spaces and parentheses, so split
+  // after the last ')'. Field 22 of proc(5), the start time, is the 20th after comm.
+  const [state, , pgrp, ...rest] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const startTime = rest[16];
+  if (state === undefined || pgrp === undefined || startTime === undefined) return undefined;
+  return { state, pgrp, startTime };
 }
 
 /** The kernel's start time of a process (clock ticks since boot), where /proc exists. */
@@ -41,7 +47,30 @@ export function isAlive(pid: number, startTime?: string): boolean {
   }
 }
 
-/** Signals a whole process group (a replica is spawned detached, so it leads its own). */
+/**
+ * True only if the process group `pid` is provably the one we recorded: its leader `pid` is
+ * the process that started at `startTime` (a pid is reused once its process is gone, and the
+ * new holder may lead a group of its own, someone else's) and it still leads its group. A
+ * zombie leader counts: its pid, hence its group id, cannot be reused until it is reaped.
+ * Without a recorded start time, or without /proc, nothing proves it: false, and the group
+ * is left alone rather than risking a signal to a stranger's processes.
+ */
+export function ownsGroup(pid: number, startTime: string | undefined): boolean {
+  if (!startTime || !Number.isInteger(pid) || pid <= 1) return false;
+  const stat = procStat(pid);
+  return (
+    stat !== null &&
+    stat !== undefined &&
+    stat.state !== 'X' &&
+    stat.startTime === startTime &&
+    stat.pgrp === String(pid)
+  );
+}
+
+/**
+ * Signals a whole process group (a replica is spawned detached, so it leads its own). Only for
+ * a group known to be ours: a child of this process, or one that ownsGroup() vouches for.
+ */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   if (!Number.isInteger(pgid) || pgid <= 1) return false;
   try {
@@ -50,6 +79,15 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+/** Signals the group `pid` leads if ownsGroup() proves it is the one recorded. */
+export function signalOwnGroup(
+  pid: number,
+  startTime: string | undefined,
+  signal: NodeJS.Signals,
+): boolean {
+  return ownsGroup(pid, startTime) && signalGroup(pid, signal);
 }
 
 /** A port that is free right now on the loopback interface, chosen by the kernel. */

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredFrame } from './protocol.ts';
 import type { Release, ReplicaRef } from './runtimes/runtime.ts';
-import { isAlive, signalGroup, startTimeOf } from './processes.ts';
+import { isAlive, signalOwnGroup, startTimeOf } from './processes.ts';
 
 export interface PersistedSet {
   deployment_id: string;
@@ -100,15 +100,15 @@ export function loadState(dataDir: string): AgentState {
 
 /**
  * Replicas left by an agent of another runtime cannot be adopted: processes of the process
- * runtime are stopped (only if still the same process), containers are left to the Engine.
+ * runtime are stopped (only if provably the same process group), containers are left to the
+ * Engine.
  */
 export function stopForeign(state: AgentState, runtime: string) {
   if (!state.runtime || state.runtime === runtime) return state;
   if (state.runtime === 'process') {
     for (const f of Object.values(state.frames)) {
       for (const s of f.sets)
-        for (const r of s.replicas)
-          if (isAlive(Number(r.ref.id), r.ref.startTime)) signalGroup(Number(r.ref.id), 'SIGTERM');
+        for (const r of s.replicas) signalOwnGroup(Number(r.ref.id), r.ref.startTime, 'SIGTERM');
     }
   }
   return {

@@ -12,7 +12,7 @@ const ENTITIES: Record<string, string> = {
 
 /** Safe in text and in double- or single-quoted attribute values. */
 export const escapeHtml = (value: unknown) =>
-  String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  String(value).replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 export interface Shell {
   title: string;

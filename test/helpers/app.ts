@@ -48,7 +48,7 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   });
   const pool = createPool(url, { max: 10 });
   const db = createDatabase(pool);
-  const clock = systemClock(db);
+  const clock = systemClock(db, { testClock: config.testClock });
   await clock.refresh();
   const notifier = createNotifier(url);
   const dns = opts.dns ?? tableResolver();

@@ -47,7 +47,8 @@ export function run(cmd: string, args: string[], o: RunOptions): Promise<void> {
     const tail: string[] = [];
     const kill = () => {
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        if (child.pid === undefined) throw new Error('not started');
+        process.kill(-child.pid, 'SIGKILL');
       } catch {
         child.kill('SIGKILL');
       }

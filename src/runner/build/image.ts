@@ -108,7 +108,8 @@ async function dockerBuild(
   const signal = AbortSignal.any([r.signal, AbortSignal.timeout(BUILD_TIMEOUT_MS)]);
   let stream: NodeJS.ReadableStream;
   try {
-    stream = await docker.buildImage(tar.stdout!, {
+    if (!tar.stdout) throw new Error('tar has no output pipe');
+    stream = await docker.buildImage(tar.stdout, {
       t: tag,
       labels,
       rm: true,

@@ -26,7 +26,15 @@ import { fetchSource } from '../build/fetch.ts';
 import { planOf } from '../build/plan.ts';
 import { run } from '../build/command.ts';
 import { tailFile } from '../log.ts';
-import { freePort, isAlive, signalGroup, sleep, startTimeOf } from '../processes.ts';
+import {
+  freePort,
+  isAlive,
+  ownsGroup,
+  signalGroup,
+  signalOwnGroup,
+  sleep,
+  startTimeOf,
+} from '../processes.ts';
 import { spawnSandboxed, sandboxSupport } from './sandbox.ts';
 import {
   BuildError,
@@ -133,8 +141,11 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       if (over || detached) return;
       over = true;
       clearInterval(poll);
-      // What the leader left behind must not hold on; only if the group is still ours.
-      if (child || isAlive(pid, startTime)) signalGroup(pid, 'SIGKILL');
+      // What the leader left behind must not hold on; only if the group is still ours. Our own
+      // child's group stays ours after its leader is reaped: its id cannot be handed to a new
+      // process while members remain.
+      if (child) signalGroup(pid, 'SIGKILL');
+      else signalOwnGroup(pid, startTime, 'SIGKILL');
       tailer.stop();
       resolveExit({ code, signal, oom: false });
     };
@@ -153,9 +164,11 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       exit,
       async stop(graceMs) {
         if (over) return;
-        if (child || isAlive(pid, startTime)) signalGroup(pid, 'SIGTERM');
+        const signal = (s: NodeJS.Signals) =>
+          child ? signalGroup(pid, s) : signalOwnGroup(pid, startTime, s);
+        signal('SIGTERM');
         const gone = await Promise.race([exit.then(() => true), sleep(graceMs).then(() => false)]);
-        if (!gone && (child || isAlive(pid, startTime))) signalGroup(pid, 'SIGKILL');
+        if (!gone) signal('SIGKILL');
         await Promise.race([exit, sleep(5000)]);
         done(null, 'SIGKILL');
       },
@@ -315,7 +328,10 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       const pid = Number(ref.id);
       const cut = ref.cursor.lastIndexOf(':');
       const logFile = ref.cursor.slice(0, cut);
-      if (!isAlive(pid, ref.startTime)) return undefined;
+      // Adopted only if provably the process recorded, leading its own group: the agent will
+      // signal that group. A replica recorded without a start time (an agent of the first
+      // state format, or one without /proc) is left alone, never signalled.
+      if (!isAlive(pid, ref.startTime) || !ownsGroup(pid, ref.startTime)) return undefined;
       return watch(
         pid,
         ref.startTime,

@@ -91,22 +91,27 @@ function outerArgs(network: 'none' | 'host'): string[] {
 
 function identity(o: { uid?: number; gid?: number }): string[] {
   if (asRoot()) return ['--root', String(o.uid ?? 65534), String(o.gid ?? 65534)];
-  return ['--user', String(process.getuid!()), String(process.getgid!())];
+  // Only reached on Linux (sandboxSupport), where both exist.
+  return ['--user', String(process.getuid?.() ?? -1), String(process.getgid?.() ?? -1)];
 }
 
 let support: { ok: true } | { ok: false; why: string } | undefined;
 
 /** Whether this machine can make the sandbox (unshare + user/mount/pid/net namespaces, `ip`); the reason if not. */
 export function sandboxSupport(): { ok: true } | { ok: false; why: string } {
-  if (support) return support;
+  support ??= probeSandbox();
+  return support;
+}
+
+function probeSandbox(): { ok: true } | { ok: false; why: string } {
   if (process.platform !== 'linux')
-    return (support = { ok: false, why: `namespaces need Linux, not ${process.platform}` });
+    return { ok: false, why: `namespaces need Linux, not ${process.platform}` };
   const missing = TOOLS.filter((t) => !findTool(t));
   if (missing.length)
-    return (support = {
+    return {
       ok: false,
       why: `missing programs: ${missing.join(', ')} (util-linux, iproute2, coreutils)`,
-    });
+    };
   // A real (empty) run: every namespace, loopback, the mounts, the nested namespace and setpriv.
   const envFd = openSync('/dev/null', 'r');
   try {
@@ -121,16 +126,16 @@ export function sandboxSupport(): { ok: true } | { ok: false; why: string } {
         encoding: 'utf8',
       },
     );
-    if (r.error) return (support = { ok: false, why: `unshare: ${r.error.message}` });
+    if (r.error) return { ok: false, why: `unshare: ${r.error.message}` };
     if (r.status !== 0) {
       const why =
         (r.stderr || '').trim().split('\n').slice(-3).join('; ') || `exit ${r.status ?? r.signal}`;
-      return (support = { ok: false, why: `cannot make the namespaces: ${why}` });
+      return { ok: false, why: `cannot make the namespaces: ${why}` };
     }
   } finally {
     closeSync(envFd);
   }
-  return (support = { ok: true });
+  return { ok: true };
 }
 
 const inside = (path: string, dir: string) =>

@@ -104,7 +104,9 @@ export async function applyService(
   docker: Docker,
   spec: ReturnType<typeof serviceSpec>,
 ): Promise<boolean> {
-  const existing = await findService(docker, spec.Labels[LABEL]!);
+  const frameId = spec.Labels[LABEL];
+  if (!frameId) throw new Error('a service spec without its frame label');
+  const existing = await findService(docker, frameId);
   if (!existing) {
     await docker.createService(spec as unknown as Docker.CreateServiceOptions);
     return true;
@@ -123,14 +125,28 @@ export async function scaleService(docker: Docker, frameId: string, replicas: nu
   const spec = existing.Spec as ReturnType<typeof serviceSpec>;
   if (spec.Mode?.Replicated?.Replicas === replicas) return;
   const Labels = { ...spec.Labels, 'frameplane.spec': `scaled-${replicas}` };
-  await docker
-    .getService(existing.ID)
-    .update({
-      version: existing.Version?.Index,
-      ...spec,
-      Labels,
-      Mode: { Replicated: { Replicas: replicas } },
-    } as unknown as Docker.ServiceSpec);
+  await docker.getService(existing.ID).update({
+    version: existing.Version?.Index,
+    ...spec,
+    Labels,
+    Mode: { Replicated: { Replicas: replicas } },
+  } as unknown as Docker.ServiceSpec);
+}
+
+/** The fields of a task of the Engine API (GET /tasks) that a TaskView is made of. */
+interface DockerTask {
+  ID: string;
+  Slot?: number;
+  DesiredState?: string;
+  NodeID?: string;
+  CreatedAt?: string;
+  Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
+  Status?: {
+    State?: string;
+    Err?: string;
+    ContainerStatus?: { ContainerID?: string; ExitCode?: number };
+    PortStatus?: { Ports?: Array<{ PublishedPort?: number }> };
+  };
 }
 
 export interface TaskView {
@@ -151,7 +167,7 @@ export async function tasksOf(docker: Docker, frameId: string): Promise<TaskView
   const tasks = await docker.listTasks({
     filters: JSON.stringify({ service: [serviceName(frameId)] }),
   });
-  return tasks.map((t: any) => ({
+  return (tasks as DockerTask[]).map((t) => ({
     id: t.ID,
     slot: t.Slot ?? 0,
     state: t.Status?.State ?? 'unknown',

@@ -49,9 +49,11 @@ export function swarmSupervisor(o: SwarmOptions) {
   const nodeAddrs = new Map<string, string>();
   const addrOf = async (nodeId: string, self: string) => {
     if (nodeId === self) return '127.0.0.1';
-    if (!nodeAddrs.has(nodeId))
-      nodeAddrs.set(nodeId, (await o.docker.getNode(nodeId).inspect()).Status?.Addr ?? '127.0.0.1');
-    return nodeAddrs.get(nodeId)!;
+    const known = nodeAddrs.get(nodeId);
+    if (known) return known;
+    const addr: string = (await o.docker.getNode(nodeId).inspect()).Status?.Addr ?? '127.0.0.1';
+    nodeAddrs.set(nodeId, addr);
+    return addr;
   };
   const self = () => (selfNode ??= o.docker.info().then((i) => i.Swarm?.NodeID as string));
   return (frameId: string, deps: SupervisorDeps): FrameSupervisor =>
@@ -60,6 +62,11 @@ export function swarmSupervisor(o: SwarmOptions) {
 
 class SwarmFrame implements FrameSupervisor {
   private spec?: DesiredFrame;
+  /** The desired state, which every path past the first update() has. */
+  private get desired(): DesiredFrame {
+    if (!this.spec) throw new Error(`frame ${this.frameId}: no desired state yet`);
+    return this.spec;
+  }
   /** The image that runs (or will, once the service update is through) and the env it runs with. */
   private release?: { release: Release; env: Record<string, string> };
   private building?: { deploymentId: string; abort: AbortController };
@@ -169,7 +176,8 @@ class SwarmFrame implements FrameSupervisor {
   }
 
   private async deploy(spec: DesiredFrame) {
-    const { release, env } = this.release!;
+    if (!this.release) throw new Error(`frame ${this.frameId}: deploy before its release is known`);
+    const { release, env } = this.release;
     const image = await inspectImage(this.o.docker, release.artifact);
     const user = runAsUser(image?.Config?.User);
     const sent = await applyService(
@@ -298,7 +306,7 @@ class SwarmFrame implements FrameSupervisor {
         frameId: this.frameId,
         replica,
         type,
-        generation: this.spec!.generation,
+        generation: this.desired.generation,
         deploymentId,
         detail,
         portHeld: this.portHeld,
@@ -370,11 +378,13 @@ class SwarmFrame implements FrameSupervisor {
       });
       this.reported.delete(t.slot - 1);
     }
-    const running = tasks.filter((t) => t.state === 'running' && t.publishedPort);
+    const running = tasks.filter(
+      (t): t is TaskView & { publishedPort: number } => t.state === 'running' && !!t.publishedPort,
+    );
     const healthy: Endpoint[] = [];
     await Promise.all(
       running.map(async (t) => {
-        const end = { host: await this.addrOf(t.nodeId, self), port: t.publishedPort! };
+        const end = { host: await this.addrOf(t.nodeId, self), port: t.publishedPort };
         if (await this.check(t, end)) healthy.push(end);
       }),
     );
@@ -419,19 +429,18 @@ class SwarmFrame implements FrameSupervisor {
   /** The health of one running task, checked through its published port; true if it may take connections. */
   private async check(t: TaskView, end: Endpoint): Promise<boolean> {
     let h = this.health.get(t.id);
-    if (!h)
-      this.health.set(
-        t.id,
-        (h = {
-          healthy: false,
-          since: Date.now(),
-          reportedTimeout: false,
-          speaksHttp: false,
-          failures: 0,
-          checked: 0,
-          lastHttp: 0,
-        }),
-      );
+    if (!h) {
+      h = {
+        healthy: false,
+        since: Date.now(),
+        reportedTimeout: false,
+        speaksHttp: false,
+        failures: 0,
+        checked: 0,
+        lastHttp: 0,
+      };
+      this.health.set(t.id, h);
+    }
     // Healthy tasks are checked less often, mostly with a bare connect (no line in their access log).
     const now = Date.now();
     if (h.healthy && now - h.checked < checkEveryMs(true)) return true;

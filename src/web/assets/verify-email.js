@@ -60,7 +60,7 @@
       c.disabled = false;
     });
     $('verify-password').value = '';
-    if (res && res.ok && data) {
+    if (res?.ok && data) {
       const session = { access_token: data.access_token, email: data.user.email };
       sessionStorage.setItem('frameplane.session', JSON.stringify(session));
       finish(
@@ -70,10 +70,9 @@
       );
       return;
     }
-    const detail =
-      data && data.detail
-        ? data.detail
-        : 'The service could not be reached. Check your connection and try again.';
+    const detail = data?.detail
+      ? data.detail
+      : 'The service could not be reached. Check your connection and try again.';
     if (res && [404, 409, 410].includes(res.status)) {
       finish('This link cannot be used', detail, 'error');
       return;
