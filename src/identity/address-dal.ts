@@ -77,7 +77,7 @@ export function linkByToken(q: Queryable, tokenHash: Buffer) {
 }
 
 /** Marks the link used if it was not; false if it was. One statement: only one use wins. */
-export async function claimLink(q: Queryable, id: string, now: Date) {
+export async function claimLink(q: Queryable, id: number, now: Date) {
   const row = await q
     .updateTable('email_verifications')
     .set({ used_at: now })
@@ -89,7 +89,7 @@ export async function claimLink(q: Queryable, id: string, now: Date) {
 }
 
 /** Ties a sign-up's link to the account it became and forgets the password hash it held. */
-export async function attachLink(q: Queryable, id: string, userId: string) {
+export async function attachLink(q: Queryable, id: number, userId: string) {
   await q
     .updateTable('email_verifications')
     .set({ user_id: userId, password_hash: null })
