@@ -159,8 +159,7 @@ describe('the task function, called directly', () => {
     const id = await rowWithoutJob(to);
     const deliver = deliverTo(smtp.url);
     await Promise.all(Array.from({ length: 5 }, () => deliver(id)));
-    await smtp.waitFor((ms) => ms.some((m) => m.rcptTo.includes(to)));
-    await sleep(200);
+    // The catcher keeps a message before it answers 250, so every send has landed by now.
     expect(smtp.to(to)).toHaveLength(1);
     expect(await rowOf(id)).toMatchObject({ status: 'sent', attempts: 1 });
   });
