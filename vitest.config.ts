@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { coverage } from './vitest.coverage.ts';
 
 export default defineConfig({
   test: {
@@ -9,5 +10,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default'],
+    coverage,
   },
 });
