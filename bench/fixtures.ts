@@ -4,7 +4,7 @@ import type { Role } from '../src/db/schema.ts';
 import { rank } from '../src/access/roles.ts';
 import { FRAMES_PER_AGENT, type Dataset } from './dataset.ts';
 import { randomInt, seededRandom, shuffle } from './shape.ts';
-import { encodeCursor } from '../src/http/schemas.ts';
+import { encodeCursor } from '../src/paging.ts';
 import { at } from '../test/helpers/checked.ts';
 
 export const CALLERS = 1_000;

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { IdParam, problemResponses, StringEnum, Timestamp } from '../http/schemas.ts';
 import type { AgentsService } from '../agent-api/agents-service.ts';
 import { AgentBody, NewAgent } from '../agent-api/agents-schemas.ts';

@@ -3,7 +3,7 @@
 // stopped before the suspension is still Stopped after it.
 import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import {
   bumpOwnedFrames,

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { conflict, notFound } from '../http/errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { hashSecret, newSecret } from '../secrets.ts';

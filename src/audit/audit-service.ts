@@ -2,7 +2,8 @@
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import type { Database } from '../db/database.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { iso } from '../http/schemas.ts';
+import { decodeCursor, toPage } from '../paging.ts';
 import { listAudit } from './audit-dal.ts';
 
 type AuditRow = Awaited<ReturnType<typeof listAudit>>[number];

@@ -3,7 +3,7 @@
 // resolver is injected (services.ts); tests give one that answers from a table.
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
-import { type AppError, serviceUnavailable, unprocessable } from '../http/errors.ts';
+import { type AppError, serviceUnavailable, unprocessable } from '../errors.ts';
 
 /** What the service needs of DNS: the TXT records of a name, each as its character strings. */
 export interface TxtResolver {

@@ -9,7 +9,7 @@ import type { AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { canOnProject } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { unprocessable } from '../http/errors.ts';
+import { unprocessable } from '../errors.ts';
 import { envSnapshot } from './deployments.ts';
 import * as dal from './env-dal.ts';
 import { recordFrameEvent, refreshStatus } from './frame-events.ts';

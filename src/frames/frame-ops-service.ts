@@ -7,8 +7,8 @@ import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { AppError, notFound, serviceUnavailable } from '../http/errors.ts';
-import { decodeCursor, toPage } from '../http/schemas.ts';
+import { AppError, notFound, serviceUnavailable } from '../errors.ts';
+import { decodeCursor, toPage } from '../paging.ts';
 import { presentDeployment, startDeployment } from './deployments.ts';
 import { deploymentsPage } from './deployments-dal.ts';
 import {

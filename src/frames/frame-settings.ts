@@ -1,6 +1,6 @@
 // What a frame is created with and what a PATCH may change, and the rules on them that need no
 // database: the health check path, the If-Match precondition, what an update changes.
-import { AppError, fieldError } from '../http/errors.ts';
+import { AppError, fieldError } from '../errors.ts';
 import type { FrameSettings } from './frames-dal.ts';
 
 export interface FrameInput {

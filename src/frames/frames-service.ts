@@ -8,7 +8,7 @@ import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import { leastLoadedCloudAgent } from './placement-dal.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { fieldError, notFound } from '../http/errors.ts';
+import { fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { completeIfHealthy, startDeployment } from './deployments.ts';
 import { domainsReleasedWith } from './domains-dal.ts';

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Channel, Notifier } from '../db/notifier.ts';
 import type { AccessService } from '../access/access-service.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { EventStream } from '../http/sse.ts';
 import { frameExists, tokenState } from './history-dal.ts';
 

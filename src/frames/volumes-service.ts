@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { fieldError, notFound } from '../http/errors.ts';
+import { fieldError, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';

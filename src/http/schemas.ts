@@ -121,7 +121,6 @@ export const IdParam = (prefix: string) =>
 export const NoContent = Type.Null({ description: 'No content' });
 
 // Keyset pagination lives in src/paging.ts (the db layer and services use it too).
-export { decodeCursor, encodeCursor, type Page, toPage } from '../paging.ts';
 
 export const iso = (d: Date | string) => isoString(d instanceof Date ? d : new Date(d));
 export const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));

@@ -8,7 +8,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
 import { addSeconds } from '../clock.ts';
-import { conflict } from '../http/errors.ts';
+import { conflict } from '../errors.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { enqueueEmail } from '../mail/outbox.ts';
 import { verificationEmail } from '../mail/templates.ts';

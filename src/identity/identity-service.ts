@@ -6,11 +6,12 @@ import { addDays } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Actor } from '../actor.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { hashSecret } from '../secrets.ts';
 import { dummyHash, verifyPassword } from './password.ts';
 import * as dal from './identity-dal.ts';
-import { toPage, decodeCursor, iso, isoOrNull } from '../http/schemas.ts';
+import { iso, isoOrNull } from '../http/schemas.ts';
+import { toPage, decodeCursor } from '../paging.ts';
 import type { TokenCache } from './token-cache.ts';
 import { normalizeEmail } from '../mail/address.ts';
 

@@ -11,7 +11,7 @@ import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Actor } from '../actor.ts';
 import type { Sealer } from '../secrets.ts';
 import { hashSecret } from '../secrets.ts';
-import { AppError, conflict, forbidden, gone, notFound } from '../http/errors.ts';
+import { AppError, conflict, forbidden, gone, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { usableInvitation } from '../teams/invitation-proof.ts';
 import { hashPassword, verifyPassword } from './password.ts';

@@ -5,8 +5,9 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { higher, type Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { notFound } from '../http/errors.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { notFound } from '../errors.ts';
+import { iso } from '../http/schemas.ts';
+import { decodeCursor, toPage } from '../paging.ts';
 import { newId } from '../ids.ts';
 import * as dal from './projects-dal.ts';
 

@@ -8,7 +8,7 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { rank, type Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { notFound, unprocessable } from '../http/errors.ts';
+import { notFound, unprocessable } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { GRANT_ROLE_MESSAGE } from './teams-schemas.ts';

@@ -2,7 +2,7 @@
 // address, so whoever presents a usable one for that address has read that mailbox: accepting
 // by token, and signing up with it, verify the address at once (docs/api.md).
 import type { Queryable } from '../db/database.ts';
-import { conflict, forbidden, gone, notFound } from '../http/errors.ts';
+import { conflict, forbidden, gone, notFound } from '../errors.ts';
 import { hashSecret } from '../secrets.ts';
 import { invitationByToken } from './invitations-dal.ts';
 

@@ -14,7 +14,7 @@ import { hashSecret, newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { enqueueEmail } from '../mail/outbox.ts';
 import { invitationEmail } from '../mail/templates.ts';
-import { AppError, conflict, forbidden, notFound } from '../http/errors.ts';
+import { AppError, conflict, forbidden, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { normalizeEmail } from '../mail/address.ts';

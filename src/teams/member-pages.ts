@@ -4,7 +4,7 @@
 // caller's role, in the access check it makes anyway, and reuses a page only if it was read at
 // that version: a cached page is never older than the caller's own view of the team, on any
 // instance. A page of a large team costs a 50-row join and its JSON; a hit costs neither.
-import type { Page } from '../http/schemas.ts';
+import type { Page } from '../paging.ts';
 
 const MAX_PAGES = 500;
 

@@ -6,8 +6,9 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { notFound, ownerImmutable } from '../http/errors.ts';
-import { decodeCursor, iso, toPage } from '../http/schemas.ts';
+import { notFound, ownerImmutable } from '../errors.ts';
+import { iso } from '../http/schemas.ts';
+import { decodeCursor, toPage } from '../paging.ts';
 import { newId } from '../ids.ts';
 import * as dal from './teams-dal.ts';
 

@@ -22,7 +22,7 @@ import type { AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { AppError, unprocessable } from '../http/errors.ts';
+import { AppError, unprocessable } from '../errors.ts';
 import { startDeployment } from '../frames/deployments.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import {
