@@ -76,6 +76,18 @@ export function renameProject(q: Queryable, projectId: string, name: string) {
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Wakes, once the transaction commits, the agents that run the project's frames and the live
+ * streams of those frames, so that a deleted project's frames stop at once, as a deleted
+ * frame's do. Run before the delete: the frames go with the project.
+ */
+export async function notifyFramesGone(q: Queryable, projectId: string) {
+  await sql`select pg_notify('frameplane_agent', a.agent_id) from (select distinct agent_id
+    from frames where project_id = ${projectId} and agent_id is not null) a`.execute(q);
+  await sql`select pg_notify('frameplane_frame_events', id) from frames
+    where project_id = ${projectId}`.execute(q);
+}
+
 export function deleteProject(q: Queryable, projectId: string) {
   return q.deleteFrom('projects').where('id', '=', projectId).execute();
 }

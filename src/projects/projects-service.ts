@@ -102,6 +102,7 @@ export function createProjectsService({ db, clock, access }: Deps) {
     async remove(actor: Actor, projectId: string) {
       await access.requireProject(actor.userId, projectId, 'project.delete');
       await transaction(db, async (trx) => {
+        await dal.notifyFramesGone(trx, projectId);
         await dal.deleteProject(trx, projectId);
         await recordAudit(trx, actor, clock.now(), {
           projectId,
