@@ -249,7 +249,7 @@ export interface DB {
     at: Timestamp;
   };
   frame_logs: {
-    id: Generated<string>;
+    id: Generated<number>;
     frame_id: string;
     replica: number;
     at: Timestamp;

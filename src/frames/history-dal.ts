@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 
-export type LogRow = { id: string | number; replica: number; at: Date; line: string };
+export type LogRow = { id: number; replica: number; at: Date; line: string };
 export type EventRow = {
   id: string;
   type: string;
@@ -14,7 +14,7 @@ export type EventRow = {
 };
 
 export interface LogRange {
-  /** Lines after this id. */
+  /** Lines after this id (digits: a client's position, checked by the service). */
   after?: string;
   since?: Date;
   limit: number;
@@ -28,7 +28,7 @@ export function logRows(q: Queryable, frameId: string, o: LogRange) {
     .selectFrom('frame_logs')
     .select(['id', 'replica', 'at', 'line'])
     .where('frame_id', '=', frameId);
-  if (o.after !== undefined) query = query.where('id', '>', o.after);
+  if (o.after !== undefined) query = query.where('id', '>', Number(o.after));
   if (o.since) query = query.where('at', '>=', o.since);
   query = query.orderBy('id', o.newest ? 'desc' : 'asc').limit(o.limit);
   if (o.offset) query = query.offset(o.offset);

@@ -162,7 +162,7 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
           if (resume !== undefined || tail === undefined) return resume;
           // Begin just before the tail-th newest line; with fewer lines, from the first.
           const [nth] = await logRows(frameId, { since, limit: 1, newest: true, offset: tail - 1 });
-          return nth ? String(BigInt(nth.id) - 1n) : undefined;
+          return nth ? String(nth.id - 1) : undefined;
         },
         // `since` keeps filtering live lines: an agent's late report of older lines stays out.
         after: (position, limit) => logRows(frameId, { after: position, since, limit }),

@@ -13,13 +13,6 @@ import { freshDatabaseUrl } from '../helpers/database.ts';
 /** Tables of the database that schema.ts leaves out on purpose. */
 const UNDECLARED_TABLES = new Set(['schema_migrations']); // the migration runner's own
 
-/**
- * Differences known and accepted for now, each with its reason. frame_logs.id is a bigserial,
- * sent as a number (db/database.ts parses INT8), but declared a string: frames/history-service.ts
- * compares it with the string of a cursor, and changes with it.
- */
-const KNOWN_DRIFT = new Set(['frame_logs.id: declared string, database sends number']);
-
 type Kind = 'string' | 'number' | 'boolean' | 'Date' | 'Buffer' | 'json';
 interface Column {
   /** undefined: either (a JSON column typed `unknown`). */
@@ -160,6 +153,6 @@ describe('src/db/schema.ts', () => {
         }
       }
     }
-    expect(drift.filter((d) => !KNOWN_DRIFT.has(d))).toEqual([]);
+    expect(drift).toEqual([]);
   });
 });
