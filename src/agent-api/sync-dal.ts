@@ -74,16 +74,6 @@ export async function saveReplica(
     .execute();
 }
 
-export function latestDeployment(q: Queryable, frameId: string) {
-  return q
-    .selectFrom('deployments')
-    .select(['id', 'status', 'generation'])
-    .where('frame_id', '=', frameId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
-
 export async function setCrashStreak(q: Queryable, frameId: string, streak: number) {
   await q.updateTable('frames').set({ crash_streak: streak }).where('id', '=', frameId).execute();
 }

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/database.ts';
 import type { DeploymentFailure } from '../db/schema.ts';
 import { afterEvent } from '../frames/backoff.ts';
 import { completeIfHealthy, failDeployment } from '../frames/deployments.ts';
+import { latestDeployment } from '../frames/deployments-dal.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import { REPLICA_REASONS, type ReplicaReason, type ReplicaState } from '../frames/frame-status.ts';
 import type { AgentIdentity } from './agents-service.ts';
@@ -12,7 +13,6 @@ import {
   failInProgressDeployments,
   framesOfDeployments,
   insertLogs,
-  latestDeployment,
   lockFramesInOrder,
   lockReportedFrame,
   replicaOf,

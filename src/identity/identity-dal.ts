@@ -143,24 +143,22 @@ const INVITATION_COLUMNS = [
   't.slug as team_slug',
 ] as const;
 
-export function pendingInvitationsFor(
-  q: Queryable,
-  email: string,
-  now: Date,
-  limit: number,
-  afterId?: string,
-) {
-  let query = q
+/** Invitations still open at `now`, with their team's name and slug. */
+function openInvitations(q: Queryable, now: Date) {
+  return q
     .selectFrom('invitations as i')
     .innerJoin('teams as t', 't.id', 'i.team_id')
     .select(INVITATION_COLUMNS)
-    .where('i.email', '=', email)
     .where('i.closed_at', 'is', null)
     .where('i.expires_at', '>', now);
-  if (afterId) query = query.where('i.id', '>', afterId);
-  return query
+}
+
+/** Pending invitations to an address (a sign-up under SIGNUP=closed needs one). */
+export function pendingInvitationsFor(q: Queryable, email: string, now: Date, limit: number) {
+  return openInvitations(q, now)
+    .where('i.email', '=', email)
     .orderBy('i.id')
-    .limit(limit + 1)
+    .limit(limit)
     .execute() as Promise<InvitationForUserRow[]>;
 }
 
@@ -172,15 +170,10 @@ export function pendingInvitationsOfUser(
   limit: number,
   afterId?: string,
 ) {
-  let query = q
-    .selectFrom('invitations as i')
-    .innerJoin('teams as t', 't.id', 'i.team_id')
+  let query = openInvitations(q, now)
     .innerJoin('users as u', 'u.email', 'i.email')
-    .select(INVITATION_COLUMNS)
     .where('u.id', '=', userId)
-    .where('u.email_verified_at', 'is not', null)
-    .where('i.closed_at', 'is', null)
-    .where('i.expires_at', '>', now);
+    .where('u.email_verified_at', 'is not', null);
   if (afterId) query = query.where('i.id', '>', afterId);
   return query
     .orderBy('i.id')
