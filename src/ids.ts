@@ -6,6 +6,7 @@ const next = monotonicFactory();
 export const ID_PREFIXES = {
   user: 'usr',
   team: 'team',
+  org: 'org',
   invitation: 'inv',
   grant: 'grt',
   project: 'prj',

@@ -3,6 +3,7 @@
 import type { ColumnType, Generated } from 'kysely';
 
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
+export type BaseRole = 'none' | 'viewer' | 'member' | 'admin';
 
 /** frames.replicas: each replica as the agent last reported it (timestamps as RFC 3339 text, UTC). */
 export interface ReplicaSummary {
@@ -73,7 +74,10 @@ export interface DB {
   };
   projects: {
     id: string;
-    owner_id: string;
+    /** The user who owns it, or null when an organization does (org_id). */
+    owner_id: string | null;
+    /** The organization that owns it (a teams row of kind 'org'), or null. */
+    org_id: string | null;
     name: string;
     access_version: Generated<number>;
     created_at: Timestamp;
@@ -87,6 +91,12 @@ export interface DB {
     member_count: Generated<number>;
     members_version: Generated<number>;
     created_at: Timestamp;
+    /** 'org' for an organization (CONTRACT 3a), which shares the slugs and members of teams. */
+    kind: Generated<'team' | 'org'>;
+    /** An org's members' role on its projects; null for a team. */
+    base_role: BaseRole | null;
+    /** An org's billing (it pays for its projects); null for a team. */
+    billing_status: 'active' | 'past_due' | null;
   };
   team_members: { team_id: string; user_id: string; role: Role; joined_at: Timestamp };
   invitations: {
