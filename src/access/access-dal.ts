@@ -73,7 +73,9 @@ export async function projectWithRole(
   return rows[0] as (Awaited<ReturnType<typeof projectRead>>[number] & RoleSeen) | undefined;
 }
 
-const teamRead = compiledOnce((q, teamId: string, userId: string) =>
+// An organization is a teams row of kind 'org' (migrations/0015): the kind is part of the read,
+// so a team route never serves an org and an org route never serves a team.
+const teamRead = compiledOnce((q, teamId: string, userId: string, kind: 'team' | 'org') =>
   q
     .selectFrom('teams as t')
     .innerJoin('team_members as m', (j) =>
@@ -81,9 +83,15 @@ const teamRead = compiledOnce((q, teamId: string, userId: string) =>
     )
     .selectAll('t')
     .select('m.role')
-    .where('t.id', '=', teamId),
+    .where('t.id', '=', teamId)
+    .where('t.kind', '=', kind),
 );
 
 export async function teamWithRole(q: Queryable, teamId: string, userId: string) {
-  return (await teamRead(q, teamId, userId))[0];
+  return (await teamRead(q, teamId, userId, 'team'))[0];
+}
+
+/** The org and the caller's org role (owner, admin or member), if the caller is a member. */
+export async function orgWithRole(q: Queryable, orgId: string, userId: string) {
+  return (await teamRead(q, orgId, userId, 'org'))[0];
 }

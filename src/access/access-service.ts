@@ -3,13 +3,16 @@
 // reachable things with too low a role are 403.
 import type { Queryable } from '../db/database.ts';
 import { notFound, roleTooLow } from '../errors.ts';
-import { projectWithRole, teamWithRole } from './access-dal.ts';
+import { orgWithRole, projectWithRole, teamWithRole } from './access-dal.ts';
 import { createRoleMemo, type RoleSeen } from './role-memo.ts';
 import {
+  canOnOrg,
   canOnProject,
   canOnTeam,
+  ORG_ACTIONS,
   PROJECT_ACTIONS,
   TEAM_ACTIONS,
+  type OrgAction,
   type ProjectAction,
   type Role,
   type TeamAction,
@@ -26,6 +29,13 @@ export function decideProject(role: Role | null, action: ProjectAction): Role {
 export function decideTeam(role: Role | null | undefined, action: TeamAction): Role {
   if (!role) throw notFound('team');
   if (!canOnTeam(role, action)) throw roleTooLow(TEAM_ACTIONS[action]);
+  return role;
+}
+
+/** The same for an org (CONTRACT 3a): a caller who is not a member is told it does not exist. */
+export function decideOrg(role: Role | null | undefined, action: OrgAction): Role {
+  if (!role) throw notFound('org');
+  if (!canOnOrg(role, action)) throw roleTooLow(ORG_ACTIONS[action]);
   return role;
 }
 
@@ -96,6 +106,14 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
       // decideTeam refuses a team the caller is not in, so there is one here.
       if (!team) throw notFound('team');
       return team;
+    },
+
+    async requireOrg(userId: string, orgId: string, action: OrgAction, q: Queryable = db) {
+      const org = await orgWithRole(q, orgId, userId);
+      decideOrg(org?.role, action);
+      // decideOrg refuses an org the caller is not in, so there is one here.
+      if (!org) throw notFound('org');
+      return org;
     },
   };
 }

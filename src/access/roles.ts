@@ -69,3 +69,22 @@ export type TeamAction = keyof typeof TEAM_ACTIONS;
 export const canOnProject = (role: Role, action: ProjectAction) =>
   atLeast(role, PROJECT_ACTIONS[action]);
 export const canOnTeam = (role: Role, action: TeamAction) => atLeast(role, TEAM_ACTIONS[action]);
+
+/**
+ * Minimum org role per action (CONTRACT 3a). An org has no viewer, so every member reads it;
+ * its members' role on the org's projects is a separate matter (base_role).
+ */
+export const ORG_ACTIONS = {
+  'org.read': 'member',
+  'members.read': 'member',
+  'org.update': 'admin',
+  'members.manage': 'admin',
+  'invitations.manage': 'admin',
+  'org.delete': 'owner',
+} as const satisfies Record<string, Role>;
+
+export type OrgAction = keyof typeof ORG_ACTIONS;
+/** The actions a team and an org share: the membership and invitation machinery uses these. */
+export type MembershipAction = TeamAction & OrgAction;
+
+export const canOnOrg = (role: Role, action: OrgAction) => atLeast(role, ORG_ACTIONS[action]);
