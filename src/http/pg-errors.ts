@@ -52,6 +52,9 @@ const CONNECTION_CODES = new Set([
 const FOREIGN_KEY_CONSTRAINTS: Record<string, () => AppError> = {
   frames_space_id_fkey: () =>
     conflict('space_not_empty', 'This space still holds frames; delete them first.'),
+  // An org that owns a project cannot be deleted (migrations/0015, ON DELETE RESTRICT).
+  projects_org_id_fkey: () =>
+    conflict('org_not_empty', 'This organization still owns projects; delete or move them first.'),
 };
 
 export function fromPgError(err: unknown): AppError | undefined {
@@ -63,6 +66,11 @@ export function fromPgError(err: unknown): AppError | undefined {
   if (e.code === '23505' && unique) return unique();
   if (e.code === 'P0001' && e.hint === 'owner_immutable')
     return ownerImmutable(e.message ?? 'The team owner is fixed.');
+  // The org triggers of migrations/0015: the services check first, these hold for any writer.
+  if (e.code === 'P0001' && e.hint === 'org_role')
+    return unprocessable('role_not_allowed', 'An organization has no viewer role.');
+  if (e.code === 'P0001' && e.hint === 'grant_to_org')
+    return unprocessable('grant_to_org', 'A project is shared with a team, not an organization.');
   if (e.code?.startsWith('22'))
     return unprocessable('invalid_value', 'A value in the request is not acceptable.');
   // A server on a Unix socket (the embedded one) that is down has no socket file: connect() says ENOENT.

@@ -129,6 +129,7 @@ type InvitationForUserRow = {
   expires_at: Date;
   team_name: string;
   team_slug: string;
+  kind: 'team' | 'org';
 };
 
 const INVITATION_COLUMNS = [
@@ -141,9 +142,10 @@ const INVITATION_COLUMNS = [
   'i.expires_at',
   't.name as team_name',
   't.slug as team_slug',
+  't.kind',
 ] as const;
 
-/** Invitations still open at `now`, with their team's name and slug. */
+/** Invitations still open at `now`, with their team's (or org's) name, slug and kind. */
 function openInvitations(q: Queryable, now: Date) {
   return q
     .selectFrom('invitations as i')

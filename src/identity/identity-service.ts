@@ -173,6 +173,7 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
         (r) => [r.id],
         (r) => ({
           id: r.id,
+          kind: r.kind,
           team_id: r.team_id,
           email: r.email,
           role: r.role,

@@ -9,6 +9,8 @@ const ENTITIES: Record<string, string> = {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 export interface InvitationMail {
+  /** What the invitation is to: a team, or an organization (CONTRACT 3a). */
+  kind: 'team' | 'org';
   teamName: string;
   role: string;
   inviterName: string;
@@ -19,11 +21,12 @@ export interface InvitationMail {
 
 export function invitationEmail(m: InvitationMail) {
   const expires = m.expiresAt.toUTCString();
+  const noun = m.kind === 'org' ? 'organization' : 'team';
   const subject = `${m.inviterName} invited you to join ${m.teamName} on Frameplane`;
   const text = [
     `Hello,`,
     ``,
-    `${m.inviterName} invited ${m.to} to join the team "${m.teamName}" on Frameplane as ${m.role}.`,
+    `${m.inviterName} invited ${m.to} to join the ${noun} "${m.teamName}" on Frameplane as ${m.role}.`,
     ``,
     `Open this link to accept or decline:`,
     m.link,
@@ -32,7 +35,7 @@ export function invitationEmail(m: InvitationMail) {
   ].join('\n');
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24">
 <p>Hello,</p>
-<p><strong>${escapeHtml(m.inviterName)}</strong> invited ${escapeHtml(m.to)} to join the team
+<p><strong>${escapeHtml(m.inviterName)}</strong> invited ${escapeHtml(m.to)} to join the ${noun}
 <strong>${escapeHtml(m.teamName)}</strong> on Frameplane as <strong>${escapeHtml(m.role)}</strong>.</p>
 <p><a href="${escapeHtml(m.link)}" style="display:inline-block;padding:10px 16px;background:#2458d3;color:#fff;border-radius:6px;text-decoration:none">Review the invitation</a></p>
 <p style="font-size:13px;color:#57606a">Or paste this link into your browser: ${escapeHtml(m.link)}<br>

@@ -8,16 +8,20 @@ import { invitationByToken } from './invitations-dal.ts';
 
 /**
  * The invitation behind a token, checked for use at `now`; `email` (lower-cased) is compared
- * if given. Unknown, revoked or declined 404; accepted 409; expired 410; other address 403.
+ * if given, and so is the kind (team or org). Unknown, of another kind, revoked or declined 404;
+ * accepted 409; expired 410; other address 403.
  */
 export async function usableInvitation(
   q: Queryable,
   token: string,
   email: string | undefined,
   now: Date,
+  kind?: 'team' | 'org',
 ) {
   const inv = await invitationByToken(q, hashSecret(token));
-  if (!inv || inv.revoked_at || inv.declined_at) throw notFound('invitation');
+  // A team's token on the org routes (or the reverse) is as unknown there as a made-up one.
+  if (!inv || (kind && inv.kind !== kind) || inv.revoked_at || inv.declined_at)
+    throw notFound('invitation');
   if (inv.accepted_at) {
     throw conflict('invitation_used', 'This invitation has already been accepted.');
   }

@@ -25,8 +25,11 @@ const invitationFields = {
 };
 export const Invitation = Type.Object(invitationFields, { $id: 'Invitation' });
 export const InvitationList = ListOf(Type.Ref('Invitation'));
+// GET /v2/user/invitations lists invitations to teams and to organizations (CONTRACT 3a):
+// `kind` tells which, and `team` names either (an org is a teams row; docs/api.md).
 export const InvitationForUser = Type.Object({
   ...invitationFields,
+  kind: StringEnum(['team', 'org']),
   team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
 });
 export const CreateInvitationBody = Type.Object(

@@ -26,11 +26,14 @@ export function invitationForUpdate(q: Queryable, teamId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** The invitation behind a token, with the kind of what it invites to (a team or an org). */
 export function invitationByToken(q: Queryable, tokenHash: Buffer) {
   return q
-    .selectFrom('invitations')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
+    .selectFrom('invitations as i')
+    .innerJoin('teams as t', 't.id', 'i.team_id')
+    .selectAll('i')
+    .select('t.kind')
+    .where('i.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
 
@@ -97,11 +100,18 @@ export async function markRevoked(q: Queryable, id: string, now: Date, closedAt:
  * Marks the invitation behind the token accepted, if it is still open; undefined otherwise.
  * One statement, so of two concurrent accepts only the first finds the row open.
  */
-export function acceptOpen(q: Queryable, tokenHash: Buffer, userId: string, now: Date) {
+export function acceptOpen(
+  q: Queryable,
+  tokenHash: Buffer,
+  userId: string,
+  now: Date,
+  kind: 'team' | 'org',
+) {
   return q
     .updateTable('invitations')
     .set({ accepted_at: now, accepted_by: userId, closed_at: now })
     .where('token_hash', '=', tokenHash)
+    .where('team_id', 'in', (eb) => eb.selectFrom('teams').select('id').where('kind', '=', kind))
     .where('closed_at', 'is', null)
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)
@@ -135,9 +145,13 @@ export function verifyHolder(q: Queryable, userId: string, email: string, now: D
     .executeTakeFirst();
 }
 
-/** What the e-mail names: the team and who invited. */
+/** What the e-mail names: the team or org (and which it is) and who invited. */
 export function teamName(q: Queryable, teamId: string) {
-  return q.selectFrom('teams').select('name').where('id', '=', teamId).executeTakeFirstOrThrow();
+  return q
+    .selectFrom('teams')
+    .select(['name', 'kind'])
+    .where('id', '=', teamId)
+    .executeTakeFirstOrThrow();
 }
 
 export function inviter(q: Queryable, userId: string) {
@@ -164,6 +178,7 @@ export function preview(q: Queryable, tokenHash: Buffer) {
       'i.declined_at',
       't.name as team_name',
       't.slug as team_slug',
+      't.kind',
       'u.name as inviter_name',
     ])
     .where('i.token_hash', '=', tokenHash)

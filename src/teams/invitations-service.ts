@@ -1,6 +1,8 @@
 // Invitations (spec 2 and 4, CONTRACT 4): a token of 256 random bits that lives only in the
 // e-mail (stored as a hash), 7 days of service clock, single use, e-mail matched
-// case-insensitively. The row, its audit record and its e-mail commit together.
+// case-insensitively. The row, its audit record and its e-mail commit together. One mechanism
+// for the two kinds of membership (kinds.ts): the service is built once for teams and once for
+// organizations (CONTRACT 3a), and a token of one kind is unknown to the other's routes.
 import type { Database, Queryable } from '../db/database.ts';
 import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
@@ -18,7 +20,8 @@ import { AppError, conflict, forbidden, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { normalizeEmail } from '../mail/address.ts';
-import { presentMember, refuseOwnerRole } from './members-service.ts';
+import { presentMember } from './members-service.ts';
+import { type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 import { INVITATION_DAYS, invitationStatus } from './invitation-status.ts';
 import { usableInvitation } from './invitation-proof.ts';
 import * as dal from './invitations-dal.ts';
@@ -49,12 +52,14 @@ const oneLine = (s: string) =>
 interface Deps {
   db: Database;
   clock: Clock;
-  access: AccessService;
+  access: Pick<AccessService, 'requireTeam' | 'requireOrg'>;
   sealer: Sealer;
   limiter: RateLimiter;
   publicUrl: string;
   acceptsPerIp: number;
   mailLimits: InvitationMailLimits;
+  /** Invitations to a team (the default) or to an organization. */
+  kind?: Kind;
 }
 
 export function createInvitationsService({
@@ -66,7 +71,10 @@ export function createInvitationsService({
   publicUrl,
   acceptsPerIp,
   mailLimits,
+  kind = 'team',
 }: Deps) {
+  const requireKind = requireOfKind(access, kind);
+  const noun = KIND_NOUN[kind];
   const present = (i: InvitationRow) => ({
     id: i.id,
     team_id: i.team_id,
@@ -132,7 +140,8 @@ export function createInvitationsService({
       const until = new Date(Math.max(team?.getTime() ?? 0, address?.getTime() ?? 0));
       const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
       const why = [
-        team && `this team has sent ${mailLimits.perTeamHour} invitation e-mails in the last hour`,
+        team &&
+          `this ${noun} has sent ${mailLimits.perTeamHour} invitation e-mails in the last hour`,
         address &&
           `${invitation.email} has been sent ${mailLimits.perAddressDay} invitation e-mails in the last 24 hours`,
       ]
@@ -178,6 +187,7 @@ export function createInvitationsService({
     await enqueueEmail(trx, sealer, now, {
       to: invitation.email,
       ...invitationEmail({
+        kind: team.kind,
         teamName: oneLine(team.name),
         role: invitation.role,
         inviterName: oneLine(inviter.name) || inviter.email,
@@ -195,17 +205,18 @@ export function createInvitationsService({
       token,
       email === undefined ? undefined : normalizeEmail(email),
       clock.now(),
+      kind,
     );
 
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
-      await access.requireTeam(actor.userId, teamId, 'invitations.manage');
+      await requireKind(actor.userId, teamId, 'invitations.manage');
       return pageById(dal.invitationsOfTeam(db, teamId), limit, cursor, present);
     },
 
     async create(actor: Actor, teamId: string, input: { email: string; role: Role }) {
-      await access.requireTeam(actor.userId, teamId, 'invitations.manage');
-      refuseOwnerRole(input.role);
+      await requireKind(actor.userId, teamId, 'invitations.manage');
+      refuseRole(kind, input.role);
       const email = normalizeEmail(input.email);
       const now = clock.now();
       return transaction(db, async (trx) => {
@@ -213,7 +224,7 @@ export function createInvitationsService({
         if (already)
           throw conflict(
             'already_member',
-            'That address belongs to a member of this team already.',
+            `That address belongs to a member of this ${noun} already.`,
           );
         // An expired invitation to the same address gives way to the new one.
         await dal.closeExpired(trx, teamId, email, now);
@@ -240,7 +251,7 @@ export function createInvitationsService({
     },
 
     async revoke(actor: Actor, teamId: string, invitationId: string) {
-      await access.requireTeam(actor.userId, teamId, 'invitations.manage');
+      await requireKind(actor.userId, teamId, 'invitations.manage');
       const now = clock.now();
       await transaction(db, async (trx) => {
         const inv = await dal.invitationForUpdate(trx, teamId, invitationId);
@@ -264,7 +275,7 @@ export function createInvitationsService({
 
     /** A new token, a new 7 days and a new e-mail for a pending or expired invitation. */
     async resend(actor: Actor, teamId: string, invitationId: string) {
-      await access.requireTeam(actor.userId, teamId, 'invitations.manage');
+      await requireKind(actor.userId, teamId, 'invitations.manage');
       const now = clock.now();
       return transaction(db, async (trx) => {
         const inv = await dal.invitationForUpdate(trx, teamId, invitationId);
@@ -311,7 +322,7 @@ export function createInvitationsService({
             'This invitation was sent to an address your account no longer holds.',
           );
         // Single use under concurrency: only the first transaction finds the row open.
-        const inv = await dal.acceptOpen(trx, hashSecret(token), actor.userId, now);
+        const inv = await dal.acceptOpen(trx, hashSecret(token), actor.userId, now, kind);
         if (!inv) {
           await usable(token, actor.email, trx);
           throw conflict('invitation_used', 'This invitation has already been used.');
@@ -352,11 +363,13 @@ export function createInvitationsService({
       });
     },
 
-    /** What the invitation page shows, without signing in: team, role, address, status. */
+    /** What the invitation page shows, without signing in: team or org, role, address, status.
+     *  Either kind: the page serves both (web/invitation-page.ts). */
     async preview(token: string) {
       const row = await dal.preview(db, hashSecret(token));
       if (!row) return undefined;
       return {
+        kind: row.kind,
         team: { name: row.team_name, slug: row.team_slug },
         role: row.role,
         email: row.email,

@@ -1,5 +1,6 @@
-// Memberships (spec 4) with the owner guardrails of spec 3. The database enforces the same
-// guardrails (team_members_guard), so a race can never produce zero or two owners.
+// Memberships (spec 4) with the owner guardrails of spec 3, of a team or of an organization
+// (kinds.ts): one service, built once per kind. The database enforces the same guardrails
+// (team_members_guard), so a race can never produce zero or two owners.
 import type { Database } from '../db/database.ts';
 import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
@@ -7,11 +8,12 @@ import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { fieldError, notFound, ownerImmutable } from '../errors.ts';
+import { notFound, ownerImmutable } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import * as dal from './teams-dal.ts';
 import { createMemberPages } from './member-pages.ts';
+import { type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 
 interface MemberRow {
   user_id: string;
@@ -28,28 +30,24 @@ export const presentMember = (m: MemberRow) => ({
   joined_at: iso(m.joined_at),
 });
 
-export const refuseOwnerRole = (role: Role, path = 'role') => {
-  if (role === 'owner')
-    throw fieldError(
-      path,
-      'role_not_allowed',
-      'The owner role cannot be given; a team has exactly one owner, its creator.',
-    );
-};
-
 interface Deps {
   db: Database;
   clock: Clock;
-  access: AccessService;
+  access: Pick<AccessService, 'requireTeam' | 'requireOrg'>;
+  /** Whose members: a team's (the default) or an organization's. */
+  kind?: Kind;
 }
 
-export function createMembersService({ db, clock, access }: Deps) {
+export function createMembersService({ db, clock, access, kind = 'team' }: Deps) {
   const pages = createMemberPages<ReturnType<typeof presentMember>>();
+  const requireKind = requireOfKind(access, kind);
   async function target(teamId: string, userId: string) {
     const m = await dal.member(db, teamId, userId);
     if (!m) throw notFound('member');
     if (m.role === 'owner')
-      throw ownerImmutable("The team owner's membership cannot be changed or removed.");
+      throw ownerImmutable(
+        `The ${KIND_NOUN[kind]} owner's membership cannot be changed or removed.`,
+      );
     return m;
   }
 
@@ -63,7 +61,7 @@ export function createMembersService({ db, clock, access }: Deps) {
       ) as [string, string] | undefined;
       // The access check reads the team's members_version too: a page read at that version is
       // still exact (member-pages.ts).
-      const team = await access.requireTeam(actor.userId, teamId, 'members.read');
+      const team = await requireKind(actor.userId, teamId, 'members.read');
       const known = pages.get(teamId, team.members_version, limit, cursor);
       if (known) return known;
       const rows = await dal.listMembers(db, teamId, limit, after);
@@ -73,8 +71,8 @@ export function createMembersService({ db, clock, access }: Deps) {
     },
 
     async changeRole(actor: Actor, teamId: string, userId: string, input: { role: Role }) {
-      await access.requireTeam(actor.userId, teamId, 'members.manage');
-      refuseOwnerRole(input.role);
+      await requireKind(actor.userId, teamId, 'members.manage');
+      refuseRole(kind, input.role);
       const before = await target(teamId, userId);
       return transaction(db, async (trx) => {
         const role = await dal.setMemberRole(trx, teamId, userId, input.role);
@@ -92,7 +90,7 @@ export function createMembersService({ db, clock, access }: Deps) {
     },
 
     async remove(actor: Actor, teamId: string, userId: string) {
-      await access.requireTeam(actor.userId, teamId, 'members.manage');
+      await requireKind(actor.userId, teamId, 'members.manage');
       const before = await target(teamId, userId);
       await transaction(db, async (trx) => {
         if (!(await dal.deleteMember(trx, teamId, userId))) throw notFound('member');

@@ -3,23 +3,34 @@ import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
 import type { Role } from '../db/schema.ts';
 
-const teamsOf = (q: Queryable, userId: string) =>
+// Teams and organizations are both teams rows (migrations/0015); a list is of one kind.
+const teamsOf = (q: Queryable, userId: string, kind: 'team' | 'org') =>
   q
     .selectFrom('team_members as m')
     .innerJoin('teams as t', 't.id', 'm.team_id')
     .selectAll('t')
     .select('m.role')
-    .where('m.user_id', '=', userId);
-const firstTeams = compiledOnce((q, userId: string, limit: number) =>
-  teamsOf(q, userId).orderBy('t.id').limit(limit),
+    .where('m.user_id', '=', userId)
+    .where('t.kind', '=', kind);
+const firstTeams = compiledOnce((q, userId: string, kind: 'team' | 'org', limit: number) =>
+  teamsOf(q, userId, kind).orderBy('t.id').limit(limit),
 );
-const nextTeams = compiledOnce((q, userId: string, limit: number, afterId: string) =>
-  teamsOf(q, userId).where('t.id', '>', afterId).orderBy('t.id').limit(limit),
+const nextTeams = compiledOnce(
+  (q, userId: string, kind: 'team' | 'org', limit: number, afterId: string) =>
+    teamsOf(q, userId, kind).where('t.id', '>', afterId).orderBy('t.id').limit(limit),
 );
 
-/** Every team the user is in, with their role and the member count, in one query. */
-export function listTeamsFor(q: Queryable, userId: string, limit: number, afterId?: string) {
-  return afterId ? nextTeams(q, userId, limit + 1, afterId) : firstTeams(q, userId, limit + 1);
+/** Every team (or org) the user is in, with their role and the member count, in one query. */
+export function listTeamsFor(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  afterId?: string,
+  kind: 'team' | 'org' = 'team',
+) {
+  return afterId
+    ? nextTeams(q, userId, kind, limit + 1, afterId)
+    : firstTeams(q, userId, kind, limit + 1);
 }
 
 const membersOf = (q: Queryable, teamId: string) =>

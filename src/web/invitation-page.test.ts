@@ -9,6 +9,7 @@ const assets = {
   script: '/invitations/assets/invitation.js?v=1',
 };
 const preview = (over: Partial<Preview> = {}): Preview => ({
+  kind: 'team',
   team: { name: 'Acme', slug: 'acme' },
   role: 'member',
   email: 'bob@example.test',
@@ -59,6 +60,23 @@ describe('invitation page', () => {
       expect(html).not.toMatch(/<button|<form|<script|data-token/);
     },
   );
+
+  it('names an organization, and answers it on the org routes', () => {
+    const html = invitationPage(preview({ kind: 'org', role: 'admin' }), 'inv_abc', assets);
+    expect(html).toContain('<dt>Organization</dt>');
+    expect(html).toContain('data-kind="org"');
+    expect(html).toContain("manage the organization's members");
+    expect(html).not.toMatch(/<dt>Team<\/dt>/);
+    const team = invitationPage(preview(), 'inv_abc', assets);
+    expect(team).toContain('<dt>Team</dt>');
+    expect(team).toContain('data-kind="team"');
+    const closed = invitationPage(
+      preview({ kind: 'org', status: 'revoked', inviter_name: null }),
+      'inv_abc',
+      assets,
+    );
+    expect(closed).toContain('Ask an organization admin');
+  });
 
   it('has a not-found page that reveals nothing', () => {
     const html = notFoundPage(assets);

@@ -1,6 +1,7 @@
 // The invitation page (CONTRACT 4): what the e-mail link opens. The server renders the facts
-// (team, role, address, status); assets/invitation.js signs the visitor in and calls the API
-// to accept or decline. Pure functions of the preview, so they are tested without a browser.
+// (team or organization, role, address, status); assets/invitation.js signs the visitor in and
+// calls the API to accept or decline. Pure functions of the preview, so they are tested without
+// a browser.
 import type { InvitationsService } from '../teams/invitations-service.ts';
 import { escapeHtml as e, page } from './html.ts';
 
@@ -10,11 +11,23 @@ export interface Assets {
   script: string;
 }
 
-const ROLE_HINTS: Record<string, string> = {
-  viewer: 'Viewers can see the team and the projects shared with it.',
-  member: 'Members can also run and edit Frames in the projects shared with the team.',
-  admin: "Admins can also manage the team's members, invitations and shared projects.",
+const ROLE_HINTS: Record<Preview['kind'], Record<string, string>> = {
+  team: {
+    viewer: 'Viewers can see the team and the projects shared with it.',
+    member: 'Members can also run and edit Frames in the projects shared with the team.',
+    admin: "Admins can also manage the team's members, invitations and shared projects.",
+  },
+  // An org member's role on the org's projects is the org's base role (CONTRACT 3a).
+  org: {
+    member:
+      "Members see the organization and reach its projects with the role the organization's admins chose for all members.",
+    admin:
+      "Admins can also manage the organization's members and invitations, and administer all of its projects.",
+  },
 };
+// How the page names what the invitation is to.
+const NOUN = { team: 'Team', org: 'Organization' } as const;
+const anAdmin = (p: Preview) => (p.kind === 'org' ? 'an organization admin' : 'a team admin');
 
 const article = (role: string) => (/^[aeiou]/i.test(role) ? 'an' : 'a');
 const roleLabel = (role: string) => role.charAt(0).toUpperCase() + role.slice(1);
@@ -32,9 +45,9 @@ function closedNotice(p: Preview): string {
     case 'accepted':
       return 'This invitation has already been accepted. Each invitation can be used once.';
     case 'expired':
-      return `This invitation expired on ${e(day(p.expires_at))}. Ask ${p.inviter_name ? e(p.inviter_name) : 'a team admin'} to send you a new one.`;
+      return `This invitation expired on ${e(day(p.expires_at))}. Ask ${p.inviter_name ? e(p.inviter_name) : anAdmin(p)} to send you a new one.`;
     default:
-      return 'This invitation was taken back or declined, so it can no longer be accepted. Ask a team admin if you think this is a mistake.';
+      return `This invitation was taken back or declined, so it can no longer be accepted. Ask ${anAdmin(p)} if you think this is a mistake.`;
   }
 }
 
@@ -42,7 +55,7 @@ function facts(p: Preview): string {
   const expiry =
     p.status === 'pending' ? ` <span class="expiry">until ${e(day(p.expires_at))}</span>` : '';
   return `<dl class="facts">
-<div><dt>Team</dt><dd id="fact-team">${e(p.team.name)}</dd></div>
+<div><dt>${NOUN[p.kind]}</dt><dd id="fact-team">${e(p.team.name)}</dd></div>
 <div><dt>Role</dt><dd id="fact-role">${e(roleLabel(p.role))}</dd></div>
 <div><dt>Invited address</dt><dd id="fact-email">${e(p.email)}</dd></div>
 <div><dt>Status</dt><dd id="fact-status"><span class="status status-${e(p.status)}">${e(roleLabel(p.status))}</span>${expiry}</dd></div>
@@ -53,7 +66,7 @@ function facts(p: Preview): string {
 function actions(p: Preview, token: string): string {
   return `<noscript><p class="notice">This page needs JavaScript to sign in and answer the invitation.</p></noscript>
 <div id="message" class="message" role="alert" hidden></div>
-<section id="invitation-actions" data-token="${e(token)}" data-email="${e(p.email)}" data-team="${e(p.team.name)}" data-role="${e(p.role)}" hidden>
+<section id="invitation-actions" data-token="${e(token)}" data-kind="${e(p.kind)}" data-email="${e(p.email)}" data-team="${e(p.team.name)}" data-role="${e(p.role)}" hidden>
   <div id="signed-out">
     <form id="login-form" class="stack" method="post">
       <h2>Sign in to answer</h2>
@@ -102,10 +115,11 @@ export function invitationPage(p: Preview, token: string, assets: Assets): strin
     ? `${by} <strong>${e(p.email)}</strong> to join <strong>${e(p.team.name)}</strong> as ${article(p.role)} ${e(p.role)}.`
     : `${by} to join <strong>${e(p.team.name)}</strong> as ${article(p.role)} ${e(p.role)}.`;
   const open = p.status === 'pending';
+  const hint = ROLE_HINTS[p.kind][p.role];
   const body = `<h1>${open ? 'Join' : 'Invitation to'} ${e(p.team.name)}</h1>
 <p class="lead">${lead}</p>
 ${facts(p)}
-${ROLE_HINTS[p.role] ? `<p class="hint">${e(ROLE_HINTS[p.role])}</p>` : ''}
+${hint ? `<p class="hint">${e(hint)}</p>` : ''}
 ${open ? actions(p, token) : `<p class="notice" id="closed-notice">${closedNotice(p)}</p>`}`;
   return page({
     title: `Invitation to ${p.team.name} · Frameplane`,

@@ -8,8 +8,9 @@
   const root = document.getElementById('invitation-actions');
   if (!root) return;
   const $ = (id) => document.getElementById(id);
-  const { token, email: invitedEmail, team, role } = root.dataset;
-  const base = `/v2/teams/invitations/${encodeURIComponent(token)}`;
+  const { token, kind, email: invitedEmail, team, role } = root.dataset;
+  // A team's invitation is answered on the team routes, an organization's on the org routes.
+  const base = `/v2/${kind === 'org' ? 'orgs' : 'teams'}/invitations/${encodeURIComponent(token)}`;
   const KEY = 'frameplane.session';
   const message = $('message');
   const article = (word) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
