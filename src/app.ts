@@ -28,6 +28,9 @@ import { invitationRoutes } from './teams/invitations-routes.ts';
 import { grantRoutes } from './teams/grants-routes.ts';
 import { Grant, Member, Team } from './teams/teams-schemas.ts';
 import { Invitation } from './teams/invitation-schemas.ts';
+import { orgRoutes } from './orgs/orgs-routes.ts';
+import { orgInvitationRoutes } from './orgs/org-invitations-routes.ts';
+import { Org, OrgInvitation } from './orgs/orgs-schemas.ts';
 import { auditRoutes } from './audit/audit-routes.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
@@ -104,6 +107,8 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     Member,
     Grant,
     Invitation,
+    Org,
+    OrgInvitation,
     Frame,
     Deployment,
     Agent,
@@ -177,6 +182,8 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(teamRoutes(services));
   await app.register(invitationRoutes(services));
   await app.register(grantRoutes(services));
+  await app.register(orgRoutes(services));
+  await app.register(orgInvitationRoutes(services));
   await app.register(auditRoutes(services));
   await app.register(frameRoutes(services));
   await app.register(historyRoutes(services));

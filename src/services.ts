@@ -13,6 +13,8 @@ import { createTeamsService } from './teams/teams-service.ts';
 import { createMembersService } from './teams/members-service.ts';
 import { createInvitationsService } from './teams/invitations-service.ts';
 import { createGrantsService } from './teams/grants-service.ts';
+import { createOrgsService } from './orgs/orgs-service.ts';
+import { createOrgInvitationsService } from './orgs/org-invitations.ts';
 import { createAuditService } from './audit/audit-service.ts';
 import type { Notifier } from './db/notifier.ts';
 import { createAgentsService } from './agent-api/agents-service.ts';
@@ -55,6 +57,20 @@ export function createServices(core: Core) {
   });
   const sweeper = createSweeper({ db, clock });
   const tokens = createTokenCache(notifier);
+  // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
+  const invitationDeps = {
+    db,
+    clock,
+    access,
+    sealer,
+    limiter,
+    publicUrl: config.publicUrl,
+    acceptsPerIp: config.rateLimits.acceptsPerIp,
+    mailLimits: {
+      perTeamHour: config.rateLimits.invitationEmailsPerTeam,
+      perAddressDay: config.rateLimits.invitationEmailsPerAddress,
+    },
+  };
   return {
     access,
     identity: createIdentityService({ db, clock, config, limiter, tokens }),
@@ -62,19 +78,12 @@ export function createServices(core: Core) {
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),
     members: createMembersService({ db, clock, access }),
-    invitations: createInvitationsService({
-      db,
-      clock,
-      access,
-      sealer,
-      limiter,
-      publicUrl: config.publicUrl,
-      acceptsPerIp: config.rateLimits.acceptsPerIp,
-      mailLimits: {
-        perTeamHour: config.rateLimits.invitationEmailsPerTeam,
-        perAddressDay: config.rateLimits.invitationEmailsPerAddress,
-      },
-    }),
+    invitations: createInvitationsService(invitationDeps),
+    orgs: createOrgsService({ db, clock, access }),
+    orgMembers: createMembersService({ db, clock, access, kind: 'org' }),
+    orgInvitations: createOrgInvitationsService(
+      createInvitationsService({ ...invitationDeps, kind: 'org' }),
+    ),
     grants: createGrantsService({ db, clock, access }),
     audit: createAuditService({ db, access }),
     agents: createAgentsService({ db, clock, access, offlineAfterSeconds }),
