@@ -65,7 +65,7 @@ describe('invitation page', () => {
     const html = invitationPage(preview({ kind: 'org', role: 'admin' }), 'inv_abc', assets);
     expect(html).toContain('<dt>Organization</dt>');
     expect(html).toContain('data-kind="org"');
-    expect(html).toContain("manage the organization's members");
+    expect(html).toContain('manage the organization&#39;s members');
     expect(html).not.toMatch(/<dt>Team<\/dt>/);
     const team = invitationPage(preview(), 'inv_abc', assets);
     expect(team).toContain('<dt>Team</dt>');

@@ -1,9 +1,10 @@
 // A world of real ids for the tests that walk every route of the OpenAPI document (hostile
-// input, fuzz, security): an owner with a team (and a viewer in it), a project, a frame with a
-// domain and a volume, a self-hosted agent, a pending invitation, an invitation addressed to the
-// owner (so accept and decline would succeed), and a grant; an outsider who is signed in but
-// reaches none of it; and the tokens that must be refused (revoked, expired, an agent's, the
-// operator's). Also the routes themselves, read from the document.
+// input, fuzz, security): an owner with a team (and a viewer in it) and an org (the viewer is a
+// member), a project, a frame with a domain and a volume, a self-hosted agent, a pending
+// invitation, an invitation addressed to the owner (so accept and decline would succeed), and a
+// grant; an outsider who is signed in but reaches none of it; and the tokens that must be
+// refused (revoked, expired, an agent's, the operator's). Also the routes themselves, read from
+// the document.
 import { expect } from 'vitest';
 import { monotonicFactory } from 'ulidx';
 import type { TestApp } from './app.ts';
@@ -17,6 +18,7 @@ import {
   type TestUser,
 } from './factories.ts';
 import { unique } from './endpoints.ts';
+import { addOrgMember } from './orgs.ts';
 import { newId, ID_PREFIXES } from '../../src/ids.ts';
 import { hashSecret, newSecret } from '../../src/secrets.ts';
 
@@ -69,6 +71,12 @@ export async function buildWorld(t: TestApp): Promise<World> {
   const space = (await ok(t.get(`/v2/projects/${project.id}/spaces`, { token: owner.token }), 200))
     .data[0];
   const grant = await share(t, team.id, project.id, 'viewer');
+  // An org of the owner's, with the same viewer user as a member (user_id serves both).
+  const org = await ok(
+    t.post('/v2/orgs', { token: owner.token, body: { name: 'World org', slug: `o-${unique()}` } }),
+    201,
+  );
+  await addOrgMember(t, org.id, viewer, 'member');
   const inv = await ok(
     t.post(`/v2/teams/${team.id}/invitations`, {
       token: owner.token,
@@ -127,6 +135,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
     outsider,
     ids: {
       team_id: team.id,
+      org_id: org.id,
       user_id: viewer.id,
       invitation_id: inv.id,
       grant_id: grant,
@@ -152,6 +161,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
 /** The id prefix of a path parameter (`project_id` → `prj`), if it names an id. */
 export const PARAM_PREFIX: Record<string, string> = {
   team_id: ID_PREFIXES.team,
+  org_id: ID_PREFIXES.org,
   user_id: ID_PREFIXES.user,
   invitation_id: ID_PREFIXES.invitation,
   grant_id: ID_PREFIXES.grant,
