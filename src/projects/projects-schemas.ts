@@ -28,8 +28,9 @@ export const NameBody = Type.Object({ name: Name }, { additionalProperties: fals
 export const CreateProjectBody = Type.Object(
   {
     name: Name,
-    // The organization that owns the project; only its owners and admins may create one.
-    org_id: Type.Optional(IdParam('org')),
+    // The organization that owns the project (its owners and admins may create one); an id
+    // that names no org of the caller's is 404, as a grant's project_id is.
+    org_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

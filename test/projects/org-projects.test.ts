@@ -91,11 +91,12 @@ describe('POST /v2/projects with org_id', () => {
       404,
       'org_not_found',
     );
-    // A team is not an org: its id does not even have the org's form.
+    // A team is not an org, though its owner is the caller.
     const team = await newTeam(t, owner);
     expectProblem(
       await t.post('/v2/projects', { token: owner.token, body: { name: 'X', org_id: team.id } }),
-      422,
+      404,
+      'org_not_found',
     );
 
     const spaces = await t.get(`/v2/projects/${byOwner.json.id}/spaces`, { token: owner.token });
