@@ -49,12 +49,14 @@ function orgPathRoleSql(projectRef: string, userId: string) {
  * SQL for the ids of every project the user reaches: owned, owned by an org of theirs (unless
  * it gives a plain member nothing: base_role 'none'), or shared with a team of theirs.
  * Listing starts from these (a few index ranges) rather than testing every project in turn.
+ * The org branch starts from the caller's memberships; projects.org_id names an org only (0015),
+ * so a filter on teams.kind is not needed, and with one the planner may scan every org instead.
  */
 export function reachableProjectIdsSql(userId: string) {
   return sql<string>`(select id from projects where owner_id = ${userId}
-    union select op.id from team_members om join teams o on o.id = om.team_id
-      join projects op on op.org_id = om.team_id
-      where om.user_id = ${userId} and o.kind = 'org' and (om.role <> 'member' or o.base_role <> 'none')
+    union select op.id from team_members om join projects op on op.org_id = om.team_id
+      join teams o on o.id = om.team_id
+      where om.user_id = ${userId} and (om.role <> 'member' or o.base_role <> 'none')
     union select g.project_id from team_members m join grants g on g.team_id = m.team_id where m.user_id = ${userId})`;
 }
 
