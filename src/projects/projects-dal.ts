@@ -54,7 +54,6 @@ export function projectTeamAccess(q: Queryable, projectId: string) {
       'u.email',
       'u.name',
       'm.role as team_role',
-      sql<string>`least(m.role, g.role)`.as('via_role'),
     ])
     .where('g.project_id', '=', projectId)
     .orderBy('g.id')
