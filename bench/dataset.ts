@@ -17,6 +17,7 @@ import {
   type Random,
 } from './shape.ts';
 import { at } from '../test/helpers/checked.ts';
+import { drawOrgs, type Org, type OrgProject } from './orgs.ts';
 
 export const FRAMES_PER_AGENT = 500;
 
@@ -101,6 +102,9 @@ export interface Dataset {
   grants: Grant[];
   agents: Agent[];
   frames: Frame[];
+  /** Organizations and the projects they own (bench/orgs.ts), apart from teams and projects. */
+  orgs: Org[];
+  orgProjects: OrgProject[];
 }
 
 const DAY = 86_400_000;
@@ -141,7 +145,9 @@ export function drawDataset(scale: number, seed = 20261122): Dataset {
   }));
   const grants = drawGrants(random, sizes, projects, now);
   const { agents, frames } = drawFrames(random, sizes, projects, now);
-  return { sizes, users, teams, projects, grants, agents, frames };
+  // Drawn last, from a generator of their own: the rest of the dataset is as it was before.
+  const { orgs, orgProjects } = drawOrgs(seededRandom(seed + 1), scale, users.length, STAMP);
+  return { sizes, users, teams, projects, grants, agents, frames, orgs, orgProjects };
 }
 
 function drawTeams(

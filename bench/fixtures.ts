@@ -18,6 +18,8 @@ export interface Call {
 export interface Fixtures {
   baseline: Call[];
   projectRead: Call[];
+  /** The same read of a project an org owns, by its admins and members (the org path). */
+  orgProjectRead: Call[];
   teamList: Call[];
   memberList: Call[];
   /** Pages all through the big team, a different one per caller: past the page memo. */
@@ -62,6 +64,18 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     const u = viaGrant(g.project, 'viewer');
     if (u !== undefined)
       projectRead.push({ token: token(u), path: `/v2/projects/${at(projects, g.project).id}` });
+  }
+
+  // The org path: a project an org owns, read by one of its admins or members whom the
+  // org's base_role lets in (the owner is left out, as projectRead leaves the owner out).
+  const orgProjectRead: Call[] = [];
+  const { orgs, orgProjects } = data;
+  for (let tries = 0; orgProjectRead.length < CALLERS && tries < CALLERS * 20; tries++) {
+    const p = pick(orgProjects);
+    const org = at(orgs, p.org);
+    const m = pick(org.members);
+    if (m.role === 'owner' || (m.role === 'member' && org.baseRole === 'none')) continue;
+    orgProjectRead.push({ token: token(m.user), path: `/v2/projects/${p.id}` });
   }
 
   const inTeams = new Set(teams.flatMap((t) => t.members.map((m) => m.user)));
@@ -121,11 +135,13 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
   const notes = [
     `member list: team ${big.id} with ${big.members.length} members`,
     `agent sync: agent ${at(data.agents, 0).id} with ${FRAMES_PER_AGENT} cloud frames`,
+    `org project read: ${orgProjectRead.length} callers over ${orgProjects.length} projects of ${orgs.length} orgs`,
     `callers: ${CALLERS} per endpoint (stop/start: ${stopStart.length} frames, frame read: ${frameRead.length} callers)`,
   ];
   return {
     baseline,
     projectRead,
+    orgProjectRead,
     teamList,
     memberList,
     memberPages,

@@ -32,6 +32,13 @@ export function scenarios(f: Fixtures): Scenario[] {
       kind: 'read',
       sequences: f.projectRead.map(get),
     },
+    // The same read of a project its org gives access to (CONTRACT 3a), beside the grant path.
+    {
+      key: 'orgproject',
+      name: 'GET /v2/projects/:id (via an org)',
+      kind: 'read',
+      sequences: f.orgProjectRead.map(get),
+    },
     { key: 'teams', name: 'GET /v2/teams', kind: 'read', sequences: f.teamList.map(get) },
     {
       key: 'members',

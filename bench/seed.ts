@@ -8,6 +8,7 @@ import { hashPassword } from '../src/identity/password.ts';
 import { hashSecret, type Sealer } from '../src/secrets.ts';
 import type { Dataset } from './dataset.ts';
 import { at } from '../test/helpers/checked.ts';
+import { seedOrgs } from './orgs.ts';
 
 // PostgreSQL takes at most 65,535 parameters per statement.
 const MAX_PARAMS = 60_000;
@@ -146,6 +147,9 @@ export async function seed(
         created_at: p.createdAt,
       })),
     ),
+  );
+  await step('orgs, members, org projects', data.orgProjects.length, () =>
+    seedOrgs(db, data.orgs, data.orgProjects, (u) => at(users, u).id),
   );
   await step('grants', grants.length, () =>
     insertAll(

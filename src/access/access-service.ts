@@ -3,12 +3,14 @@
 // reachable things with too low a role are 403.
 import type { Queryable } from '../db/database.ts';
 import { notFound, roleTooLow } from '../errors.ts';
-import { orgWithRole, projectWithRole, teamWithRole } from './access-dal.ts';
+import { orgRoleOf, orgWithRole, projectWithRole, teamWithRole } from './access-dal.ts';
 import { createRoleMemo, type RoleSeen } from './role-memo.ts';
 import {
+  atLeast,
   canOnOrg,
   canOnProject,
   canOnTeam,
+  canShareProject,
   ORG_ACTIONS,
   PROJECT_ACTIONS,
   TEAM_ACTIONS,
@@ -89,10 +91,29 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
       q: Queryable = db,
     ) {
       const project = await roleOn(userId, projectId, q);
+      if (action === 'project.share' && project?.org_id && project.role) {
+        // An org's project is shared by the org's owners and admins: their org role decides,
+        // read here, exactly, rather than remembered (sharing is rare).
+        const orgRole = (await orgRoleOf(q, project.org_id, userId)) ?? null;
+        if (!canShareProject(project.role, orgRole)) throw roleTooLow('organization admin');
+        return { ...project, role: project.role };
+      }
       const role = decideProject(project?.role ?? null, action);
       // decideProject refuses a project the caller does not see, so there is one here.
       if (!project) throw notFound('project');
       return { ...project, role };
+    },
+
+    /**
+     * May the caller create a project owned by the org (POST /v2/projects with org_id)? Its
+     * owners and admins may; a member is told 403, anyone else that the org does not exist.
+     * Inside the creating transaction, the membership is locked until it commits.
+     */
+    async requireOrgProjectCreator(userId: string, orgId: string, q: Queryable = db) {
+      const role = await orgRoleOf(q, orgId, userId, q !== db);
+      if (!role) throw notFound('org');
+      if (!atLeast(role, 'admin')) throw roleTooLow('organization admin');
+      return role;
     },
 
     /** Another user's role on a project (a frame's owner must reach it), or null. */

@@ -1,9 +1,11 @@
 // Roles already computed, per (user, project), each with the versions it was read at
-// (migrations/0004): a user's memberships move `users.access_version`, a project's grants and
-// owner move `projects.access_version`, and nothing else decides a role. A read of a remembered
-// pair reads the two versions with its row, in one snapshot, instead of the role subquery; the
-// role is reused only if both still hold (access-service withRole). So an entry can be old but
-// never wrong, on any instance: it saves the role subquery, never the check.
+// (migrations/0004, 0015): a user's memberships of teams and orgs (and their roles) move
+// `users.access_version`; a project's grants, its owner of either kind (owner_id, org_id) and
+// the base_role of the org that owns it move `projects.access_version`; nothing else decides
+// a role. A read of a remembered pair reads the two versions with its row, in one snapshot,
+// instead of the role subquery; the role is reused only if both still hold (access-service
+// withRole). So an entry can be old but never wrong, on any instance: it saves the role
+// subquery, never the check.
 import type { Role } from '../db/schema.ts';
 
 const MAX_ENTRIES = 50_000;

@@ -1,8 +1,9 @@
-// The role rules, as pure functions: role order, effective role on a shared project (spec 3,
-// CONTRACT 3) and the role-to-action matrix. access-dal.ts computes the same effective role in
-// SQL; test/access/access-model.test.ts checks the two agree.
-import type { Role } from '../db/schema.ts';
-export type { Role };
+// The role rules, as pure functions: role order, effective role on a project reached by its
+// owner, an organization or team grants (spec 3, CONTRACT 3 and 3a) and the role-to-action
+// matrix. access-dal.ts computes the same effective role in SQL;
+// test/access/access-model.test.ts checks the two agree.
+import type { BaseRole, Role } from '../db/schema.ts';
+export type { BaseRole, Role };
 
 export const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];
 export const GRANTABLE_ROLES = ['viewer', 'member', 'admin'] as const;
@@ -17,18 +18,49 @@ export interface Share {
   grantRole: Role;
 }
 
+/** The caller's membership of the organization that owns the project (CONTRACT 3a). */
+export interface OrgPath {
+  orgRole: Role;
+  baseRole: BaseRole;
+}
+
 /**
- * The caller's role on a project: owner for its owner; otherwise the highest, over the
- * caller's teams holding a grant on it, of min(team role, grant role); null if none (404).
+ * The role the org path gives on a project the org owns: its owner is owner, an admin is
+ * admin, a member has the org's base_role; base_role 'none' gives nothing by this path.
  */
-export function effectiveProjectRole(isOwner: boolean, shares: Share[]): Role | null {
+export function orgProjectRole(orgRole: Role, baseRole: BaseRole): Role | null {
+  if (orgRole === 'owner' || orgRole === 'admin') return orgRole;
+  return baseRole === 'none' ? null : baseRole;
+}
+
+/**
+ * The caller's role on a project: owner for its (user) owner; otherwise the highest of the
+ * org path (when an org the caller belongs to owns it) and, over the caller's teams holding a
+ * grant on it, min(team role, grant role); null if none (404).
+ */
+export function effectiveProjectRole(
+  isOwner: boolean,
+  shares: Share[],
+  org: OrgPath | null = null,
+): Role | null {
   if (isOwner) return 'owner';
-  let best: Role | null = null;
+  let best: Role | null = org ? orgProjectRole(org.orgRole, org.baseRole) : null;
   for (const s of shares) {
     const r = lower(s.teamRole, s.grantRole);
     best = best === null ? r : higher(best, r);
   }
   return best;
+}
+
+/**
+ * May the caller share the project (create, change or remove its grants)? For a user's project
+ * its owner; for an org's project the org's owners and admins by their org role (grants "stand
+ * for the caller must own the project", CONTRACT 3a), not an admin by a team grant nor a member
+ * whose base_role is admin. `role` is the effective role (null: the project is out of reach).
+ */
+export function canShareProject(role: Role, orgRole: Role | null): boolean {
+  if (orgRole === null) return role === 'owner';
+  return orgRole === 'owner' || orgRole === 'admin';
 }
 
 /** Minimum project role per action (CONTRACT 3). */

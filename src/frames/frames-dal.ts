@@ -7,15 +7,24 @@ import { ACCESS_VERSIONS, projectRoleSql } from '../access/access-dal.ts';
 import type { RoleSeen } from '../access/role-memo.ts';
 import { compiledOnce } from '../db/compiled.ts';
 
+/**
+ * The billing status of whoever pays for the project `projectRef` (a column reference): its
+ * user owner, or the organization that owns it (CONTRACT 3a); exactly one of the two is set.
+ */
+export function payerBillingSql(projectRef: string) {
+  return sql<'active' | 'past_due'>`coalesce(
+    (select pu.billing_status from users pu where pu.id = ${sql.ref(`${projectRef}.owner_id`)}),
+    (select po.billing_status from teams po where po.id = ${sql.ref(`${projectRef}.org_id`)}))`;
+}
+
 /** Frames with every fact their status is derived from; replicas and the latest deployment are columns of the row (migrations/0005). */
 export function framesWithFacts(q: Queryable) {
   return q
     .selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .innerJoin('users as o', 'o.id', 'p.owner_id')
     .leftJoin('agents as a', 'a.id', 'f.agent_id')
     .selectAll('f')
-    .select(['o.billing_status', 'a.last_seen_at as agent_last_seen_at']);
+    .select([payerBillingSql('p').as('billing_status'), 'a.last_seen_at as agent_last_seen_at']);
 }
 
 export type FrameWithFacts = Awaited<

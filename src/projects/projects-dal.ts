@@ -54,7 +54,6 @@ export function projectTeamAccess(q: Queryable, projectId: string) {
       'u.email',
       'u.name',
       'm.role as team_role',
-      sql<string>`least(m.role, g.role)`.as('via_role'),
     ])
     .where('g.project_id', '=', projectId)
     .orderBy('g.id')
@@ -90,6 +89,37 @@ export async function notifyFramesGone(q: Queryable, projectId: string) {
 
 export function deleteProject(q: Queryable, projectId: string) {
   return q.deleteFrom('projects').where('id', '=', projectId).execute();
+}
+
+/** The organization that owns a project, with its owner as the access list shows them. */
+export function orgWithOwner(q: Queryable, orgId: string) {
+  return q
+    .selectFrom('teams as o')
+    .innerJoin('users as u', 'u.id', 'o.owner_id')
+    .select([
+      'o.id',
+      'o.name',
+      'o.slug',
+      'o.base_role',
+      'u.id as owner_id',
+      'u.email as owner_email',
+      'u.name as owner_name',
+    ])
+    .where('o.id', '=', orgId)
+    .where('o.kind', '=', 'org')
+    .executeTakeFirstOrThrow();
+}
+
+/** Every member of the org, in join order (the owner first): who may reach its projects. */
+export function orgMembersForAccess(q: Queryable, orgId: string) {
+  return q
+    .selectFrom('team_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id as user_id', 'u.email', 'u.name', 'm.role as org_role'])
+    .where('m.team_id', '=', orgId)
+    .orderBy('m.joined_at')
+    .orderBy('u.id')
+    .execute();
 }
 
 /** The project owner as the access list shows them. */

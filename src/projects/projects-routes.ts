@@ -19,8 +19,8 @@ export function projectRoutes({
       {
         schema: {
           tags,
-          summary: 'Create a project with a space named default',
-          body: S.NameBody,
+          summary: 'Create a project with a space named default (for an org: org_id)',
+          body: S.CreateProjectBody,
           response: { 201: Type.Ref('Project'), ...problemResponses },
         },
       },

@@ -3,18 +3,20 @@ import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
-import { higher, type Role } from '../access/roles.ts';
+import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import { newId } from '../ids.ts';
 import * as dal from './projects-dal.ts';
+import { explainAccess, type AccessFacts } from './project-access.ts';
 
 interface ProjectRow {
   id: string;
   name: string;
-  owner_id: string;
+  owner_id: string | null;
+  org_id: string | null;
   created_at: Date;
   role: Role | null;
 }
@@ -25,10 +27,12 @@ interface SpaceRow {
   created_at: Date;
 }
 
+/** owner_id is the owning user's id or the owning org's (CONTRACT 3a); owner_kind says which. */
 export const presentProject = (p: ProjectRow) => ({
   id: p.id,
   name: p.name,
-  owner_id: p.owner_id,
+  owner_id: p.org_id ?? p.owner_id ?? '',
+  owner_kind: p.org_id ? ('org' as const) : ('user' as const),
   role: p.role as Role,
   created_at: iso(p.created_at),
 });
@@ -47,12 +51,16 @@ interface Deps {
 
 export function createProjectsService({ db, clock, access }: Deps) {
   return {
-    async create(actor: Actor, input: { name: string }) {
+    /** With org_id the org owns it: its owners and admins may (requireOrgProjectCreator). */
+    async create(actor: Actor, input: { name: string; org_id?: string }) {
       const now = clock.now();
+      const orgId = input.org_id;
       return transaction(db, async (trx) => {
+        const orgRole = orgId && (await access.requireOrgProjectCreator(actor.userId, orgId, trx));
         const project = await dal.insertProject(trx, {
           id: newId('project', now),
-          owner_id: actor.userId,
+          owner_id: orgId ? null : actor.userId,
+          org_id: orgId ?? null,
           name: input.name,
           created_at: now,
         });
@@ -67,9 +75,10 @@ export function createProjectsService({ db, clock, access }: Deps) {
           action: 'project.created',
           targetType: 'project',
           targetId: project.id,
-          after: { name: project.name },
+          after: orgId ? { name: project.name, org_id: orgId } : { name: project.name },
         });
-        return presentProject({ ...project, role: 'owner' });
+        // The creator's role by the org path (an org admin is admin); grants come later.
+        return presentProject({ ...project, role: orgRole || 'owner' });
       });
     },
 
@@ -115,73 +124,24 @@ export function createProjectsService({ db, clock, access }: Deps) {
 
     async access(actor: Actor, projectId: string) {
       const project = await access.requireProject(actor.userId, projectId, 'project.read_access');
-      const owner = await dal.ownerContact(db, project.owner_id);
-      const rows = await dal.projectTeamAccess(db, projectId);
-      const grants = new Map<
-        string,
-        {
-          grant_id: string;
-          team: { id: string; name: string; slug: string };
-          role: Role;
-          created_at: string;
-        }
-      >();
-      const members = new Map<
-        string,
-        {
-          user_id: string;
-          email: string;
-          name: string;
-          role: Role;
-          via: Array<{
-            source: 'owner' | 'team';
-            team_id: string | null;
-            team_role: Role | null;
-            grant_role: Role | null;
-            role: Role;
-          }>;
-        }
-      >();
-      members.set(owner.id, {
-        user_id: owner.id,
-        email: owner.email,
-        name: owner.name,
-        role: 'owner',
-        via: [{ source: 'owner', team_id: null, team_role: null, grant_role: null, role: 'owner' }],
-      });
-      for (const r of rows) {
-        grants.set(r.grant_id, {
-          grant_id: r.grant_id,
-          team: { id: r.team_id, name: r.team_name, slug: r.team_slug },
-          role: r.grant_role,
-          created_at: iso(r.granted_at),
-        });
-        const via = {
-          source: 'team' as const,
-          team_id: r.team_id,
-          team_role: r.team_role,
-          grant_role: r.grant_role,
-          role: r.via_role as Role,
+      let user: AccessFacts['user'] = null;
+      let org: AccessFacts['org'] = null;
+      if (project.owner_id) {
+        const u = await dal.ownerContact(db, project.owner_id);
+        user = { user_id: u.id, email: u.email, name: u.name };
+      } else if (project.org_id) {
+        const o = await dal.orgWithOwner(db, project.org_id);
+        org = {
+          id: o.id,
+          name: o.name,
+          slug: o.slug,
+          base_role: o.base_role ?? 'none',
+          owner: { user_id: o.owner_id, email: o.owner_email, name: o.owner_name },
+          members: await dal.orgMembersForAccess(db, o.id),
         };
-        const m = members.get(r.user_id);
-        if (m) {
-          m.via.push(via);
-          m.role = higher(m.role, via.role);
-        } else
-          members.set(r.user_id, {
-            user_id: r.user_id,
-            email: r.email,
-            name: r.name,
-            role: via.role,
-            via: [via],
-          });
       }
-      return {
-        project_id: projectId,
-        owner: { user_id: owner.id, email: owner.email, name: owner.name },
-        grants: [...grants.values()],
-        members: [...members.values()],
-      };
+      const teamPaths = await dal.projectTeamAccess(db, projectId);
+      return explainAccess({ projectId, user, org, teamPaths });
     },
 
     async listSpaces(actor: Actor, projectId: string, limit: number, cursor?: string) {

@@ -5,15 +5,19 @@ import fc from 'fast-check';
 import {
   atLeast,
   canOnProject,
+  canShareProject,
   canOnTeam,
   effectiveProjectRole,
   GRANTABLE_ROLES,
   higher,
   lower,
+  orgProjectRole,
   PROJECT_ACTIONS,
   rank,
   ROLES,
   TEAM_ACTIONS,
+  type BaseRole,
+  type OrgPath,
   type ProjectAction,
   type Role,
   type Share,
@@ -277,5 +281,124 @@ describe('effectiveProjectRole: properties', () => {
         expect(effectiveProjectRole(false, [...a, ...b])).toBe(best);
       }),
     );
+  });
+});
+
+// CONTRACT 3a: the org path. Org roles are owner, admin and member (no viewer in an org).
+const BASE_ROLES: readonly BaseRole[] = ['none', 'viewer', 'member', 'admin'];
+const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+
+describe('orgProjectRole: the role the org path gives', () => {
+  it.each<[Role, BaseRole, Role | null]>([
+    ['owner', 'none', 'owner'],
+    ['owner', 'viewer', 'owner'],
+    ['owner', 'admin', 'owner'],
+    ['admin', 'none', 'admin'],
+    ['admin', 'viewer', 'admin'],
+    ['admin', 'admin', 'admin'],
+    ['member', 'none', null],
+    ['member', 'viewer', 'viewer'],
+    ['member', 'member', 'member'],
+    ['member', 'admin', 'admin'],
+  ])('org %s with base_role %s gives %s', (orgRole, baseRole, expected) => {
+    expect(orgProjectRole(orgRole, baseRole)).toBe(expected);
+  });
+});
+
+describe('effectiveProjectRole with the org path', () => {
+  const org = (orgRole: Role, baseRole: BaseRole): OrgPath => ({ orgRole, baseRole });
+  it.each<[string, Share[], OrgPath | null, Role | null]>([
+    ['org owner is owner', [], org('owner', 'viewer'), 'owner'],
+    [
+      'org owner stays owner whatever the grants',
+      [share('admin', 'admin')],
+      org('owner', 'none'),
+      'owner',
+    ],
+    ['org admin is admin', [], org('admin', 'none'), 'admin'],
+    ['org member has base_role', [], org('member', 'member'), 'member'],
+    ['base_role none gives nothing by itself', [], org('member', 'none'), null],
+    [
+      'base_role none, a team grant still counts',
+      [share('member', 'admin')],
+      org('member', 'none'),
+      'member',
+    ],
+    [
+      'a team grant above the base_role wins',
+      [share('admin', 'admin')],
+      org('member', 'viewer'),
+      'admin',
+    ],
+    [
+      'the base_role above a team grant wins',
+      [share('viewer', 'admin')],
+      org('member', 'member'),
+      'member',
+    ],
+    [
+      'org admin with a lower team path stays admin',
+      [share('viewer', 'viewer')],
+      org('admin', 'none'),
+      'admin',
+    ],
+    ['no org membership: team paths only', [share('member', 'viewer')], null, 'viewer'],
+  ])('%s', (_name, shares, o, expected) => {
+    expect(effectiveProjectRole(false, shares, o)).toBe(expected);
+  });
+
+  const orgArb = fc.option(
+    fc.record({
+      orgRole: fc.constantFrom<Role>(...ORG_ROLES),
+      baseRole: fc.constantFrom<BaseRole>(...BASE_ROLES),
+    }),
+  );
+  const shareArb = fc.record({
+    teamRole: fc.constantFrom<Role>(...ROLES),
+    grantRole: fc.constantFrom<Role>(...GRANTABLE_ROLES),
+  });
+  const r = (x: Role | null) => (x === null ? -1 : ROLES.indexOf(x));
+
+  it('is the higher of the org path and the team paths', () => {
+    fc.assert(
+      fc.property(fc.array(shareArb, { maxLength: 5 }), orgArb, (s, o) => {
+        const viaOrg = o ? orgProjectRole(o.orgRole, o.baseRole) : null;
+        expect(r(effectiveProjectRole(false, s, o))).toBe(
+          Math.max(r(viaOrg), r(effectiveProjectRole(false, s))),
+        );
+        expect(effectiveProjectRole(true, s, o)).toBe('owner');
+      }),
+    );
+  });
+
+  it('is monotone in base_role: raising it never lowers the role', () => {
+    fc.assert(
+      fc.property(
+        fc.array(shareArb, { maxLength: 5 }),
+        fc.constantFrom<Role>(...ORG_ROLES),
+        fc.constantFrom<BaseRole>(...BASE_ROLES),
+        fc.constantFrom<BaseRole>(...BASE_ROLES),
+        (s, orgRole, a, b) => {
+          const [lo, hi] = BASE_ROLES.indexOf(a) <= BASE_ROLES.indexOf(b) ? [a, b] : [b, a];
+          expect(r(effectiveProjectRole(false, s, org(orgRole, hi)))).toBeGreaterThanOrEqual(
+            r(effectiveProjectRole(false, s, org(orgRole, lo))),
+          );
+        },
+      ),
+    );
+  });
+});
+
+describe('canShareProject: who shares a project', () => {
+  it.each<[string, Role, Role | null, boolean]>([
+    ["a user's project: its owner", 'owner', null, true],
+    ["a user's project: an admin by a grant may not", 'admin', null, false],
+    ["an org's project: the org owner", 'owner', 'owner', true],
+    ["an org's project: an org admin", 'admin', 'admin', true],
+    ["an org's project: a member whose base_role is admin may not", 'admin', 'member', false],
+    ["an org's project: a member who is admin by a team grant may not", 'admin', 'member', false],
+    ["an org's project: an outsider admin by a team grant may not", 'admin', null, false],
+  ])('%s', (_name, role, orgRole, expected) => {
+    expect(canShareProject(role, orgRole)).toBe(expected);
   });
 });

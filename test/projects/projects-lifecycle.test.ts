@@ -42,6 +42,7 @@ describe('create', () => {
       id: expect.stringMatching(/^prj_/),
       name: 'Shop',
       owner_id: ann.id,
+      owner_kind: 'user',
       role: 'owner',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });
