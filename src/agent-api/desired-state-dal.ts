@@ -2,6 +2,7 @@
 // verified domains (desiredStateRows), or only what identifies that state (fingerprintRows).
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { payerBilling } from '../frames/frames-dal.ts';
 
 // The hostnames routed to frame `f`: verified domains only (a pending claim proves nothing, see
 // frames/domains-service.ts), in name order so that the fingerprint is stable.
@@ -19,7 +20,6 @@ export function desiredStateRows(q: Queryable, agentId: string) {
   return q
     .selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .innerJoin('users as o', 'o.id', 'p.owner_id')
     .innerJoinLateral(
       (eb) =>
         eb
@@ -47,7 +47,7 @@ export function desiredStateRows(q: Queryable, agentId: string) {
       'f.replica_count',
       'f.port',
       'f.health_check_path',
-      'o.billing_status',
+      payerBilling.as('billing_status'),
       'd.id as deployment_id',
       'd.git_repository',
       'd.git_repository_owner',
@@ -69,11 +69,10 @@ export function fingerprintRows(q: Queryable, agentId: string) {
   return q
     .selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .innerJoin('users as o', 'o.id', 'p.owner_id')
     .select([
       'f.id as frame_id',
       'f.generation',
-      sql<string>`case when o.billing_status = 'past_due' then 'stopped' else f.desired_state end`.as(
+      sql<string>`case when ${payerBilling} = 'past_due' then 'stopped' else f.desired_state end`.as(
         'desired_state',
       ),
       // From the summary on the row (migrations/0005): no join with deployments.

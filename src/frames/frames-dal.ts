@@ -7,15 +7,23 @@ import { ACCESS_VERSIONS, projectRoleSql } from '../access/access-dal.ts';
 import type { RoleSeen } from '../access/role-memo.ts';
 import { compiledOnce } from '../db/compiled.ts';
 
+/**
+ * The billing status of whoever pays for project `p` (in the query as `p`): the user who owns
+ * it, or the organization that does (CONTRACT 3a). Exactly one of the two exists
+ * (projects_one_owner), so the coalesce is never null.
+ */
+export const payerBilling = sql<'active' | 'past_due'>`coalesce(
+  (select pu.billing_status from users pu where pu.id = p.owner_id),
+  (select po.billing_status from teams po where po.id = p.org_id))`;
+
 /** Frames with every fact their status is derived from; replicas and the latest deployment are columns of the row (migrations/0005). */
 export function framesWithFacts(q: Queryable) {
   return q
     .selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .innerJoin('users as o', 'o.id', 'p.owner_id')
     .leftJoin('agents as a', 'a.id', 'f.agent_id')
     .selectAll('f')
-    .select(['o.billing_status', 'a.last_seen_at as agent_last_seen_at']);
+    .select([payerBilling.as('billing_status'), 'a.last_seen_at as agent_last_seen_at']);
 }
 
 export type FrameWithFacts = Awaited<

@@ -2,6 +2,7 @@
 // the frames a push deploys.
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { payerBilling } from '../frames/frames-dal.ts';
 
 export async function sealedSecretOf(q: Queryable, projectId: string) {
   const row = await q
@@ -75,7 +76,7 @@ export async function rememberDelivery(
   return rows.map((r) => r.project_id);
 }
 
-/** The projects' frames watching the repository and branch, in id order, with the owner's billing. */
+/** The projects' frames watching the repository and branch, in id order, with the payer's billing. */
 export function framesWatchingBranch(
   q: Queryable,
   projectIds: string[],
@@ -84,8 +85,7 @@ export function framesWatchingBranch(
   return q
     .selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .innerJoin('users as u', 'u.id', 'p.owner_id')
-    .select(['f.id', 'u.billing_status'])
+    .select(['f.id', payerBilling.as('billing_status')])
     .where('f.project_id', 'in', projectIds)
     .where(sql`lower(f.git_repository_owner)`, '=', w.owner.toLowerCase())
     .where(sql`lower(f.git_repository)`, '=', w.repo.toLowerCase())
