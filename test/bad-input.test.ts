@@ -46,6 +46,7 @@ async function getWorld() {
 /** Path params this file knows a real value for. A new kind of id needs a line in buildWorld(). */
 const KNOWN_PARAMS = [
   'team_id',
+  'org_id',
   'user_id',
   'invitation_id',
   'grant_id',

@@ -1,6 +1,6 @@
 // The operator's bodies and answers for billing and ownership transfers (CONTRACT 7).
 import { Type } from 'typebox';
-import { StringEnum } from '../http/schemas.ts';
+import { errorWording, StringEnum } from '../http/schemas.ts';
 
 const SomeId = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 
@@ -40,14 +40,21 @@ export const OrgOwner = Type.Object({
   previous_owner_id: Type.String({ description: 'Now an admin (unchanged when it is owner_id)' }),
 });
 
+// Exactly one of the two, said by the schema (a oneOf of the two fields) so that the OpenAPI
+// document says it too; the outer object declares both, so an unknown field is named.
+const NewUserOwner = SomeId('The user who will own the project');
+const NewOrgOwner = SomeId('The organization that will own the project');
 export const NewProjectOwnerBody = Type.Object(
-  {
-    user_id: Type.Optional(SomeId('The user who will own the project')),
-    org_id: Type.Optional(SomeId('The organization that will own the project')),
-  },
+  { user_id: Type.Optional(NewUserOwner), org_id: Type.Optional(NewOrgOwner) },
   {
     additionalProperties: false,
+    oneOf: [Type.Object({ user_id: NewUserOwner }), Type.Object({ org_id: NewOrgOwner })],
     description: 'Exactly one of user_id and org_id. Grants stay; frames keep running.',
+    ...errorWording(
+      'send exactly one of user_id (the id of the user who will own the project) and org_id ' +
+        '(the id of the organization that will)',
+      'one_owner_required',
+    ),
   },
 );
 

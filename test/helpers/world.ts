@@ -17,6 +17,7 @@ import {
   type TestUser,
 } from './factories.ts';
 import { unique } from './endpoints.ts';
+import { addOrgMember, newOrg } from './orgs.ts';
 import { newId, ID_PREFIXES } from '../../src/ids.ts';
 import { hashSecret, newSecret } from '../../src/secrets.ts';
 
@@ -122,11 +123,15 @@ export async function buildWorld(t: TestApp): Promise<World> {
     }),
     201,
   );
+  // An org of the owner's with the viewer in it (the operator's org routes).
+  const org = await newOrg(t, owner);
+  await addOrgMember(t, org.id, viewer, 'member');
   return {
     owner,
     outsider,
     ids: {
       team_id: team.id,
+      org_id: org.id,
       user_id: viewer.id,
       invitation_id: inv.id,
       grant_id: grant,
