@@ -398,3 +398,38 @@ describe('POST /v2/admin/projects/<project_id>/owner', () => {
     expect(chain[5]?.[1]?.owner_id).toBe(row.org_id ?? row.owner_id);
   });
 });
+
+describe('the operator routes of this issue', () => {
+  it('refuse a user token, an agent token and no token (401), and change nothing', async () => {
+    const ann = await newUser(t, 'ann');
+    const bob = await newUser(t, 'bob');
+    const team = await newTeam(t, ann);
+    await addMember(t, team.id, bob, 'admin');
+    const org = await newOrg(t, ann);
+    await addOrgMember(t, org.id, bob, 'admin');
+    const { project } = await runningProject(t, ann, agent, 0);
+    const calls: Array<[string, string, unknown]> = [
+      ['POST', `/v2/admin/teams/${team.id}/owner`, { user_id: bob.id }],
+      ['POST', `/v2/admin/orgs/${org.id}/owner`, { user_id: bob.id }],
+      ['POST', `/v2/admin/projects/${project.id}/owner`, { org_id: org.id }],
+      ['PUT', `/v2/admin/orgs/${org.id}/billing`, { status: 'past_due' }],
+    ];
+    for (const [method, path, body] of calls)
+      for (const token of [ann.token, bob.token, agent.token, undefined])
+        expectProblem(await t.request(method, path, { token, body }), 401);
+    expect(await ownerIdOf(team.id)).toBe(ann.id);
+    expect(await ownerIdOf(org.id)).toBe(ann.id);
+    const row = await t.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', project.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ owner_id: ann.id, org_id: null });
+    const billing = await t.db
+      .selectFrom('teams')
+      .select('billing_status')
+      .where('id', '=', org.id)
+      .executeTakeFirstOrThrow();
+    expect(billing.billing_status).toBe('active');
+  });
+});
