@@ -154,6 +154,43 @@ describe('POST /v2/admin/teams/<team_id>/owner', () => {
   });
 });
 
+describe('transfers racing self-service membership changes', () => {
+  it('never leave zero or two owners, and nothing fails with a 5xx', async () => {
+    const ann = await newUser(t, 'ann');
+    const carl = await newUser(t, 'carl');
+    const team = await newTeam(t, ann);
+    await addMember(t, team.id, carl, 'admin');
+    const members: TestUser[] = [];
+    for (let i = 0; i < 8; i++) {
+      const u = await newUser(t, `r${i}`);
+      await addMember(t, team.id, u, 'member');
+      members.push(u);
+    }
+    // Carl (an admin) changes and removes the very members the operator makes owner.
+    const answers = await Promise.all(
+      members.flatMap((u, i) => [
+        t.post(`/v2/admin/teams/${team.id}/owner`, { token: ADMIN, body: { user_id: u.id } }),
+        i % 2
+          ? t.del(`/v2/teams/${team.id}/members/${u.id}`, { token: carl.token })
+          : t.patch(`/v2/teams/${team.id}/members/${u.id}`, {
+              token: carl.token,
+              body: { role: 'viewer' },
+            }),
+      ]),
+    );
+    for (const a of answers) expect(a.status, a.text).toBeLessThan(500);
+    const rows = await membersOf(team.id);
+    const owners = rows.filter((m) => m.role === 'owner');
+    expect(owners.map((o) => o.user_id)).toEqual([await ownerIdOf(team.id)]);
+    const count = await t.db
+      .selectFrom('teams')
+      .select('member_count')
+      .where('id', '=', team.id)
+      .executeTakeFirstOrThrow();
+    expect(count.member_count).toBe(rows.length);
+  });
+});
+
 describe('POST /v2/admin/orgs/<org_id>/owner', () => {
   it('makes an org member the owner and the old owner admin, audited in the org', async () => {
     const ann = await newUser(t, 'ann');
