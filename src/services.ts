@@ -28,6 +28,7 @@ import { systemTxtResolver, type TxtResolver } from './frames/domain-verificatio
 import { createVolumesService } from './frames/volumes-service.ts';
 import { createSweeper } from './jobs/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
+import { createTransfersService } from './admin/transfers-service.ts';
 import { createWebhookService } from './webhooks/webhook-service.ts';
 
 export interface Core {
@@ -118,6 +119,7 @@ export function createServices(core: Core) {
     domains: createDomainsService({ db, clock, access, frames, dns }),
     volumes: createVolumesService({ db, clock, access, frames }),
     billing: createBillingService({ db, clock }),
+    transfers: createTransfersService({ db, clock }),
     webhooks: createWebhookService({
       db,
       clock,

@@ -3,10 +3,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
-import { IdParam, problemResponses, StringEnum, Timestamp } from '../http/schemas.ts';
+import { IdParam, problemResponses, Timestamp } from '../http/schemas.ts';
 import type { AgentsService } from '../agent-api/agents-service.ts';
 import { AgentBody, NewAgent } from '../agent-api/agents-schemas.ts';
 import type { BillingService } from './billing-service.ts';
+import type { TransfersService } from './transfers-service.ts';
+import {
+  BillingBody,
+  NewOwnerBody,
+  NewProjectOwnerBody,
+  OrgBilling,
+  OrgOwner,
+  ProjectOwner,
+  TeamOwner,
+  UserBilling,
+} from './admin-schemas.ts';
 
 export interface TimeRules {
   runDue(now: Date): Promise<void>;
@@ -18,6 +29,7 @@ interface Deps {
   timeRules: TimeRules;
   agents: AgentsService;
   billing: BillingService;
+  transfers: TransfersService;
 }
 
 export function adminRoutes({
@@ -26,6 +38,7 @@ export function adminRoutes({
   timeRules,
   agents,
   billing,
+  transfers,
 }: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['operator'];
@@ -57,21 +70,77 @@ export function adminRoutes({
           summary:
             "Set a user's billing: past_due suspends the frames of their projects, active restores them",
           params: Type.Object({ user_id: IdParam('usr') }),
-          body: Type.Object(
-            { status: StringEnum(['active', 'past_due']) },
-            { additionalProperties: false },
-          ),
-          response: {
-            200: Type.Object({
-              user_id: Type.String(),
-              status: Type.String(),
-              frames_affected: Type.Integer(),
-            }),
-            ...problemResponses,
-          },
+          body: BillingBody,
+          response: { 200: UserBilling, ...problemResponses },
         },
       },
-      async (req) => billing.set(req.params.user_id, req.body.status),
+      async (req) => billing.setUser(req.params.user_id, req.body.status),
+    );
+
+    app.put(
+      '/v2/admin/orgs/:org_id/billing',
+      {
+        config,
+        schema: {
+          tags,
+          summary:
+            "Set an organization's billing: past_due suspends the frames of the projects it owns, active restores them",
+          params: Type.Object({ org_id: IdParam('org') }),
+          body: BillingBody,
+          response: { 200: OrgBilling, ...problemResponses },
+        },
+      },
+      async (req) => billing.setOrg(req.params.org_id, req.body.status),
+    );
+
+    app.post(
+      '/v2/admin/teams/:team_id/owner',
+      {
+        config,
+        schema: {
+          tags,
+          summary: "Transfer a team's ownership to one of its members; the old owner becomes admin",
+          params: Type.Object({ team_id: IdParam('team') }),
+          body: NewOwnerBody,
+          response: { 200: TeamOwner, ...problemResponses },
+        },
+      },
+      async (req) =>
+        transfers.transferTeam(req.params.team_id, req.body.user_id, { requestId: req.id }),
+    );
+
+    app.post(
+      '/v2/admin/orgs/:org_id/owner',
+      {
+        config,
+        schema: {
+          tags,
+          summary:
+            "Transfer an organization's ownership to one of its members; the old owner becomes admin",
+          params: Type.Object({ org_id: IdParam('org') }),
+          body: NewOwnerBody,
+          response: { 200: OrgOwner, ...problemResponses },
+        },
+      },
+      async (req) =>
+        transfers.transferOrg(req.params.org_id, req.body.user_id, { requestId: req.id }),
+    );
+
+    app.post(
+      '/v2/admin/projects/:project_id/owner',
+      {
+        config,
+        schema: {
+          tags,
+          summary:
+            'Give a project to a user or an organization; grants stay and its frames keep running',
+          params: Type.Object({ project_id: IdParam('prj') }),
+          body: NewProjectOwnerBody,
+          response: { 200: ProjectOwner, ...problemResponses },
+        },
+      },
+      async (req) =>
+        transfers.transferProject(req.params.project_id, req.body, { requestId: req.id }),
     );
 
     app.post(

@@ -15,7 +15,8 @@ export interface AuditEntry {
 
 export async function recordAudit(
   q: Queryable,
-  actor: Pick<Actor, 'userId' | 'requestId'> | null,
+  // The operator (ADMIN_TOKEN) is no user: its records carry a request id and no actor_id.
+  actor: (Pick<Actor, 'requestId'> & { userId: string | null }) | null,
   at: Date,
   e: AuditEntry,
 ) {
