@@ -6,7 +6,6 @@ import { notFound, roleTooLow } from '../errors.ts';
 import { orgRoleOf, orgWithRole, projectWithRole, teamWithRole } from './access-dal.ts';
 import { createRoleMemo, type RoleSeen } from './role-memo.ts';
 import {
-  atLeast,
   canOnOrg,
   canOnProject,
   canOnTeam,
@@ -110,10 +109,7 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
      * Inside the creating transaction, the membership is locked until it commits.
      */
     async requireOrgProjectCreator(userId: string, orgId: string, q: Queryable = db) {
-      const role = await orgRoleOf(q, orgId, userId, q !== db);
-      if (!role) throw notFound('org');
-      if (!atLeast(role, 'admin')) throw roleTooLow('organization admin');
-      return role;
+      return decideOrg(await orgRoleOf(q, orgId, userId, q !== db), 'projects.create');
     },
 
     /** Another user's role on a project (a frame's owner must reach it), or null. */

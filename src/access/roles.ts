@@ -112,6 +112,7 @@ export const ORG_ACTIONS = {
   'org.update': 'admin',
   'members.manage': 'admin',
   'invitations.manage': 'admin',
+  'projects.create': 'admin',
   'org.delete': 'owner',
 } as const satisfies Record<string, Role>;
 
