@@ -113,6 +113,7 @@ export const ORG_ACTIONS = {
   'members.manage': 'admin',
   'invitations.manage': 'admin',
   'projects.create': 'admin',
+  'audit.read': 'admin',
   'org.delete': 'owner',
 } as const satisfies Record<string, Role>;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
-import { AuditList, ProjectAuditParams, TeamAuditParams } from './audit-schemas.ts';
+import { AuditList, OrgAuditParams, ProjectAuditParams, TeamAuditParams } from './audit-schemas.ts';
 import type { AuditService } from './audit-service.ts';
 
 export function auditRoutes({ audit }: { audit: AuditService }): FastifyPluginAsyncTypebox {
@@ -19,6 +19,21 @@ export function auditRoutes({ audit }: { audit: AuditService }): FastifyPluginAs
       },
       async (req) =>
         audit.ofTeam(actorOf(req), req.params.team_id, req.query.limit ?? 50, req.query.cursor),
+    );
+
+    app.get(
+      '/v2/orgs/:org_id/audit',
+      {
+        schema: {
+          tags: ['orgs'],
+          summary: "The organization's audit log, newest first (admin)",
+          params: OrgAuditParams,
+          querystring: ListQuery,
+          response: { 200: AuditList, ...problemResponses },
+        },
+      },
+      async (req) =>
+        audit.ofOrg(actorOf(req), req.params.org_id, req.query.limit ?? 50, req.query.cursor),
     );
 
     app.get(

@@ -1,4 +1,4 @@
-// The audit log's response and the two paths it is read under. The path parameters are written
+// The audit log's response and the paths it is read under. The path parameters are written
 // here rather than taken from teams/ and projects/: every area records audit events, so audit
 // sits below them and imports none of them.
 import { Type } from 'typebox';
@@ -18,4 +18,5 @@ export const AuditEvent = Type.Object({
 export const AuditList = ListOf(AuditEvent);
 
 export const TeamAuditParams = Type.Object({ team_id: IdParam('team') });
+export const OrgAuditParams = Type.Object({ org_id: IdParam('org') });
 export const ProjectAuditParams = Type.Object({ project_id: IdParam('prj') });

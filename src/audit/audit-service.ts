@@ -1,4 +1,4 @@
-// Reading the audit log: a team's to its admins, a project's to whoever may audit it.
+// Reading the audit log: a team's or an org's to its admins, a project's to whoever may audit it.
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import type { Database } from '../db/database.ts';
@@ -22,7 +22,7 @@ const presentEvent = (r: AuditRow) => ({
 
 interface Deps {
   db: Database;
-  access: Pick<AccessService, 'requireTeam' | 'requireProject'>;
+  access: Pick<AccessService, 'requireTeam' | 'requireOrg' | 'requireProject'>;
 }
 
 export function createAuditService({ db, access }: Deps) {
@@ -40,6 +40,12 @@ export function createAuditService({ db, access }: Deps) {
     async ofTeam(actor: Actor, teamId: string, limit: number, cursor?: string) {
       await access.requireTeam(actor.userId, teamId, 'audit.read');
       return page({ teamId }, limit, cursor);
+    },
+
+    /** The org's log (the org, its members and invitations, projects moved in or out). */
+    async ofOrg(actor: Actor, orgId: string, limit: number, cursor?: string) {
+      await access.requireOrg(actor.userId, orgId, 'audit.read');
+      return page({ teamId: orgId }, limit, cursor);
     },
 
     /** The project's log, newest first. */

@@ -137,6 +137,12 @@ const ROUTES: Route[] = [
   },
   {
     method: 'GET',
+    route: '/v2/orgs/{org_id}/audit',
+    prepare: async (w) => ({ path: `/v2/orgs/${w.org.id}/audit` }),
+    expect: { owner: 200, admin: 200, member: 403, outsider: 404 },
+  },
+  {
+    method: 'GET',
     route: '/v2/orgs/{org_id}/invitations',
     prepare: async (w) => ({ path: `/v2/orgs/${w.org.id}/invitations` }),
     expect: { owner: 200, admin: 200, member: 403, outsider: 404 },

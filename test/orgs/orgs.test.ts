@@ -155,6 +155,35 @@ describe('organizations', () => {
     expect(audit).toHaveLength(5);
   });
 
+  it("reads the org's audit log over HTTP, newest first, to its admins only", async () => {
+    const ann = await newUser(t, 'ann');
+    const adm = await newUser(t, 'adm');
+    const mem = await newUser(t, 'mem');
+    const org = await createOrg(ann.token);
+    await addOrgMember(t, org.id, adm, 'admin');
+    await addOrgMember(t, org.id, mem, 'member');
+    const patched = await t.patch(`/v2/orgs/${org.id}`, {
+      token: adm.token,
+      body: { base_role: 'member' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const log = await t.get(`/v2/orgs/${org.id}/audit?limit=1`, { token: adm.token });
+    expect(log.status, log.text).toBe(200);
+    expect(log.json.data).toHaveLength(1);
+    expect(log.json.data[0]).toMatchObject({ action: 'org.updated', actor_id: adm.id });
+    const rest = await t.get(`/v2/orgs/${org.id}/audit?cursor=${log.json.next_cursor}`, {
+      token: ann.token,
+    });
+    expect(rest.json.data.map((e: any) => e.action)).toContain('org.created');
+    expectProblem(
+      await t.get(`/v2/orgs/${org.id}/audit`, { token: mem.token }),
+      403,
+      'insufficient_role',
+    );
+    const team = await newTeam(t, ann, 'Not an org');
+    expectProblem(await t.get(`/v2/orgs/${team.id}/audit`, { token: ann.token }), 404);
+  });
+
   it('deletes an empty org (owner), and refuses one that owns a project with 409 org_not_empty', async () => {
     const ann = await newUser(t, 'ann');
     const adm = await newUser(t, 'adm');
