@@ -103,8 +103,19 @@ export async function insertMember(
     .execute();
 }
 
+/**
+ * Locks the team's row before a member row changes. The member triggers write the team row
+ * after the member row (counts, list version); the operator's transfer locks the team row and
+ * then the member rows. Taking the team row first here gives both one order: they wait for
+ * each other instead of deadlocking.
+ */
+async function lockTeamRow(q: Queryable, teamId: string) {
+  await q.selectFrom('teams').select('id').where('id', '=', teamId).forNoKeyUpdate().execute();
+}
+
 /** The member's new role, or undefined if they are not a member. */
 export async function setMemberRole(q: Queryable, teamId: string, userId: string, role: Role) {
+  await lockTeamRow(q, teamId);
   const row = await q
     .updateTable('team_members')
     .set({ role })
@@ -117,6 +128,7 @@ export async function setMemberRole(q: Queryable, teamId: string, userId: string
 
 /** Removes the membership; false if there was none. */
 export async function deleteMember(q: Queryable, teamId: string, userId: string) {
+  await lockTeamRow(q, teamId);
   const res = await q
     .deleteFrom('team_members')
     .where('team_id', '=', teamId)
