@@ -1,4 +1,4 @@
-// Where a request's CPU goes: the service's thread and the PostgreSQL server's processes,
+// Where a request's CPU goes: the measured process's main thread and the PostgreSQL server's processes,
 // read from /proc around each measurement. On two shared cores, req/s alone cannot tell a
 // heavier query from a heavier response; these figures (µs of CPU per request) can.
 import { readFileSync } from 'node:fs';
@@ -18,9 +18,8 @@ function taskCpu(path: string): number | undefined {
   }
 }
 
-/** The service's main thread (the event loop), apart from the load generator's worker thread. */
-export const serviceThreadCpu = () =>
-  taskCpu(`/proc/${process.pid}/task/${process.pid}/stat`) ?? NaN;
+/** A process's main thread (its event loop), apart from libuv's and V8's helper threads. */
+export const threadCpu = (pid: number) => taskCpu(`/proc/${pid}/task/${pid}/stat`) ?? NaN;
 
 export type CpuSnapshot = Map<number, number>;
 

@@ -16,7 +16,8 @@ export interface Call {
 }
 
 export interface Fixtures {
-  baseline: Call[];
+  /** Our own route (bench/service-process.ts), by random users. */
+  ownRoute: Call[];
   projectRead: Call[];
   /** The same read of a project an org owns, by its admins and members (the org path). */
   orgProjectRead: Call[];
@@ -51,9 +52,9 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     return undefined;
   }
 
-  const baseline = Array.from({ length: CALLERS }, () => ({
+  const ownRoute = Array.from({ length: CALLERS }, () => ({
     token: token(randomInt(random, users.length)),
-    path: '/bench/baseline',
+    path: '/bench/own-route',
   }));
 
   // The access check: a project reached through a grant. Grants are sampled uniformly, so the
@@ -139,7 +140,7 @@ export function pickFixtures(data: Dataset, seed = 7): Fixtures {
     `callers: ${CALLERS} per endpoint (stop/start: ${stopStart.length} frames, frame read: ${frameRead.length} callers)`,
   ];
   return {
-    baseline,
+    ownRoute,
     projectRead,
     orgProjectRead,
     teamList,

@@ -1,10 +1,12 @@
-// Runs one load against the service from a worker thread (load-worker.ts): the service keeps
-// its event loop to itself, as it would with the load generator in another process.
-import { Worker } from 'node:worker_threads';
+// Runs loads against the service, or against the stack's limit, from a process of its own
+// (bench/load-process.ts), started once and reused: the service keeps its process to itself, as
+// it would with its callers on other machines (here they share the machine's two cores).
+import { startChild, type Child } from './ipc.ts';
 
 export interface Step {
   method: 'GET' | 'POST';
-  token: string;
+  /** Omitted: no authorization header. */
+  token?: string;
   path: string;
   body?: string;
 }
@@ -27,25 +29,23 @@ export interface LoadResult {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** Sequences started (callers taken), counting a caller taken again after the last. */
+  callers: number;
 }
 
-const WORKER = new URL('./load-worker.ts', import.meta.url).href;
-// Worker threads do not inherit tsx's loader: register it, then import the worker.
-const BOOT = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER)}); })`;
+export interface LoadGenerator {
+  pid: number;
+  run(spec: LoadSpec): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
 
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(BOOT, { eval: true, workerData: spec });
-    let result: LoadResult | undefined;
-    worker.once('message', (m: LoadResult) => {
-      result = m;
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', () =>
-      result ? resolve(result) : reject(new Error('the load worker exited without a result')),
-    );
-  });
+export function startLoadGenerator(): LoadGenerator {
+  const child: Child = startChild(new URL('./load-process.ts', import.meta.url), {});
+  return {
+    pid: child.pid,
+    run: (spec) => child.ask<LoadResult>(spec),
+    stop: () => child.stop(),
+  };
 }
 
 /** True when every answer was a 2xx and nothing failed at the socket. */

@@ -1,6 +1,6 @@
 // Several rounds of one measurement, folded into one row. The machine is shared and its speed
 // drifts by a factor of two within minutes, so an endpoint is measured in rounds alternating
-// with the baseline, and held to the median of the per-round ratios: each ratio compares two
+// with the stack's limit, and held to the median of the per-round ratios: each ratio compares two
 // runs that saw the same machine.
 import type { LoadResult } from './load.ts';
 import { at } from '../test/helpers/checked.ts';
@@ -38,6 +38,7 @@ export function fold(runs: Run[]): Run {
       p99: median(runs.map((r) => r.result.p99)),
       errors: runs.reduce((s, r) => s + r.result.errors, 0),
       timeouts: runs.reduce((s, r) => s + r.result.timeouts, 0),
+      callers: runs.reduce((s, r) => s + r.result.callers, 0),
     },
     queriesPerRequest: perRequest((r) => r.queriesPerRequest),
     serviceUsPerRequest: perRequest((r) => r.serviceUsPerRequest),

@@ -1,13 +1,26 @@
-// What is measured: each endpoint as its callers use it, against the baseline route.
+// What is measured: each endpoint as its callers use it, against the stack's limit.
 import type { Call, Fixtures } from './fixtures.ts';
+import type { ColdPool, ColdPools } from './cold.ts';
 import type { Step } from './load.ts';
 
 export interface Scenario {
   key: string;
+  /** What `--only=` names: a read's warm and cold runs share it. */
+  only: string;
   name: string;
-  /** Reads are held to the targets; writes, and reads that bypass a memo on purpose, are reported. */
-  kind: 'baseline' | 'read' | 'write' | 'reported';
+  /**
+   * `limit`: the stack's limit, every row's yardstick. Reads are held to the targets (warm and
+   * cold ones to their own); writes to theirs; `reported` rows to nothing.
+   */
+  kind: 'limit' | 'read' | 'write' | 'reported';
+  /** Which process answers. */
+  on: 'limit' | 'service';
+  /** warm: the same callers (CALLERS of them) over and over; cold: `pool`'s, each taken once. */
+  temperature?: 'warm' | 'cold';
   sequences: Step[][];
+  pool?: ColdPool;
+  /** Connection counts measured on top of the run's (the sync's target is at 1 connection). */
+  alsoAt?: number[];
 }
 
 const get = (c: Call): Step[] => [{ method: 'GET', token: c.token, path: c.path }];
@@ -18,55 +31,94 @@ const post = (c: Call, body?: string): Step => ({
   body,
 });
 
-export function scenarios(f: Fixtures): Scenario[] {
+/** A warm read and its cold twin. */
+function read(
+  only: string,
+  name: string,
+  calls: Call[],
+  pool: ColdPool,
+  coldName = name,
+): Scenario[] {
   return [
     {
-      key: 'baseline',
-      name: 'baseline: auth + 1 indexed query',
-      kind: 'baseline',
-      sequences: f.baseline.map(get),
-    },
-    {
-      key: 'project',
-      name: 'GET /v2/projects/:id (via a grant)',
+      key: only,
+      only,
+      name: `${name}, warm`,
       kind: 'read',
-      sequences: f.projectRead.map(get),
+      on: 'service',
+      temperature: 'warm',
+      sequences: calls.map(get),
     },
-    // The same read of a project its org gives access to (CONTRACT 3a), beside the grant path.
     {
-      key: 'orgproject',
-      name: 'GET /v2/projects/:id (via an org)',
+      key: `${only}-cold`,
+      only,
+      name: `${coldName}, cold`,
       kind: 'read',
-      sequences: f.orgProjectRead.map(get),
+      on: 'service',
+      temperature: 'cold',
+      sequences: [],
+      pool,
     },
-    { key: 'teams', name: 'GET /v2/teams', kind: 'read', sequences: f.teamList.map(get) },
+  ];
+}
+
+export function scenarios(f: Fixtures, cold: ColdPools): Scenario[] {
+  return [
     {
-      key: 'members',
-      name: 'GET /v2/teams/:id/members (big team)',
-      kind: 'read',
-      sequences: f.memberList.map(get),
+      key: 'limit',
+      only: 'limit',
+      name: "the stack's limit: Fastify + pg, a project by id",
+      kind: 'limit',
+      on: 'limit',
+      sequences: f.projectRead.map((c) => [{ method: 'GET', path: c.path.replace('/v2', '') }]),
     },
-    // Member pages are memoized per team version (src/teams/member-pages.ts); a page per caller
-    // all through the team measures the path behind the memo.
     {
-      key: 'memberpages',
-      name: 'GET /v2/teams/:id/members?cursor= (1000 pages, unmemoized)',
+      key: 'own',
+      only: 'own',
+      name: 'our own route: auth + a user by id (in the service)',
       kind: 'reported',
-      sequences: f.memberPages.map(get),
+      on: 'service',
+      sequences: f.ownRoute.map(get),
     },
-    { key: 'frame', name: 'GET …/frames/:id', kind: 'read', sequences: f.frameRead.map(get) },
+    ...read('project', 'GET /v2/projects/:id (via a grant)', f.projectRead, cold.project),
+    // The same read of a project its org gives access to (CONTRACT 3a), beside the grant path.
+    ...read('orgproject', 'GET /v2/projects/:id (via an org)', f.orgProjectRead, cold.orgproject),
+    ...read('teams', 'GET /v2/teams', f.teamList, cold.teams),
+    ...read(
+      'members',
+      'GET /v2/teams/:id/members (big team)',
+      f.memberList,
+      cold.members,
+      "GET /v2/teams/:id/members (a team of the caller's)",
+    ),
+    // Member pages are memoized per team version (src/teams/member-pages.ts, 500 pages): warm,
+    // a page after a random member of the big team per caller; cold, a new caller each request
+    // and a page of one of its teams.
+    ...read(
+      'memberpages',
+      'GET /v2/teams/:id/members?cursor= (big team, pages past the first)',
+      f.memberPages,
+      cold.memberpages,
+      "GET /v2/teams/:id/members?cursor= (a team of the caller's, past the first page)",
+    ),
+    ...read('frame', 'GET …/frames/:id', f.frameRead, cold.frame),
     // Each stop and each start counts as one request; cloud frames never wait for an agent.
     {
       key: 'stopstart',
+      only: 'stopstart',
       name: 'POST …/stop, then …/start',
       kind: 'write',
+      on: 'service',
       sequences: f.stopStart.map(([stop, start]) => [post(stop), post(start)]),
     },
     {
       key: 'sync',
-      name: 'POST /v2/agent/sync (500 frames)',
+      only: 'sync',
+      name: 'POST /v2/agent/sync (500 unchanged frames)',
       kind: 'write',
+      on: 'service',
       sequences: [[post(f.sync, '{}')]],
+      alsoAt: [1],
     },
   ];
 }

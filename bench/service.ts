@@ -1,78 +1,75 @@
-// Starts the real service in-process, built as src/main.ts builds it (no job worker: nothing
-// measured here enqueues a job), plus one baseline route on the same app instance.
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config.ts';
-import { createDatabase, createPool } from '../src/db/database.ts';
-import { systemClock } from '../src/clock.ts';
-import { createNotifier } from '../src/db/notifier.ts';
+// The processes the bench measures: the service (bench/service-process.ts) and the stack's limit
+// (bench/limit-process.ts), each a child process of the bench, on the same database server.
+import { closeSync, openSync } from 'node:fs';
 import { sealer } from '../src/secrets.ts';
-import { createServices } from '../src/services.ts';
-import { buildApp } from '../src/app.ts';
-import { actorOf } from '../src/http/auth.ts';
-import { databaseCpu, type DatabaseCpu } from './cpu.ts';
+import { loadConfig } from '../src/config.ts';
+import { threadCpu } from './cpu.ts';
+import { startChild } from './ipc.ts';
 
 export const BENCH_SECRET_KEY = 'frameplane-bench-secret-key';
 export const benchSealer = () => sealer(BENCH_SECRET_KEY);
 
-export interface RunningService {
+export interface Measured {
   url: string;
+  pid: number;
   /** Statements sent to PostgreSQL so far (BEGIN and COMMIT included): round trips. */
-  queries(): number;
-  /** CPU of the database server's processes (bench/cpu.ts). */
-  database: DatabaseCpu;
+  queries(): Promise<number>;
+  /** Resident memory of the process, in bytes. */
+  rss(): Promise<number>;
+  /** µs of CPU its main thread (the event loop) has spent. */
+  cpu(): number;
+  /** With BENCH_PROFILE=<dir>, a CPU profile of the process during `work`. */
+  profiled<T>(name: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
-export async function startService(databaseUrl: string): Promise<RunningService> {
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    SECRET_KEY: BENCH_SECRET_KEY,
-    DATA_DIR: '/tmp/frameplane-bench-unused',
-  });
-  const pool = createPool(databaseUrl, {
-    max: config.databasePoolSize,
-    timeoutMs: config.databaseTimeoutMs,
-  }); // as src/main.ts
-  let queries = 0;
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: typeof query }).query = (...args) => {
-      queries++;
-      return query(...args);
-    };
-  });
-  const db = createDatabase(pool);
-  const clock = systemClock(db, { testClock: config.testClock });
-  await clock.refresh();
-  const notifier = createNotifier(databaseUrl);
-  const core = { config, db, clock, sealer: benchSealer(), notifier };
-  const app = await buildApp(core, createServices(core)); // no logger: LOG_LEVEL silent
-
-  // What every read is held against: a minimal authenticated route on the same stack (hooks,
-  // auth, error mapping, pool) doing one indexed query.
-  app.get('/bench/baseline', { config: { auth: 'user' }, schema: { hide: true } }, async (req) =>
-    db
-      .selectFrom('users')
-      .select(['id', 'email', 'name', 'created_at'])
-      .where('id', '=', actorOf(req).userId)
-      .executeTakeFirstOrThrow(),
-  );
-
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const database = await databaseCpu(databaseUrl);
-  const { port } = app.server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    queries: () => queries,
-    database,
-    async close() {
-      await database.close();
-      await app.close();
-      await notifier.close();
-      await db.destroy();
+async function start(file: string, env: Record<string, string>, stdout: number | 'inherit') {
+  const child = startChild(new URL(file, import.meta.url), env, stdout);
+  const url = await child.ask<string>({ type: 'url' });
+  const measured: Measured = {
+    url,
+    pid: child.pid,
+    queries: () => child.ask<number>({ type: 'queries' }),
+    rss: () => child.ask<number>({ type: 'memory' }),
+    cpu: () => threadCpu(child.pid),
+    async profiled(name, work) {
+      const dir = process.env.BENCH_PROFILE;
+      if (!dir) return work();
+      await child.ask({ type: 'profile-start' });
+      try {
+        return await work();
+      } finally {
+        await child.ask({ type: 'profile-stop', dir, name });
+      }
     },
+    close: () => child.stop(),
   };
+  return measured;
+}
+
+/**
+ * The service, at its default log level (`info`: a line per request) unless `logLevel` says
+ * otherwise; its log is thrown away unless BENCH_SERVICE_LOG names a file to append it to.
+ */
+export async function startService(databaseUrl: string, logLevel?: string): Promise<Measured> {
+  const fd = openSync(process.env.BENCH_SERVICE_LOG ?? '/dev/null', 'a');
+  try {
+    return await start(
+      './service-process.ts',
+      { DATABASE_URL: databaseUrl, ...(logLevel ? { BENCH_LOG_LEVEL: logLevel } : {}) },
+      fd,
+    );
+  } finally {
+    closeSync(fd); // the child holds its own copy
+  }
+}
+
+/** The stack's limit, with as many database connections as the service's pool. */
+export function startLimit(databaseUrl: string): Promise<Measured> {
+  const poolSize = loadConfig({ DATABASE_URL: databaseUrl }).databasePoolSize;
+  return start(
+    './limit-process.ts',
+    { DATABASE_URL: databaseUrl, POOL_SIZE: String(poolSize) },
+    'inherit',
+  );
 }
