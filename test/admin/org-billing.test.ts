@@ -6,7 +6,15 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newTeam, newUser } from '../helpers/factories.ts';
 import { ADMIN, cloudAgent, framePath } from '../helpers/frames.ts';
 import { newOrg } from '../helpers/orgs.ts';
-import { desiredOnAgent, frameRow, moveProject, runningProject } from './world.ts';
+import {
+  billingEvents,
+  desiredOnAgent,
+  expectRestored,
+  expectSuspended,
+  frameRow,
+  moveProject,
+  runningProject,
+} from './world.ts';
 
 let t: TestApp;
 let agent: { id: string; token: string };
@@ -54,15 +62,8 @@ describe('PUT /v2/admin/orgs/<org_id>/billing', () => {
       .executeTakeFirstOrThrow();
     expect(row.billing_status).toBe('past_due');
 
-    let desired = await desiredOnAgent(t, agent);
-    for (const f of orgFrames) {
-      expect(await frameRow(t, f.id)).toMatchObject({
-        desired_state: 'running',
-        last_status: 'Suspended',
-        last_status_reason: 'billing_past_due',
-      });
-      expect(desired[f.id]).toBe('stopped');
-    }
+    await expectSuspended(t, agent, orgFrames);
+    const desired = await desiredOnAgent(t, agent);
     for (const f of [...ownFrames, ...otherFrames]) {
       expect((await frameRow(t, f.id)).last_status).toBe('Online');
       expect(desired[f.id]).toBe('running');
@@ -73,19 +74,8 @@ describe('PUT /v2/admin/orgs/<org_id>/billing', () => {
 
     const back = await bill('orgs', org.id, 'active');
     expect(back.json).toEqual({ org_id: org.id, status: 'active', frames_affected: 2 });
-    desired = await desiredOnAgent(t, agent);
-    for (const f of orgFrames) {
-      expect((await frameRow(t, f.id)).last_status).not.toBe('Suspended');
-      expect(desired[f.id]).toBe('running');
-    }
-    const events = await t.db
-      .selectFrom('frame_events')
-      .select('type')
-      .where('frame_id', '=', orgFrames[0]?.id ?? '')
-      .where('type', 'in', ['suspended', 'restored'])
-      .orderBy('id')
-      .execute();
-    expect(events.map((e) => e.type)).toEqual(['suspended', 'restored']);
+    await expectRestored(t, agent, orgFrames);
+    expect(await billingEvents(t, orgFrames[0]?.id ?? '')).toEqual(['suspended', 'restored']);
   });
 
   it('keeps a stopped frame stopped across suspension and restore', async () => {

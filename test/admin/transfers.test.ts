@@ -13,7 +13,17 @@ import {
 } from '../helpers/factories.ts';
 import { ADMIN, cloudAgent } from '../helpers/frames.ts';
 import { addOrgMember, newOrg } from '../helpers/orgs.ts';
-import { auditOf, desiredOnAgent, frameRow, json, moveProject, runningProject } from './world.ts';
+import {
+  auditOf,
+  billingEvents,
+  desiredOnAgent,
+  expectRestored,
+  expectSuspended,
+  frameRow,
+  json,
+  moveProject,
+  runningProject,
+} from './world.ts';
 
 let t: TestApp;
 let agent: { id: string; token: string };
@@ -353,31 +363,12 @@ describe('POST /v2/admin/projects/<project_id>/owner', () => {
     const r = await moveProject(t, project.id, { org_id: org.id });
     expect(r.status, r.text).toBe(200);
     expect(r.json.frames_affected).toBe(2);
-    let desired = await desiredOnAgent(t, agent);
-    for (const f of frames) {
-      expect(await frameRow(t, f.id)).toMatchObject({
-        desired_state: 'running',
-        last_status: 'Suspended',
-        last_status_reason: 'billing_past_due',
-      });
-      expect(desired[f.id]).toBe('stopped');
-    }
+    await expectSuspended(t, agent, frames);
 
     const back = await moveProject(t, project.id, { user_id: ann.id });
     expect(back.json.frames_affected).toBe(2);
-    desired = await desiredOnAgent(t, agent);
-    for (const f of frames) {
-      expect((await frameRow(t, f.id)).last_status).not.toBe('Suspended');
-      expect(desired[f.id]).toBe('running');
-    }
-    const types = await t.db
-      .selectFrom('frame_events')
-      .select('type')
-      .where('frame_id', '=', frames[0]?.id ?? '')
-      .where('type', 'in', ['suspended', 'restored'])
-      .orderBy('id')
-      .execute();
-    expect(types.map((e) => e.type)).toEqual(['suspended', 'restored']);
+    await expectRestored(t, agent, frames);
+    expect(await billingEvents(t, frames[0]?.id ?? '')).toEqual(['suspended', 'restored']);
   });
 
   it('refuses anything but exactly one known new owner', async () => {

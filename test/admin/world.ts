@@ -33,6 +33,48 @@ export async function desiredOnAgent(t: TestApp, agent: { token: string }) {
   return Object.fromEntries(state.frames.map((f) => [f.frame_id, f.desired_state]));
 }
 
+/** Each frame is Suspended for billing and the agent is told to stop it. */
+export async function expectSuspended(
+  t: TestApp,
+  agent: { token: string },
+  frames: { id: string }[],
+) {
+  const desired = await desiredOnAgent(t, agent);
+  for (const f of frames) {
+    expect(await frameRow(t, f.id)).toMatchObject({
+      desired_state: 'running',
+      last_status: 'Suspended',
+      last_status_reason: 'billing_past_due',
+    });
+    expect(desired[f.id]).toBe('stopped');
+  }
+}
+
+/** Each frame is out of Suspended and the agent is told to run it again. */
+export async function expectRestored(
+  t: TestApp,
+  agent: { token: string },
+  frames: { id: string }[],
+) {
+  const desired = await desiredOnAgent(t, agent);
+  for (const f of frames) {
+    expect((await frameRow(t, f.id)).last_status).not.toBe('Suspended');
+    expect(desired[f.id]).toBe('running');
+  }
+}
+
+/** The frame's suspension and restore events, oldest first. */
+export async function billingEvents(t: TestApp, frameId: string) {
+  const rows = await t.db
+    .selectFrom('frame_events')
+    .select('type')
+    .where('frame_id', '=', frameId)
+    .where('type', 'in', ['suspended', 'restored'])
+    .orderBy('id')
+    .execute();
+  return rows.map((e) => e.type);
+}
+
 export const moveProject = (t: TestApp, projectId: string, body: Record<string, unknown>) =>
   t.post(`/v2/admin/projects/${projectId}/owner`, { token: ADMIN, body });
 
