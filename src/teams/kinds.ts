@@ -19,12 +19,15 @@ export const GIVEN_ROLES_OF: Record<Kind, readonly Role[]> = {
   org: ['member', 'admin'],
 };
 
+/** "a, b or c" */
+const orList = (words: readonly string[]) =>
+  words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
+
 export const givenRolesMessage = (kind: Kind) =>
-  kind === 'org'
-    ? 'must be member or admin: ' +
-      "an organization's role is one of these; it has no viewer and exactly one owner, its creator"
-    : 'must be viewer, member or admin: ' +
-      "a member's role is one of these; a team has exactly one owner, its creator";
+  `must be ${orList(GIVEN_ROLES_OF[kind])}: ` +
+  (kind === 'org'
+    ? "an organization's role is one of these; it has no viewer and exactly one owner, its creator"
+    : "a member's role is one of these; a team has exactly one owner, its creator");
 
 /** The request schemas refuse these already; this holds for callers other than HTTP too. */
 export function refuseRole(kind: Kind, role: Role, path = 'role') {

@@ -8,6 +8,7 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 import { RoleName } from '../projects/projects-schemas.ts';
+import { givenRolesMessage } from './kinds.ts';
 
 export { RoleName };
 
@@ -22,11 +23,7 @@ export const GRANT_ROLE_MESSAGE =
 const GrantRole = StringEnum(GIVEN_ROLES, errorWording(GRANT_ROLE_MESSAGE, 'role_not_allowed'));
 const MemberRole = StringEnum(
   GIVEN_ROLES,
-  errorWording(
-    'must be viewer, member or admin: ' +
-      "a member's role is one of these; a team has exactly one owner, its creator",
-    'role_not_allowed',
-  ),
+  errorWording(givenRolesMessage('team'), 'role_not_allowed'),
 );
 export const Slug = Type.String({
   minLength: 1,
