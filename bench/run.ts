@@ -262,9 +262,11 @@ async function main(): Promise<number> {
     closing.push(() => service.close());
 
     const cold = coldPools(large.data, large.fixtures);
-    const all = scenarios(large.fixtures, cold).filter(
-      (s) => s.kind === 'limit' || !ONLY || ONLY.includes(s.only),
-    );
+    const all = scenarios(
+      large.fixtures,
+      cold,
+      await syncState(service.url, large.fixtures),
+    ).filter((s) => s.kind === 'limit' || !ONLY || ONLY.includes(s.only));
     const measurements = await measureAll(bench, { limit, service }, all);
     const memory: Memory = {
       rssBytes: await service.rss(),
@@ -321,3 +323,14 @@ main()
       console.log('still active:', process.getActiveResourcesInfo().join(', ') || 'nothing');
     process.exit(code);
   });
+
+/** The sync agent's `state` now (its frames are left alone by every other scenario). */
+async function syncState(url: string, f: Fixtures) {
+  const res = await fetch(`${url}${f.sync.path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${f.sync.token}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (res.status !== 200) throw new Error(`the sync agent's first sync answered ${res.status}`);
+  return ((await res.json()) as { state: string }).state;
+}

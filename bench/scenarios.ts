@@ -62,7 +62,8 @@ function read(
   ];
 }
 
-export function scenarios(f: Fixtures, cold: ColdPools): Scenario[] {
+/** `syncState`: the sync agent's `state`, sent back as an agent that holds it does. */
+export function scenarios(f: Fixtures, cold: ColdPools, syncState: string): Scenario[] {
   return [
     {
       key: 'limit',
@@ -114,8 +115,17 @@ export function scenarios(f: Fixtures, cold: ColdPools): Scenario[] {
     {
       key: 'sync',
       only: 'sync',
-      name: 'POST /v2/agent/sync (500 unchanged frames)',
+      name: 'POST /v2/agent/sync (500 unchanged frames, known_state)',
       kind: 'write',
+      on: 'service',
+      sequences: [[post(f.sync, JSON.stringify({ known_state: syncState }))]],
+      alsoAt: [1],
+    },
+    {
+      key: 'syncfull',
+      only: 'sync',
+      name: 'POST /v2/agent/sync (500 frames, the whole state)',
+      kind: 'reported',
       on: 'service',
       sequences: [[post(f.sync, '{}')]],
       alsoAt: [1],

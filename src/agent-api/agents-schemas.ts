@@ -35,6 +35,14 @@ const FrameId = Type.String({ minLength: 1, maxLength: 64 });
 const DeploymentId = Type.String({ minLength: 1, maxLength: 64 });
 export const SyncBody = Type.Object(
   {
+    known_state: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{32}$',
+        description:
+          'The `state` of the last answer the agent holds: while it is current, the answer is ' +
+          '`{unchanged: true}` without `frames`',
+      }),
+    ),
     events: Type.Optional(
       Type.Array(
         Type.Object(
@@ -104,35 +112,44 @@ export const SyncQuery = Type.Object({
   wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 })),
 });
 export const SyncAnswer = Type.Object({
-  frames: Type.Array(
-    Type.Object({
-      frame_id: Type.String(),
-      generation: Type.Integer(),
-      desired_state: StringEnum(['running', 'stopped']),
-      replica_count: Type.Integer(),
-      port: Type.Integer(),
-      health_check_path: Type.String(),
-      build_failed: Type.Boolean({
-        description: 'The latest deployment failed to build: do not build it again',
-      }),
-      git_repository_owner: Type.String(),
-      git_repository: Type.String(),
-      git_repository_branch: Type.String(),
-      deployment_id: Type.String(),
-      commit_sha: Nullable(Type.String()),
-      env: Type.Record(Type.String(), Type.String()),
-      volumes: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          name: Type.String(),
-          mount_path: Type.String(),
-          size_gb: Type.Integer(),
+  state: Type.String({
+    description: 'The digest of the desired state: send it back as `known_state` to skip it',
+  }),
+  unchanged: Type.Optional(
+    Type.Literal(true, { description: 'The known_state sent is current; no frames follow' }),
+  ),
+  frames: Type.Optional(
+    Type.Array(
+      Type.Object({
+        frame_id: Type.String(),
+        generation: Type.Integer(),
+        desired_state: StringEnum(['running', 'stopped']),
+        replica_count: Type.Integer(),
+        port: Type.Integer(),
+        health_check_path: Type.String(),
+        build_failed: Type.Boolean({
+          description: 'The latest deployment failed to build: do not build it again',
         }),
-      ),
-      domains: Type.Array(Type.String(), {
-        description: 'Hostnames to route to the frame: verified custom domains only',
+        git_repository_owner: Type.String(),
+        git_repository: Type.String(),
+        git_repository_branch: Type.String(),
+        deployment_id: Type.String(),
+        commit_sha: Nullable(Type.String()),
+        env: Type.Record(Type.String(), Type.String()),
+        volumes: Type.Array(
+          Type.Object({
+            id: Type.String(),
+            name: Type.String(),
+            mount_path: Type.String(),
+            size_gb: Type.Integer(),
+          }),
+        ),
+        domains: Type.Array(Type.String(), {
+          description: 'Hostnames to route to the frame: verified custom domains only',
+        }),
       }),
-    }),
+      { description: 'The whole desired state; absent only when `unchanged`' },
+    ),
   ),
   sync_after_ms: Type.Integer(),
 });

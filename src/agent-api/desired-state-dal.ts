@@ -1,13 +1,14 @@
 // What an agent is told to run: every frame placed on it with its latest deployment, volumes and
-// verified domains (desiredStateRows), or only what identifies that state (fingerprintRows).
+// verified domains (desiredStateRows), or only the digest that identifies that state (stateDigestOf).
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { payerBillingSql } from '../frames/frames-dal.ts';
 
 // The hostnames routed to frame `f`: verified domains only (a pending claim proves nothing, see
 // frames/domains-service.ts), in name order so that the fingerprint is stable.
-const verifiedHostnames = sql<string[]>`coalesce((select array_agg(d.hostname order by d.hostname)
-  from domains d where d.frame_id = f.id and d.verified_at is not null), '{}')`.as('domains');
+const hostnamesOf = sql<string[]>`coalesce((select array_agg(d.hostname order by d.hostname)
+  from domains d where d.frame_id = f.id and d.verified_at is not null), '{}')`;
+const verifiedHostnames = hostnamesOf.as('domains');
 
 const volumesOfFrame = sql<
   Array<{ id: string; name: string; mount_path: string; size_gb: number }>
@@ -58,29 +59,39 @@ export function desiredStateRows(q: Queryable, agentId: string) {
       'd.failure_reason',
       volumesOfFrame,
       verifiedHostnames,
+      // Computed once, in the same snapshot as the rows: it describes exactly this answer.
+      stateDigest(agentId).as('state'),
     ])
     .where('f.agent_id', '=', agentId)
     .orderBy('f.id')
     .execute();
 }
 
-/** What identifies the desired state, without reading it all: ids, generations, failed builds. */
-export function fingerprintRows(q: Queryable, agentId: string) {
-  return q
-    .selectFrom('frames as f')
-    .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .select([
-      'f.id as frame_id',
-      'f.generation',
-      sql<string>`case when ${payerBillingSql('p')} = 'past_due' then 'stopped' else f.desired_state end`.as(
-        'desired_state',
-      ),
-      // From the summary on the row (migrations/0005): no join with deployments.
-      sql<boolean>`coalesce(f.latest_deployment->>'status' = 'failed'
-        and f.latest_deployment->>'failure_reason' = 'build_failed', false)`.as('build_failed'),
-      verifiedHostnames,
-    ])
-    .where('f.agent_id', '=', agentId)
-    .orderBy('f.id')
-    .execute();
+/**
+ * The digest of the agent's desired state: what an agent holds is current while its digest is.
+ * Everything else the agent is told moves the generation, or comes with a new deployment (which
+ * does), except the verified domains, which are routing and part of it themselves; billing
+ * suspension shows as `stopped`. An md5 of one line per frame: a change detector, not a secret.
+ */
+const stateDigest = (agentId: string) => sql<string>`(select md5(coalesce(string_agg(
+    f.id || ':' || f.generation || ':' ||
+    case when ${payerBillingSql('p')} = 'past_due' then 'stopped' else f.desired_state end ||
+    case when f.latest_deployment->>'status' = 'failed'
+      and f.latest_deployment->>'failure_reason' = 'build_failed' then ':build_failed' else '' end
+    || ':' || array_to_string(${hostnamesOf}, ' '),
+    ',' order by f.id), ''))
+  from frames f join projects p on p.id = f.project_id where f.agent_id = ${agentId})`;
+
+/** The digest of the agent's desired state, without reading that state. */
+export async function stateDigestOf(q: Queryable, agentId: string) {
+  const { rows } = await sql<{ state: string }>`select ${stateDigest(agentId)} as state`.execute(q);
+  return rows[0]?.state ?? '';
+}
+
+/** The agent's heartbeat and the digest of its desired state, in one statement. */
+export async function touchAndDigest(q: Queryable, agentId: string, now: Date) {
+  const { rows } = await sql<{ state: string }>`with touched as (
+      update agents set last_seen_at = ${now} where id = ${agentId})
+    select ${stateDigest(agentId)} as state`.execute(q);
+  return rows[0]?.state ?? '';
 }

@@ -1,9 +1,9 @@
 // What an agent is told: the whole desired state of its frames, with each frame's env decrypted
-// (and cached), and the fingerprint by which a waiting sync notices that the state changed.
+// (and cached), and the digest by which a sync knows the agent's copy is current.
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
-import { desiredStateRows, fingerprintRows } from './desired-state-dal.ts';
+import { desiredStateRows, stateDigestOf, touchAndDigest } from './desired-state-dal.ts';
 
 /**
  * What a decrypted env holds in memory, over-estimated: two bytes per character (V8 keeps a
@@ -14,25 +14,6 @@ export function envMemoryBytes(env: Record<string, string>): number {
   for (const [k, v] of Object.entries(env)) n += 64 + 2 * (k.length + v.length);
   return n;
 }
-
-// Everything else the agent is told moves the generation, or comes with a new deployment (which
-// does), except the verified domains, which are routing and part of the fingerprint themselves.
-export const fingerprint = (
-  frames: Array<{
-    frame_id: string;
-    generation: number;
-    desired_state: string;
-    build_failed: boolean;
-    domains: string[];
-  }>,
-) =>
-  frames
-    .map(
-      (f) =>
-        `${f.frame_id}:${f.generation}:${f.desired_state}` +
-        `${f.build_failed ? ':build_failed' : ''}:${f.domains.join(' ')}`,
-    )
-    .join(',');
 
 export function createDesiredState({
   db,
@@ -60,9 +41,11 @@ export function createDesiredState({
   };
 
   return {
+    /** The agent's desired state and its digest (the `state` an agent sends back as known). */
     async desiredState(agentId: string) {
       const rows = await desiredStateRows(db, agentId);
-      return rows.map((r) => ({
+      const state = rows[0]?.state ?? (await stateDigestOf(db, agentId));
+      const frames = rows.map((r) => ({
         frame_id: r.id,
         generation: r.generation,
         // Billing suspension scales to zero without touching the frame's own desired state.
@@ -82,11 +65,11 @@ export function createDesiredState({
         volumes: r.volumes,
         domains: r.domains,
       }));
+      return { frames, state };
     },
 
-    async currentFingerprint(agentId: string) {
-      return fingerprint(await fingerprintRows(db, agentId));
-    },
+    digest: (agentId: string) => stateDigestOf(db, agentId),
+    touchAndDigest: (agentId: string, now: Date) => touchAndDigest(db, agentId, now),
 
     /** What the env cache holds (for tests and the growth measurement). */
     envCacheStats: () => ({

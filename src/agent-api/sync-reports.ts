@@ -47,6 +47,8 @@ export interface SyncEvent {
   deployment_id?: string;
 }
 export interface SyncReport {
+  /** The `state` of the answer the agent holds (sync-service). */
+  known_state?: string;
   events?: SyncEvent[];
   logs?: SyncLog[];
   builds?: SyncBuild[];

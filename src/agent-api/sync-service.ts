@@ -1,13 +1,14 @@
 // The agent sync (CONTRACT 6): heartbeat, report and instruction in one call. The report applies
 // in one transaction (sync-reports.ts); then the agent gets the whole desired state of its frames
 // (desired-state.ts), or, with ?wait=, gets it when that state changes (LISTEN/NOTIFY, so a
-// change made through any instance wakes it).
+// change made through any instance wakes it). An agent that sends the `state` of the answer it
+// holds as `known_state` is told `unchanged` instead while that state is current.
 import { transaction, type Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import type { AgentIdentity } from './agents-service.ts';
-import { createDesiredState, fingerprint } from './desired-state.ts';
+import { createDesiredState } from './desired-state.ts';
 import { touchAgent } from './sync-dal.ts';
 import { applyReport, type SchedulePullCheck, type SyncReport } from './sync-reports.ts';
 
@@ -41,14 +42,21 @@ export function createSyncService({
     envCacheStats: state.envCacheStats,
 
     async sync(agent: AgentIdentity, body: SyncReport, waitSeconds: number, signal?: AbortSignal) {
-      await touch(agent.id);
       const now = clock.now();
-      const reporting = Boolean(body.events?.length || body.builds?.length);
-      const before = reporting ? await state.currentFingerprint(agent.id) : undefined;
+      const known = body.known_state;
+      const reporting = Boolean(body.events?.length || body.logs?.length || body.builds?.length);
+      // Without the agent's word for what it holds, it holds what it was told before its report.
+      const before =
+        known === undefined && (body.events?.length || body.builds?.length)
+          ? await state.digest(agent.id)
+          : undefined;
       // The report's only effects outside the database are notifications, sent on commit: a
-      // retried transaction repeats none of them.
-      if (body.events?.length || body.logs?.length || body.builds?.length)
+      // retried transaction repeats none of them. A returning agent is online before its
+      // report is applied, so that the statuses it derives count it as such.
+      if (reporting) {
+        await touch(agent.id);
         await transaction(db, (trx) => applyReport(trx, agent, body, now, schedulePullCheck));
+      }
       // Register for wake-ups before reading, so a change in between is not missed.
       // Holding stays under the offline threshold, so a waiting agent never looks offline.
       const holdMs = Math.min(waitSeconds, 30, Math.max(1, offlineAfterSeconds / 2)) * 1000;
@@ -56,19 +64,22 @@ export function createSyncService({
       const listening =
         notifier && holdMs > 0 ? notifier.listen('frameplane_agent', agent.id) : undefined;
       try {
-        let frames = await state.desiredState(agent.id);
-        const first = fingerprint(frames);
+        let current = reporting
+          ? await state.digest(agent.id)
+          : await state.touchAndDigest(agent.id, now);
         // What the agent reported may itself have changed its instructions (a back-off trip):
         // then it must hear at once.
-        while (listening && (before === undefined || first === before) && !signal?.aborted) {
+        const held = known ?? before ?? current;
+        while (listening && current === held && !signal?.aborted) {
           const left = deadline - Date.now();
           if (left <= 0 || !(await listening.next(left, signal))) break;
-          if ((await state.currentFingerprint(agent.id)) === first) continue;
-          frames = await state.desiredState(agent.id);
-          break;
+          current = await state.digest(agent.id);
         }
         if (holdMs > 0) await touch(agent.id);
-        return { frames, sync_after_ms: SYNC_AFTER_MS };
+        // The agent's copy is current: a digest comparison is the whole answer.
+        if (current === known)
+          return { unchanged: true, state: current, sync_after_ms: SYNC_AFTER_MS };
+        return { ...(await state.desiredState(agent.id)), sync_after_ms: SYNC_AFTER_MS };
       } finally {
         listening?.close();
       }

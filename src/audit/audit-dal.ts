@@ -13,27 +13,34 @@ export interface AuditEntry {
   after?: unknown;
 }
 
-export async function recordAudit(
-  q: Queryable,
-  // The operator (ADMIN_TOKEN) is no user: its records carry a request id and no actor_id.
-  actor: (Pick<Actor, 'requestId'> & { userId: string | null }) | null,
-  at: Date,
-  e: AuditEntry,
-) {
+// The operator (ADMIN_TOKEN) is no user: its records carry a request id and no actor_id.
+type AuditActor = (Pick<Actor, 'requestId'> & { userId: string | null }) | null;
+
+/** The audit record's row; `before` and `after` as values (jsonb). */
+export function auditRow(actor: AuditActor, at: Date, e: AuditEntry) {
+  return {
+    id: newId('audit', at),
+    team_id: e.teamId ?? null,
+    project_id: e.projectId ?? null,
+    actor_id: actor?.userId ?? null,
+    action: e.action,
+    target_type: e.targetType,
+    target_id: e.targetId,
+    before: e.before ?? null,
+    after: e.after ?? null,
+    request_id: actor?.requestId ?? null,
+    at,
+  };
+}
+
+export async function recordAudit(q: Queryable, actor: AuditActor, at: Date, e: AuditEntry) {
+  const row = auditRow(actor, at, e);
   await q
     .insertInto('audit_events')
     .values({
-      id: newId('audit', at),
-      team_id: e.teamId ?? null,
-      project_id: e.projectId ?? null,
-      actor_id: actor?.userId ?? null,
-      action: e.action,
-      target_type: e.targetType,
-      target_id: e.targetId,
-      before: e.before === undefined ? null : JSON.stringify(e.before),
-      after: e.after === undefined ? null : JSON.stringify(e.after),
-      request_id: actor?.requestId ?? null,
-      at,
+      ...row,
+      before: row.before === null ? null : JSON.stringify(row.before),
+      after: row.after === null ? null : JSON.stringify(row.after),
     })
     .execute();
 }

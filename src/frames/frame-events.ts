@@ -11,26 +11,25 @@ import {
   notifyAgent,
   setLastStatus,
 } from './frames-dal.ts';
-import { insertFrameEvent, newestEventIdLocked } from './history-dal.ts';
+import { insertFrameEvent, type NewFrameEvent, newestEventIdLocked } from './history-dal.ts';
 
-export async function recordFrameEvent(
-  q: Queryable,
+export interface FrameEventInput {
+  type: string;
+  actorId?: string | null;
+  detail?: unknown;
+  status?: string | null;
+  reason?: string | null;
+}
+
+/** An event's row, its id sorting after `newest` (the frame's newest event id, read locked). */
+export function frameEventRow(
   frameId: string,
   at: Date,
-  e: {
-    type: string;
-    actorId?: string | null;
-    detail?: unknown;
-    status?: string | null;
-    reason?: string | null;
-  },
-) {
-  // Event ids are the positions of event streams (Last-Event-ID), so for one frame they must grow
-  // in commit order, also when several instances write. The frame's row lock orders the writers
-  // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
-  const newest = await newestEventIdLocked(q, frameId);
-  await insertFrameEvent(q, {
-    id: newIdAfter('event', at, newest),
+  e: FrameEventInput,
+  newest: string | null | undefined,
+): NewFrameEvent {
+  return {
+    id: newIdAfter('event', at, newest ?? undefined),
     frame_id: frameId,
     type: e.type,
     status: e.status ?? null,
@@ -38,7 +37,20 @@ export async function recordFrameEvent(
     detail: e.detail === undefined ? null : JSON.stringify(e.detail),
     actor_id: e.actorId ?? null,
     at,
-  });
+  };
+}
+
+export async function recordFrameEvent(
+  q: Queryable,
+  frameId: string,
+  at: Date,
+  e: FrameEventInput,
+) {
+  // Event ids are the positions of event streams (Last-Event-ID), so for one frame they must grow
+  // in commit order, also when several instances write. The frame's row lock orders the writers
+  // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
+  const newest = await newestEventIdLocked(q, frameId);
+  await insertFrameEvent(q, frameEventRow(frameId, at, e, newest));
 }
 
 /** The frame's derived status when it differs from the one recorded (`last_status`). */
@@ -51,20 +63,13 @@ export function statusChange(
     : { status, reason, from: f.last_status };
 }
 
-/** Records a status change as a `status` event (the caller has written `last_status`). */
-export function recordStatusEvent(
-  q: Queryable,
-  frameId: string,
-  at: Date,
-  change: NonNullable<ReturnType<typeof statusChange>>,
-) {
-  return recordFrameEvent(q, frameId, at, {
-    type: 'status',
-    status: change.status,
-    reason: change.reason,
-    detail: { from: change.from },
-  });
-}
+/** A status change as a `status` event (the caller writes `last_status`). */
+export const statusEvent = (change: NonNullable<ReturnType<typeof statusChange>>) => ({
+  type: 'status',
+  status: change.status,
+  reason: change.reason,
+  detail: { from: change.from },
+});
 
 /** Re-derives the status of these frames and records each change as a `status` event. */
 export async function refreshStatus(q: Queryable, frameIds: string[], at: Date) {
@@ -73,7 +78,7 @@ export async function refreshStatus(q: Queryable, frameIds: string[], at: Date) 
     const change = statusChange(f);
     if (!change) continue;
     await setLastStatus(q, f.id, change.status, change.reason);
-    await recordStatusEvent(q, f.id, at, change);
+    await recordFrameEvent(q, f.id, at, statusEvent(change));
   }
 }
 

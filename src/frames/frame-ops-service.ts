@@ -6,24 +6,25 @@ import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
-import { recordAudit } from '../audit/audit-dal.ts';
+import { auditRow, recordAudit } from '../audit/audit-dal.ts';
 import { AppError, notFound, serviceUnavailable } from '../errors.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import { presentDeployment, startDeployment } from './deployments.ts';
 import { deploymentsPage } from './deployments-dal.ts';
 import {
+  frameEventRow,
   notifyAgents,
   recordFrameEvent,
-  recordStatusEvent,
   refreshStatus,
   statusChange,
+  statusEvent,
 } from './frame-events.ts';
+import { writeOperation } from './frame-ops-dal.ts';
 import {
   type DesiredStateChange,
   frameForCaller,
   type FrameWithFacts,
   lockFrameIn,
-  updateDesiredState,
 } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
 
@@ -92,6 +93,59 @@ export function createFrameOpsService({
     return f;
   }
 
+  /**
+   * Decides a stop or a start on the frame as read, and writes it in one statement: with
+   * `unchangedSince`, only if the frame did not move since it was read (else undefined).
+   */
+  async function writeDesired(
+    q: Queryable,
+    actor: Actor,
+    f: FrameWithFacts,
+    desired: 'running' | 'stopped',
+    now: Date,
+    unchangedSince?: string,
+  ) {
+    requireAgentOnline(f);
+    if (desired === 'running' && f.billing_status === 'past_due') throw billingPastDue();
+    const noop = f.desired_state === desired;
+    const type = desired === 'running' ? 'start' : 'stop';
+    // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
+    const set: DesiredStateChange = noop
+      ? {}
+      : {
+          desired_state: desired,
+          updated_at: now,
+          ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}),
+        };
+    // The status is derived here, from the facts as read, and written with the change.
+    const change = statusChange({ ...f, ...set });
+    const op = frameEventRow(
+      f.id,
+      now,
+      { type, actorId: actor.userId, detail: { noop } },
+      f.last_event_id,
+    );
+    const row = await writeOperation(q, {
+      frameId: f.id,
+      unchangedSince,
+      set: change ? { ...set, last_status: change.status, last_status_reason: change.reason } : set,
+      newGeneration: !noop,
+      events: change ? [op, frameEventRow(f.id, now, statusEvent(change), op.id)] : [op],
+      audit: noop
+        ? undefined
+        : auditRow(actor, now, {
+            projectId: f.project_id,
+            action: `frame.${type}`,
+            targetType: 'frame',
+            targetId: f.id,
+            before: { desired_state: f.desired_state },
+            after: { desired_state: desired },
+          }),
+      wake: noop ? null : f.agent_id,
+    });
+    return row && frames.view({ ...f, ...row });
+  }
+
   async function setDesired(
     actor: Actor,
     projectId: string,
@@ -100,49 +154,23 @@ export function createFrameOpsService({
     desired: 'running' | 'stopped',
   ) {
     const now = clock.now();
-    // The answer is read inside the transaction: it shows this request's outcome, not a later one.
+    // Two round trips when nothing races: read the frame and the caller's role (remembered, as
+    // reads do), then write on the condition that the frame row is still the one read.
+    const seen = await access.withRole(db, actor.userId, projectId, (remembered) =>
+      frameForCaller(db, projectId, spaceId, frameId, actor.userId, remembered),
+    );
+    if (seen) {
+      decideProject(seen.role, 'frame.operate');
+      const done = await writeDesired(db, actor, seen, desired, now, seen.row_version);
+      if (done) return done;
+    }
+    // The frame moved in between (or is out of reach): decide again under its lock. The answer
+    // is read there too: it shows this request's outcome, not a later one.
     return transaction(db, async (trx) => {
       const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
-      requireAgentOnline(f);
-      if (desired === 'running' && f.billing_status === 'past_due') throw billingPastDue();
-      const noop = f.desired_state === desired;
-      const type = desired === 'running' ? 'start' : 'stop';
-      // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
-      const set: DesiredStateChange = noop
-        ? {}
-        : {
-            desired_state: desired,
-            updated_at: now,
-            ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}),
-          };
-      // The status is derived here, from the facts read under the lock, and written with the change.
-      const change = statusChange({ ...f, ...set });
-      let after = f;
-      if (!noop || change) {
-        const row = await updateDesiredState(
-          trx,
-          frameId,
-          {
-            ...set,
-            ...(change ? { last_status: change.status, last_status_reason: change.reason } : {}),
-          },
-          !noop,
-        );
-        after = { ...f, ...row };
-      }
-      await recordFrameEvent(trx, frameId, now, { type, actorId: actor.userId, detail: { noop } });
-      if (!noop)
-        await recordAudit(trx, actor, now, {
-          projectId,
-          action: `frame.${type}`,
-          targetType: 'frame',
-          targetId: frameId,
-          before: { desired_state: f.desired_state },
-          after: { desired_state: desired },
-        });
-      if (change) await recordStatusEvent(trx, frameId, now, change);
-      if (!noop) await notifyAgents(trx, [f.agent_id]);
-      return frames.view(after);
+      const done = await writeDesired(trx, actor, f, desired, now);
+      if (!done) throw new Error(`frame ${frameId} vanished under its lock`);
+      return done;
     });
   }
 

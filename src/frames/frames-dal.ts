@@ -54,7 +54,9 @@ const frameOf = (
     .innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
     .where('f.id', '=', frameId)
     .where('f.project_id', '=', projectId)
-    .where('f.space_id', '=', spaceId);
+    .where('f.space_id', '=', spaceId)
+    // The row's version, by which a stop or a start knows it did not move (frame-ops-dal).
+    .select(sql<string>`f.xmin::text`.as('row_version'));
 
 const frameWithRole = compiledOnce(
   (q, projectId: string, spaceId: string, frameId: string, userId: string) =>
@@ -184,23 +186,6 @@ export interface DesiredStateChange {
   backoff_tripped_at?: null;
   last_status?: string;
   last_status_reason?: string | null;
-}
-
-export function updateDesiredState(
-  q: Queryable,
-  frameId: string,
-  change: DesiredStateChange,
-  newGeneration: boolean,
-) {
-  return q
-    .updateTable('frames')
-    .set({
-      ...change,
-      ...(newGeneration ? { generation: sql`generation + 1`, version: sql`version + 1` } : {}),
-    })
-    .where('id', '=', frameId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
 }
 
 /** A change the agent must run (volumes): a new generation and version. */

@@ -61,11 +61,14 @@ export async function newestEventId(q: Queryable, frameId: string) {
  * queue here, so a new id can be made to sort after every committed one.
  */
 export async function newestEventIdLocked(q: Queryable, frameId: string) {
-  const { rows } = await sql<{
-    newest: string | null;
-  }>`select (select id from frame_events where frame_id = f.id order by id desc limit 1) as newest
-    from frames f where f.id = ${frameId} for no key update`.execute(q);
-  return rows[0]?.newest ?? undefined;
+  // On the row (migrations/0016), so it is current even when this statement waited for the lock.
+  const row = await q
+    .selectFrom('frames')
+    .select('last_event_id')
+    .where('id', '=', frameId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  return row?.last_event_id ?? undefined;
 }
 
 export interface NewFrameEvent {

@@ -11,6 +11,7 @@ import {
   MAX_LINE_CHARS,
   MAX_LOGS_PER_SYNC,
   type BuildReport,
+  type Answer,
   type DesiredFrame,
   type SyncEvent,
   type SyncLog,
@@ -131,6 +132,8 @@ export class SyncClient {
   private stopped = new AbortController();
   private poll?: AbortController;
   private cutTimer?: NodeJS.Timeout;
+  /** The last desired state told, and its digest. */
+  private held?: { state: string; frames: DesiredFrame[] };
   /** Set once the first sync succeeded; tests and the CLI may await it. */
   connected = false;
 
@@ -148,7 +151,11 @@ export class SyncClient {
     }, afterMs);
   }
 
-  private async post(wait: number, body: Batch | Record<string, never>, signal: AbortSignal) {
+  private async post(
+    wait: number,
+    body: Partial<Batch> & { known_state?: string },
+    signal: AbortSignal,
+  ) {
     const res = await fetch(`${this.o.server.replace(/\/+$/, '')}/v2/agent/sync?wait=${wait}`, {
       method: 'POST',
       signal,
@@ -161,7 +168,7 @@ export class SyncClient {
     });
     const text = await res.text();
     if (res.status !== 200) throw new HttpError(res.status, text);
-    return JSON.parse(text) as { frames: DesiredFrame[]; sync_after_ms: number };
+    return JSON.parse(text) as Answer;
   }
 
   async run(): Promise<void> {
@@ -180,9 +187,11 @@ export class SyncClient {
           this.stopped.signal,
           AbortSignal.timeout((longPoll ? LONG_POLL_SECONDS + 20 : 30) * 1000),
         ]);
+        // The state held is sent along: while it is current, the answer is only `unchanged`.
+        const known = this.held ? { known_state: this.held.state } : {};
         const answer = await this.post(
           longPoll ? LONG_POLL_SECONDS : 0,
-          longPoll ? {} : batch,
+          longPoll ? known : { ...known, ...batch },
           signal,
         );
         this.outbox.ack(batch);
@@ -190,7 +199,9 @@ export class SyncClient {
         failures = 0;
         first = false;
         this.connected = true;
-        this.o.onAnswer(answer.frames);
+        if (!answer.unchanged || !this.held)
+          this.held = { state: answer.state, frames: answer.frames ?? [] };
+        this.o.onAnswer(this.held.frames);
         // A server that answers a long poll at once, again and again, must not make us spin.
         if (longPoll && Date.now() - started < 500 && !this.outbox.pending)
           await sleep(1000, this.stopped.signal);

@@ -6,7 +6,7 @@ import type { SyncAnswer, SyncBody } from '../agent-api/agents-schemas.ts';
 
 type Body = Static<typeof SyncBody>;
 export type Answer = Static<typeof SyncAnswer>;
-export type DesiredFrame = Answer['frames'][number];
+export type DesiredFrame = NonNullable<Answer['frames']>[number];
 export type SyncEvent = NonNullable<Body['events']>[number];
 export type SyncLog = NonNullable<Body['logs']>[number];
 export type BuildReport = NonNullable<Body['builds']>[number];

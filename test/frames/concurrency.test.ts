@@ -46,6 +46,9 @@ describe('50 parallel stops and starts on one frame', () => {
     const rand = rng(seed);
     const f = await newFrame(t, ann, project.id, space);
     const path = framePath(f);
+    // Once the new frame has settled, the burst takes both paths of frame-ops-service: the
+    // first writes find the row as they read it, the rest find it moved and decide locked.
+    await new Promise((r) => setTimeout(r, 1000));
     const before = await rowOf(f.id);
     const ops = Array.from({ length: 50 }, () => (rand() < 0.5 ? 'stop' : 'start'));
     const replies = await Promise.all(
@@ -76,6 +79,15 @@ describe('50 parallel stops and starts on one frame', () => {
     }
     expect(desired).toBe(after.desired_state);
     expect(after.generation - before.generation, `seed ${seed}`).toBe(changes);
+    // The row names the newest event (migrations/0016), and each change has its audit record.
+    expect(after.last_event_id).toBe((await eventsOf(f.id)).at(-1)?.id);
+    const audits = await t.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', f.id)
+      .where('action', 'in', ['frame.stop', 'frame.start'])
+      .execute();
+    expect(audits, `seed ${seed}`).toHaveLength(changes);
 
     // The API and the agent agree with the row.
     expect((await t.get(path, { token: ann.token })).json.desired_state).toBe(after.desired_state);
