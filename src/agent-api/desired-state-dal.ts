@@ -69,18 +69,22 @@ export function desiredStateRows(q: Queryable, agentId: string) {
 
 /**
  * The digest of the agent's desired state: what an agent holds is current while its digest is.
- * Everything else the agent is told moves the generation, or comes with a new deployment (which
- * does), except the verified domains, which are routing and part of it themselves; billing
- * suspension shows as `stopped`. An md5 of one line per frame: a change detector, not a secret.
+ * Everything the agent is told moves the generation or comes with a new deployment (which
+ * does), billing suspension and restoration included (admin/billing-service), except its own
+ * stop or start, a failed build and the verified domains, which are routing: those are in the
+ * digest themselves. Read from the frame rows and the verified domains, in two scans rather than
+ * a subquery per frame: an idle agent's sync is little more than this. An md5: a change
+ * detector, not a secret.
  */
-const stateDigest = (agentId: string) => sql<string>`(select md5(coalesce(string_agg(
-    f.id || ':' || f.generation || ':' ||
-    case when ${payerBillingSql('p')} = 'past_due' then 'stopped' else f.desired_state end ||
-    case when f.latest_deployment->>'status' = 'failed'
-      and f.latest_deployment->>'failure_reason' = 'build_failed' then ':build_failed' else '' end
-    || ':' || array_to_string(${hostnamesOf}, ' '),
-    ',' order by f.id), ''))
-  from frames f join projects p on p.id = f.project_id where f.agent_id = ${agentId})`;
+const stateDigest = (agentId: string) => sql<string>`(select md5(
+    coalesce(string_agg(f.id || ':' || f.generation || ':' || f.desired_state ||
+      case when f.latest_deployment->>'status' = 'failed'
+        and f.latest_deployment->>'failure_reason' = 'build_failed' then ':build_failed' else ''
+      end, ',' order by f.id), '') || ';' ||
+    coalesce((select string_agg(d.frame_id || '=' || d.hostname, ',' order by d.frame_id, d.hostname)
+      from domains d join frames df on df.id = d.frame_id
+      where df.agent_id = ${agentId} and d.verified_at is not null), ''))
+  from frames f where f.agent_id = ${agentId})`;
 
 /** The digest of the agent's desired state, without reading that state. */
 export async function stateDigestOf(q: Queryable, agentId: string) {

@@ -6,6 +6,7 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import type { TestUser } from '../helpers/factories.ts';
 import { ADMIN, cloudWorld, framePath, newFrame, sync } from '../helpers/frames.ts';
 import { only } from '../helpers/checked.ts';
+import { claimDomain, publish, verify } from '../helpers/domains.ts';
 
 let t: TestApp;
 let ann: TestUser;
@@ -93,6 +94,19 @@ describe('known_state', () => {
     const woken = await waiting;
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(woken.frames.find((x) => x.frame_id === f.id)?.desired_state).toBe('running');
+  });
+
+  it('moves when a domain is verified, not while it is only claimed', async () => {
+    const f = await newFrame(t, ann, project.id, space);
+    const before = await current();
+    const claim = await claimDomain(t, ann.token, f, 'state.example.com');
+    expect((await syncKnown(before.state)).unchanged).toBe(true);
+    publish(t, claim);
+    expect((await verify(t, ann.token, f, claim.id)).status).toBe(200);
+    const routed = await syncKnown(before.state);
+    expect(routed.unchanged).toBeUndefined();
+    expect(routed.frames.find((x) => x.frame_id === f.id)?.domains).toEqual(['state.example.com']);
+    expect((await current()).state).toBe(routed.state);
   });
 
   it('that is not a digest is refused (422) and changes nothing', async () => {
