@@ -203,7 +203,7 @@ export interface DB {
     replicas: ColumnType<ReplicaSummary[], never, never>;
     latest_deployment: ColumnType<DeploymentSummary | null, never, never>;
     serving_deployment: ColumnType<ServingSummary | null, never, never>;
-    // The newest event's id (migrations/0016): kept by a trigger; a stop or start sets it too.
+    // The newest event's id (migrations/0016), set by each statement that inserts events.
     last_event_id: ColumnType<string | null, never, string>;
   };
   frame_replicas: {

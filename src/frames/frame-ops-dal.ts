@@ -34,7 +34,7 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
         .updateTable('frames')
         .set({
           ...w.set,
-          // The newest event is ours: the trigger of frame_events then leaves the row alone.
+          // The frame's newest event is the last of ours (migrations/0016).
           last_event_id: newest,
           ...(w.newGeneration
             ? { generation: sql`generation + 1`, version: sql`version + 1` }

@@ -83,10 +83,16 @@ export interface NewFrameEvent {
   at: Date;
 }
 
-/** The event and its notification (delivered on commit) in one statement. */
+/**
+ * The event, the frame's newest event id (migrations/0016) and the notification (delivered on
+ * commit) in one statement. The caller made the id sort after the frame's newest, under its lock.
+ */
 export async function insertFrameEvent(q: Queryable, event: NewFrameEvent) {
   await q
     .with('e', (w) => w.insertInto('frame_events').values(event).returning('frame_id'))
+    .with('newest', (w) =>
+      w.updateTable('frames').set({ last_event_id: event.id }).where('id', '=', event.frame_id),
+    )
     .selectFrom('e')
     .select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified'))
     .execute();
