@@ -161,6 +161,9 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   });
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
+  // Wake-ups go out after their commit (db/waker.ts): the last ones before the pool closes.
+  services.waker.onError = (err) => app.log.warn({ err }, 'wake-ups not sent');
+  app.addHook('onClose', () => services.waker.flush());
   installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS, core.sealer);
 
   app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>

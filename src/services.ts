@@ -17,6 +17,7 @@ import { createOrgsService } from './orgs/orgs-service.ts';
 import { createOrgInvitationsService } from './orgs/org-invitations.ts';
 import { createAuditService } from './audit/audit-service.ts';
 import type { Notifier } from './db/notifier.ts';
+import { createWaker } from './db/waker.ts';
 import { createAgentsService } from './agent-api/agents-service.ts';
 import { createSyncService } from './agent-api/sync-service.ts';
 import { createFramesService } from './frames/frames-service.ts';
@@ -58,6 +59,7 @@ export function createServices(core: Core) {
   });
   const sweeper = createSweeper({ db, clock });
   const tokens = createTokenCache(notifier);
+  const waker = createWaker(db);
   // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
   const invitationDeps = {
     db,
@@ -103,6 +105,7 @@ export function createServices(core: Core) {
       clock,
       access,
       sealer,
+      waker,
       frames,
       offlineAfterSeconds,
       deploymentHistory,
@@ -130,6 +133,8 @@ export function createServices(core: Core) {
     }),
     // The time rules that the operator's clock advance runs at once.
     timeRules: sweeper,
+    /** Wake-ups sent after commit; flushed when the app closes. */
+    waker,
   };
 }
 

@@ -1,5 +1,5 @@
-// The one statement of a stop or a start (frame-ops-service): the frame's change, its events,
-// its audit record and the wake-ups, written together or not at all.
+// The one statement of a stop or a start (frame-ops-service): the frame's change, its events
+// and its audit record, written together or not at all; then the wake-ups.
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { auditRow } from '../audit/audit-dal.ts';
@@ -20,8 +20,6 @@ export interface OperationWrite {
   /** In id order, the last the newest. */
   events: [NewFrameEvent, ...NewFrameEvent[]];
   audit?: ReturnType<typeof auditRow>;
-  /** The agent whose long-polling sync is woken on commit. */
-  wake?: string | null;
 }
 
 /** The frame row as written, or undefined when it was not (moved since, or gone). */
@@ -50,11 +48,6 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
     )
     .selectFrom('f')
     .selectAll('f')
-    .select([
-      sql`pg_notify('frameplane_frame_events', f.id)`.as('notified_streams'),
-      sql`case when ${w.wake ?? null}::text is not null
-        then pg_notify('frameplane_agent', ${w.wake ?? null}) end`.as('notified_agent'),
-    ])
     .executeTakeFirst();
 }
 

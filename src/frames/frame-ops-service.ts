@@ -20,6 +20,7 @@ import {
   statusEvent,
 } from './frame-events.ts';
 import { writeOperation } from './frame-ops-dal.ts';
+import type { Waker } from '../db/waker.ts';
 import {
   type DesiredStateChange,
   frameForCaller,
@@ -33,6 +34,7 @@ interface Deps {
   clock: Clock;
   access: AccessService;
   sealer: Sealer;
+  waker: Waker;
   frames: Pick<FramesService, 'load' | 'view'>;
   offlineAfterSeconds: number;
   /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
@@ -52,6 +54,7 @@ export function createFrameOpsService({
   clock,
   access,
   sealer,
+  waker,
   frames,
   offlineAfterSeconds,
   deploymentHistory,
@@ -141,9 +144,8 @@ export function createFrameOpsService({
             before: { desired_state: f.desired_state },
             after: { desired_state: desired },
           }),
-      wake: noop ? null : f.agent_id,
     });
-    return row && frames.view({ ...f, ...row });
+    return row && { view: frames.view({ ...f, ...row }), agentId: noop ? null : f.agent_id };
   }
 
   async function setDesired(
@@ -159,19 +161,20 @@ export function createFrameOpsService({
     const seen = await access.withRole(db, actor.userId, projectId, (remembered) =>
       frameForCaller(db, projectId, spaceId, frameId, actor.userId, remembered),
     );
-    if (seen) {
-      decideProject(seen.role, 'frame.operate');
-      const done = await writeDesired(db, actor, seen, desired, now, seen.row_version);
-      if (done) return done;
-    }
+    if (seen) decideProject(seen.role, 'frame.operate');
+    let done = seen && (await writeDesired(db, actor, seen, desired, now, seen.row_version));
     // The frame moved in between (or is out of reach): decide again under its lock. The answer
     // is read there too: it shows this request's outcome, not a later one.
-    return transaction(db, async (trx) => {
+    done ||= await transaction(db, async (trx) => {
       const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
-      const done = await writeDesired(trx, actor, f, desired, now);
-      if (!done) throw new Error(`frame ${frameId} vanished under its lock`);
-      return done;
+      const locked = await writeDesired(trx, actor, f, desired, now);
+      if (!locked) throw new Error(`frame ${frameId} vanished under its lock`);
+      return locked;
     });
+    // Committed: wake the frame's event streams and its agent's long poll (db/waker.ts).
+    waker.wake('frameplane_frame_events', frameId);
+    waker.wake('frameplane_agent', done.agentId);
+    return done.view;
   }
 
   return {

@@ -1,0 +1,49 @@
+// Wake-ups (NOTIFY) sent after a write committed, the wake-ups of every request that finished
+// in the same turn of the event loop in one statement. A transaction that NOTIFYs holds
+// PostgreSQL's one notification lock through its commit, so such commits queue behind each
+// other (pgbench, 16 clients, one-row updates: 4,200/s alone, 550/s with a NOTIFY inside, 3,300/s
+// with it after). After the commit, a wake-up is best effort: one lost to a crash or a database
+// error is made up by the event streams' periodic re-check and the agent's next sync.
+import { sql } from 'kysely';
+import type { Queryable } from './database.ts';
+
+export type WakeChannel = 'frameplane_agent' | 'frameplane_frame_events';
+
+export function createWaker(db: Queryable) {
+  let pending = new Map<string, [WakeChannel, string]>();
+  let sending: Promise<void> | undefined;
+
+  async function send() {
+    await new Promise((resolve) => setImmediate(resolve));
+    const batch = [...pending.values()];
+    pending = new Map();
+    sending = undefined;
+    const channels = batch.map(([c]) => c);
+    const payloads = batch.map(([, p]) => p);
+    await sql`select pg_notify(w.c, w.p)
+      from unnest(${channels}::text[], ${payloads}::text[]) as w(c, p)`
+      .execute(db)
+      .then(
+        () => {},
+        (err) => waker.onError(err),
+      );
+  }
+
+  const waker = {
+    /** Told of a statement of wake-ups that failed (the app logs it). */
+    onError: (_err: unknown) => {},
+    /** Queues a wake-up; it goes out in the next statement of wake-ups, moments later. */
+    wake(channel: WakeChannel, payload: string | null) {
+      if (payload === null) return;
+      pending.set(`${channel}:${payload}`, [channel, payload]);
+      sending ??= send();
+    },
+    /** Sends what is queued (before the pool closes). */
+    async flush() {
+      while (sending) await sending;
+    },
+  };
+  return waker;
+}
+
+export type Waker = ReturnType<typeof createWaker>;
