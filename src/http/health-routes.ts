@@ -21,7 +21,11 @@ export function healthRoutes({
       '/healthz',
       {
         config: { auth: 'none' },
-        schema: { tags: ['health'], summary: 'The process lives', response: { 200: Status } },
+        schema: {
+          tags: ['health'],
+          summary: 'The process lives',
+          response: { 200: Status, ...problemResponses },
+        },
       },
       async () => ({ status: 'ok' }),
     );
