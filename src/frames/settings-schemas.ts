@@ -22,7 +22,7 @@ export const PutEnvBody = Type.Object(
   {
     vars: envRecord(EnvValue, { description: 'The whole new set; keys left out are deleted' }),
   },
-  { additionalProperties: false },
+  { title: 'PutEnvBody', additionalProperties: false },
 );
 
 export const PatchEnvBody = Type.Object(
@@ -32,13 +32,16 @@ export const PatchEnvBody = Type.Object(
       description: 'Merged into the set; null deletes a key',
     }),
   },
-  { additionalProperties: false },
+  { title: 'PatchEnvBody', additionalProperties: false },
 );
 
-export const EnvAnswer = Type.Object({
-  vars: Type.Record(Type.String(), Nullable(Type.String())),
-  values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
-});
+export const EnvAnswer = Type.Object(
+  {
+    vars: Type.Record(Type.String(), Nullable(Type.String())),
+    values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
+  },
+  { title: 'EnvAnswer' },
+);
 
 export const DomainBody = Type.Object(
   {
@@ -48,26 +51,31 @@ export const DomainBody = Type.Object(
       description: 'A DNS name (punycode for internationalized names); stored lower-cased',
     }),
   },
-  { additionalProperties: false },
+  { title: 'DomainBody', additionalProperties: false },
 );
-export const Domain = Type.Object({
-  id: Type.String(),
-  frame_id: Type.String(),
-  hostname: Type.String(),
-  created_at: Timestamp,
-  verified: Type.Boolean({ description: 'Proven in DNS; only verified domains are routed' }),
-  verified_at: NullableTimestamp,
-  verification: Type.Object(
-    {
-      type: Type.Literal('TXT'),
-      name: Type.String({ description: 'Where the record goes: _frameplane-challenge.<hostname>' }),
-      value: Type.String({
-        description: 'The exact value: frameplane-verify=<token of this claim>',
-      }),
-    },
-    { description: 'The DNS record that proves ownership; then POST …/domains/<id>/verify' },
-  ),
-});
+export const Domain = Type.Object(
+  {
+    id: Type.String(),
+    frame_id: Type.String(),
+    hostname: Type.String(),
+    created_at: Timestamp,
+    verified: Type.Boolean({ description: 'Proven in DNS; only verified domains are routed' }),
+    verified_at: NullableTimestamp,
+    verification: Type.Object(
+      {
+        type: Type.Literal('TXT'),
+        name: Type.String({
+          description: 'Where the record goes: _frameplane-challenge.<hostname>',
+        }),
+        value: Type.String({
+          description: 'The exact value: frameplane-verify=<token of this claim>',
+        }),
+      },
+      { description: 'The DNS record that proves ownership; then POST …/domains/<id>/verify' },
+    ),
+  },
+  { title: 'Domain' },
+);
 export const DomainList = ListOf(Domain);
 export const DomainParams = Type.Object({ ...FrameParams.properties, domain_id: IdParam('dom') });
 
@@ -86,15 +94,18 @@ export const VolumeBody = Type.Object(
     }),
     size_gb: Type.Integer({ minimum: 1, maximum: 16384 }),
   },
-  { additionalProperties: false },
+  { title: 'VolumeBody', additionalProperties: false },
 );
-export const Volume = Type.Object({
-  id: Type.String(),
-  frame_id: Type.String(),
-  name: Type.String(),
-  mount_path: Type.String(),
-  size_gb: Type.Integer(),
-  created_at: Timestamp,
-});
+export const Volume = Type.Object(
+  {
+    id: Type.String(),
+    frame_id: Type.String(),
+    name: Type.String(),
+    mount_path: Type.String(),
+    size_gb: Type.Integer(),
+    created_at: Timestamp,
+  },
+  { title: 'Volume' },
+);
 export const VolumeList = ListOf(Volume);
 export const VolumeParams = Type.Object({ ...FrameParams.properties, volume_id: IdParam('vol') });

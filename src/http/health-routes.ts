@@ -16,7 +16,7 @@ export function healthRoutes({
   isReady: () => boolean;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const Status = Type.Object({ status: Type.String() });
+    const Status = Type.Object({ status: Type.String() }, { title: 'HealthStatus' });
     app.get(
       '/healthz',
       {

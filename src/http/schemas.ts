@@ -106,8 +106,17 @@ export const problemResponses = {
   '5xx': Type.Ref('Problem'),
 };
 
-export const ListOf = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), next_cursor: Nullable(Type.String()) });
+/** A page of `item`s: every list answer has this envelope. The OpenAPI document names it after
+ *  its item (`TeamList` for a `$ref` to Team or an item titled Team) and shows the shared
+ *  `ListEnvelope` in it. */
+export const ListOf = <T extends TSchema>(item: T) => {
+  const { $ref, title } = item as { $ref?: string; title?: string };
+  const name = $ref ?? title;
+  return Type.Object(
+    { data: Type.Array(item), next_cursor: Nullable(Type.String()) },
+    name ? { title: `${name}List` } : {},
+  );
+};
 
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
