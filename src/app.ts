@@ -129,7 +129,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
       },
     },
   });
-  await app.register(swagger, openapiOptions(core.config.publicUrl));
+  await app.register(swagger, openapiOptions(core.config));
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
   installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS, core.sealer);

@@ -1,36 +1,63 @@
 // Schemas of a frame's settings: env vars, domains, volumes (CONTRACT 5).
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import {
+  errorWording,
+  IdParam,
+  ListOf,
+  Nullable,
+  NullableTimestamp,
+  PATTERN_MESSAGES,
+  Timestamp,
+} from '../http/schemas.ts';
 import { FrameParams } from './frames-schemas.ts';
+import { HOSTNAME_MESSAGE, HOSTNAME_PATTERN } from './domain-hostname.ts';
+import { MOUNT_PATH_MESSAGE, MOUNT_PATH_PATTERN } from './volumes-service.ts';
+
+PATTERN_MESSAGES.set(HOSTNAME_PATTERN, HOSTNAME_MESSAGE);
+PATTERN_MESSAGES.set(MOUNT_PATH_PATTERN, MOUNT_PATH_MESSAGE);
 
 // Names a shell can export; a record's keys are checked through propertyNames, so a bad name is
 // refused rather than passing unvalidated.
 const EnvKeyRule = { pattern: '^[A-Za-z_][A-Za-z0-9_]*$', minLength: 1, maxLength: 255 };
-const EnvValue = Type.String({ maxLength: 32 * 1024, description: 'At most 32 KiB (UTF-8)' });
+// Limits JSON Schema cannot state are in the descriptions: a value's 32 KiB count UTF-8 bytes
+// (maxLength counts characters: non-ASCII values reach it sooner, 422 env_value_too_large), and
+// a frame's keys and values together are capped by ENV_MAX_BYTES (422 env_too_large), well
+// under the request body limit (BODY_LIMIT_BYTES, 413 body_too_large).
+const EnvValue = Type.String({
+  maxLength: 32 * 1024,
+  description: 'At most 32 KiB: 32,768 bytes of UTF-8 (422 env_value_too_large past it)',
+});
 const envRecord = <T extends Parameters<typeof Type.Record>[1]>(
   value: T,
+  what: string,
   extra: Record<string, unknown> = {},
 ) =>
   Type.Record(Type.String(), value, {
     propertyNames: EnvKeyRule,
     maxProperties: 500,
-    description: 'Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (1..255 characters); at most 500 variables',
+    description:
+      `${what}. Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (1..255 characters); at most 500 ` +
+      "variables. Keys and values together: at most ENV_MAX_BYTES bytes of UTF-8 in the frame's " +
+      'whole set (64 KiB by default; 422 env_too_large), whatever the body limit allows',
     ...extra,
   });
 
 export const PutEnvBody = Type.Object(
   {
-    vars: envRecord(EnvValue, { description: 'The whole new set; keys left out are deleted' }),
+    vars: envRecord(EnvValue, 'The whole new set; keys left out are deleted'),
   },
   { title: 'PutEnvBody', additionalProperties: false },
 );
 
 export const PatchEnvBody = Type.Object(
   {
-    vars: envRecord(Type.Union([EnvValue, Type.Null()]), {
-      minProperties: 1,
-      description: 'Merged into the set; null deletes a key',
-    }),
+    vars: envRecord(
+      Type.Union([EnvValue, Type.Null()]),
+      'Merged into the set; null deletes a key',
+      {
+        minProperties: 1,
+      },
+    ),
   },
   { title: 'PatchEnvBody', additionalProperties: false },
 );
@@ -46,9 +73,14 @@ export const EnvAnswer = Type.Object(
 export const DomainBody = Type.Object(
   {
     hostname: Type.String({
-      minLength: 1,
-      maxLength: 300,
-      description: 'A DNS name (punycode for internationalized names); stored lower-cased',
+      minLength: 3,
+      // The longest DNS name; the pattern holds the shorter limit of a verifiable one.
+      maxLength: 253,
+      pattern: HOSTNAME_PATTERN,
+      description:
+        'A DNS name (punycode for internationalized names), one trailing dot allowed; stored ' +
+        'lower-cased without it',
+      ...errorWording(HOSTNAME_MESSAGE, 'invalid_hostname'),
     }),
   },
   { title: 'DomainBody', additionalProperties: false },
@@ -87,10 +119,12 @@ export const VolumeBody = Type.Object(
       pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$',
     }),
     mount_path: Type.String({
-      minLength: 1,
+      minLength: 2,
       maxLength: 255,
+      pattern: MOUNT_PATH_PATTERN,
       description:
         'Absolute and normalized; not "/" nor under /proc /sys /dev /etc /bin /usr /lib /sbin /boot /run /var/run',
+      ...errorWording(MOUNT_PATH_MESSAGE, 'invalid_mount_path'),
     }),
     size_gb: Type.Integer({ minimum: 1, maximum: 16384 }),
   },

@@ -27,7 +27,7 @@ interface Answer {
 }
 interface Operation {
   operationId?: string;
-  requestBody?: { content?: Record<string, Media> };
+  requestBody?: { description?: string; content?: Record<string, Media> };
   responses?: Record<string, Answer>;
   [key: string]: unknown;
 }
@@ -134,11 +134,13 @@ function namer(doc: Document) {
   };
 }
 
-function finishAnswers(op: Operation, name: ReturnType<typeof namer>) {
+function finishAnswers(op: Operation, name: ReturnType<typeof namer>, bodyLimitBytes: number) {
   const id = pascal(op.operationId ?? 'operation');
   const bodies = Object.keys(op.responses ?? {}).filter((s) => /^2/.test(s) && s !== '204');
   const body = op.requestBody?.content?.['application/json'];
   name(body, `${id}Body`);
+  if (op.requestBody)
+    op.requestBody.description ??= `JSON of at most ${bodyLimitBytes} bytes (BODY_LIMIT_BYTES; 413 body_too_large past it).`;
   for (const [status, answer] of Object.entries(op.responses ?? {})) {
     if (/^[45]/.test(status)) {
       (op.responses as Record<string, Answer>)[status] = problemAnswer(status);
@@ -153,10 +155,10 @@ function finishAnswers(op: Operation, name: ReturnType<typeof namer>) {
   }
 }
 
-export function finishDocument<D extends object>(generated: D): D {
+export function finishDocument<D extends object>(generated: D, bodyLimitBytes: number): D {
   const doc = generated as Document;
   const name = namer(doc);
-  for (const [, , op] of operationsOf(doc)) finishAnswers(op, name);
+  for (const [, , op] of operationsOf(doc)) finishAnswers(op, name, bodyLimitBytes);
   for (const [component, example] of Object.entries(EXAMPLES)) {
     const schema = doc.components?.schemas?.[component];
     if (!schema) throw new Error(`OpenAPI: an example of ${component}, which is no component`);

@@ -70,14 +70,23 @@ export function operationIdOf(method: string, url: string): string {
 }
 
 /** @fastify/swagger's options; `publicUrl` is the document's one server. */
-export function openapiOptions(publicUrl: string): SwaggerOptions {
+export function openapiOptions({
+  publicUrl,
+  bodyLimitBytes,
+}: {
+  publicUrl: string;
+  bodyLimitBytes: number;
+}): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Frameplane API',
         version: '2.0.0',
-        description: 'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457).',
+        description:
+          'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457). A ' +
+          `request body is at most ${bodyLimitBytes} bytes (BODY_LIMIT_BYTES); a larger one ` +
+          'is refused with 413 `body_too_large`.',
       },
       servers: [{ url: publicUrl, description: 'This service (PUBLIC_URL)' }],
       tags: TAGS,
@@ -105,7 +114,7 @@ export function openapiOptions(publicUrl: string): SwaggerOptions {
     },
     transformObject: (documents) => {
       if (!('openapiObject' in documents)) throw new Error('only OpenAPI 3 is generated');
-      return finishDocument(documents.openapiObject);
+      return finishDocument(documents.openapiObject, bodyLimitBytes);
     },
   };
 }

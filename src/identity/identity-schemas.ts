@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import {
+  Email,
   IdParam,
   ListOf,
   NullableTimestamp,
@@ -8,7 +9,7 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 
-export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export { Email };
 export const Password = Type.String({
   minLength: 10,
   maxLength: 1024,

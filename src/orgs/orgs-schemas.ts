@@ -2,6 +2,7 @@
 // invitations are those of teams (the same rows and the same machinery), named with org_id.
 import { Type } from 'typebox';
 import {
+  Email,
   errorWording,
   IdParam,
   ListOf,
@@ -85,7 +86,7 @@ export const OrgInvitation = Type.Object(
 );
 export const OrgInvitationList = ListOf(Type.Ref('OrgInvitation'));
 export const CreateOrgInvitationBody = Type.Object(
-  { email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }), role: OrgGivenRole },
+  { email: Email, role: OrgGivenRole },
   { title: 'CreateOrgInvitationBody', additionalProperties: false },
 );
 

@@ -1,5 +1,13 @@
 import { Type } from 'typebox';
-import { errorWording, IdParam, ListOf, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import {
+  Email,
+  errorWording,
+  IdParam,
+  ListOf,
+  Nullable,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 import { GIVEN_ROLES } from './teams-schemas.ts';
 
 // An invitation never offers `owner` (see GIVEN_ROLES).
@@ -36,7 +44,7 @@ export const InvitationForUser = Type.Object(
   { title: 'InvitationForUser' },
 );
 export const CreateInvitationBody = Type.Object(
-  { email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }), role: InvitationRole },
+  { email: Email, role: InvitationRole },
   { title: 'CreateInvitationBody', additionalProperties: false },
 );
 export const InvitationParams = Type.Object({
