@@ -140,7 +140,9 @@ function finishAnswers(op: Operation, name: ReturnType<typeof namer>, bodyLimitB
   const body = op.requestBody?.content?.['application/json'];
   name(body, `${id}Body`);
   if (op.requestBody)
-    op.requestBody.description ??= `JSON of at most ${bodyLimitBytes} bytes (BODY_LIMIT_BYTES; 413 body_too_large past it).`;
+    op.requestBody.description ??=
+      `JSON of at most ${bodyLimitBytes} bytes (BODY_LIMIT_BYTES; ` +
+      '413 body_too_large past it).';
   for (const [status, answer] of Object.entries(op.responses ?? {})) {
     if (/^[45]/.test(status)) {
       (op.responses as Record<string, Answer>)[status] = problemAnswer(status);

@@ -22,7 +22,8 @@ export const TAGS = [
   {
     name: 'frames',
     description:
-      'Frames (deployed apps): their lifecycle, deployments, logs, events, env, domains and volumes.',
+      'Frames (deployed apps): their lifecycle, deployments, logs, events, env, domains ' +
+      'and volumes.',
   },
   { name: 'agents', description: 'Agents that run frames, and the sync they call.' },
   { name: 'webhooks', description: 'Git push hooks that deploy frames.' },

@@ -12,9 +12,16 @@ type EnumOptions = { description?: string; [annotation: `x-${string}`]: string }
 export const StringEnum = <const V extends readonly string[]>(values: V, o: EnumOptions = {}) =>
   Object.assign(Type.Unsafe<V[number]>({ enum: [...values], ...o }), { type: 'string' as const });
 
-/** A value of `t` (a schema with one `type`) or null, for answers. */
-export const Nullable = <T extends TSchema & { type: string }>(t: T) =>
-  Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
+/** A value of `t` (a schema with one `type`) or null, for answers. An enum gets null among
+ *  its values too, or the document would refuse the null that `type` allows. */
+export const Nullable = <T extends TSchema & { type: string }>(t: T) => {
+  const values = (t as { enum?: unknown[] }).enum;
+  return Type.Unsafe<Static<T> | null>({
+    ...t,
+    type: [t.type, 'null'],
+    ...(values ? { enum: [...values, null] } : {}),
+  });
+};
 
 // Annotations that word a field's validation errors (read by validation-messages.ts; Ajv knows
 // them as keywords that validate nothing; OpenAPI 3.1 allows `x-` keys in a schema).
