@@ -34,8 +34,9 @@ const SEGMENT = /^[A-Za-z0-9._@+=-]+$/;
 
 // What mountPathProblem accepts, as the request schema's pattern (with maxLength 255; checked in
 // test/http/openapi-conformance.test.ts).
-export const MOUNT_PATH_PATTERN =
-  `^(?!(?:${RESERVED_MOUNTS.join('|')})(?:/|$))` + '(?:/(?!\\.\\.?(?:/|$))[A-Za-z0-9._@+=-]+)+$';
+const NOT_RESERVED = `(?!(?:${RESERVED_MOUNTS.join('|')})(?:/|$))`;
+const SEGMENTS = '(?:/(?!\\.\\.?(?:/|$))[A-Za-z0-9._@+=-]+)+';
+export const MOUNT_PATH_PATTERN = `^${NOT_RESERVED}${SEGMENTS}$`;
 export const MOUNT_PATH_MESSAGE =
   'must be an absolute, normalized path (like /data): segments of letters, digits and ' +
   '. _ - @ + = joined by single "/", no "." or ".." segment, no "/" at the end, not "/", and ' +
