@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { Core, Services } from './services.ts';
 import { installErrorHandling, sendProblem } from './http/error-handler.ts';
 import { AppError } from './errors.ts';
-import { installAuth, type AuthMode } from './http/auth.ts';
+import { installAuth } from './http/auth.ts';
+import { openapiOptions } from './http/openapi.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { logSerializers } from './http/log-redaction.ts';
@@ -128,37 +129,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
       },
     },
   });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Frameplane API',
-        version: '2.0.0',
-        description: 'Teams, sharing and Frames. Errors are application/problem+json (RFC 9457).',
-      },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-          operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
-          agent: { type: 'http', scheme: 'bearer', description: 'An agent token' },
-        },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
-    },
-    transform: ({ schema, url, route }) => {
-      const auth: AuthMode = (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'user';
-      const security = {
-        user: [{ bearer: [] }],
-        admin: [{ operator: [] }],
-        agent: [{ agent: [] }],
-        optional: [{}, { bearer: [] }],
-        none: [],
-      }[auth];
-      return { schema: { ...schema, security } as typeof schema, url };
-    },
-  });
+  await app.register(swagger, openapiOptions(core.config));
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
   // Wake-ups go out after their commit (db/waker.ts): the last ones before the pool closes.

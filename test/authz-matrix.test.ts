@@ -15,11 +15,14 @@ import {
   type World,
 } from './helpers/endpoints.ts';
 import { at } from './helpers/checked.ts';
+import { checkAnswers } from './helpers/openapi-conformance.ts';
 
 let t: TestApp;
 let w: World;
+let answers: Awaited<ReturnType<typeof checkAnswers>>;
 beforeAll(async () => {
   t = await testApp();
+  answers = await checkAnswers(t);
   w = await buildWorld(t);
 });
 afterAll(async () => {
@@ -118,5 +121,12 @@ describe('the matrix is complete and consistent', () => {
       project_id: w.project.id,
       role: 'admin',
     });
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every answer above: status, content type and body (runs last)', () => {
+    expect(answers.violations).toEqual([]);
+    expect(answers.checked).toBeGreaterThan(0);
   });
 });

@@ -23,6 +23,7 @@ import {
 import { newUser } from './helpers/factories.ts';
 import { unique } from './helpers/endpoints.ts';
 import { must } from './helpers/checked.ts';
+import { conformance } from './helpers/openapi-conformance.ts';
 
 const t = await testApp();
 afterAll(async () => {
@@ -31,7 +32,9 @@ afterAll(async () => {
 
 const LIMIT = t.config.bodyLimitBytes;
 
-const ROUTES = routesOf((await t.get('/v2/openapi.json')).json);
+const DOC = (await t.get('/v2/openapi.json')).json;
+const ROUTES = routesOf(DOC);
+const documented = conformance(DOC);
 const label = (r: Route) => `${r.method} ${r.path}`;
 const takesBody = (r: Route) => r.method !== 'GET';
 
@@ -245,6 +248,9 @@ async function send(r: Route, a: Attack): Promise<void> {
   if (changed || (res.status < 400 && r.method !== 'GET')) world = undefined; // start clean next time
   const where = `${r.method} ${path.slice(0, 120)} [${a.name}]`;
   expectWellFormed(res, where);
+  const contentType = String(res0.headers['content-type'] ?? '');
+  const answer = { method: r.method, url: path, status: res.status, contentType, body: res.text };
+  expect(documented.check(answer), `${where}: as the OpenAPI document says`).toEqual([]);
   if (res.status >= 400)
     expect(after, `${where}: a refused request changes nothing`).toEqual(before);
   a.check(res, r);

@@ -20,14 +20,17 @@ const agentFields = {
   created_at: Timestamp,
 };
 export const Agent = Type.Object(agentFields, { $id: 'Agent' });
-export const NewAgent = Type.Object({
-  ...agentFields,
-  token: Type.String({ description: 'Shown once' }),
-});
+export const NewAgent = Type.Object(
+  {
+    ...agentFields,
+    token: Type.String({ description: 'Shown once' }),
+  },
+  { title: 'NewAgent' },
+);
 export const AgentList = ListOf(Type.Ref('Agent'));
 export const AgentBody = Type.Object(
   { name: PlainName({ maxLength: 100 }) },
-  { additionalProperties: false },
+  { title: 'AgentBody', additionalProperties: false },
 );
 export const AgentParams = Type.Object({ project_id: IdParam('prj'), agent_id: IdParam('agt') });
 
@@ -106,50 +109,53 @@ export const SyncBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { title: 'SyncBody', additionalProperties: false },
 );
 export const SyncQuery = Type.Object({
   wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 })),
 });
-export const SyncAnswer = Type.Object({
-  state: Type.String({
-    description: 'The digest of the desired state: send it back as `known_state` to skip it',
-  }),
-  unchanged: Type.Optional(
-    Type.Literal(true, { description: 'The known_state sent is current; no frames follow' }),
-  ),
-  frames: Type.Optional(
-    Type.Array(
-      Type.Object({
-        frame_id: Type.String(),
-        generation: Type.Integer(),
-        desired_state: StringEnum(['running', 'stopped']),
-        replica_count: Type.Integer(),
-        port: Type.Integer(),
-        health_check_path: Type.String(),
-        build_failed: Type.Boolean({
-          description: 'The latest deployment failed to build: do not build it again',
-        }),
-        git_repository_owner: Type.String(),
-        git_repository: Type.String(),
-        git_repository_branch: Type.String(),
-        deployment_id: Type.String(),
-        commit_sha: Nullable(Type.String()),
-        env: Type.Record(Type.String(), Type.String()),
-        volumes: Type.Array(
-          Type.Object({
-            id: Type.String(),
-            name: Type.String(),
-            mount_path: Type.String(),
-            size_gb: Type.Integer(),
-          }),
-        ),
-        domains: Type.Array(Type.String(), {
-          description: 'Hostnames to route to the frame: verified custom domains only',
-        }),
-      }),
-      { description: 'The whole desired state; absent only when `unchanged`' },
+export const SyncAnswer = Type.Object(
+  {
+    state: Type.String({
+      description: 'The digest of the desired state: send it back as `known_state` to skip it',
+    }),
+    unchanged: Type.Optional(
+      Type.Literal(true, { description: 'The known_state sent is current; no frames follow' }),
     ),
-  ),
-  sync_after_ms: Type.Integer(),
-});
+    frames: Type.Optional(
+      Type.Array(
+        Type.Object({
+          frame_id: Type.String(),
+          generation: Type.Integer(),
+          desired_state: StringEnum(['running', 'stopped']),
+          replica_count: Type.Integer(),
+          port: Type.Integer(),
+          health_check_path: Type.String(),
+          build_failed: Type.Boolean({
+            description: 'The latest deployment failed to build: do not build it again',
+          }),
+          git_repository_owner: Type.String(),
+          git_repository: Type.String(),
+          git_repository_branch: Type.String(),
+          deployment_id: Type.String(),
+          commit_sha: Nullable(Type.String()),
+          env: Type.Record(Type.String(), Type.String()),
+          volumes: Type.Array(
+            Type.Object({
+              id: Type.String(),
+              name: Type.String(),
+              mount_path: Type.String(),
+              size_gb: Type.Integer(),
+            }),
+          ),
+          domains: Type.Array(Type.String(), {
+            description: 'Hostnames to route to the frame: verified custom domains only',
+          }),
+        }),
+        { description: 'The whole desired state; absent only when `unchanged`' },
+      ),
+    ),
+    sync_after_ms: Type.Integer(),
+  },
+  { title: 'SyncAnswer' },
+);

@@ -4,17 +4,20 @@
 import { Type } from 'typebox';
 import { IdParam, ListOf, Nullable, Timestamp } from '../http/schemas.ts';
 
-export const AuditEvent = Type.Object({
-  id: Type.String(),
-  action: Type.String(),
-  actor_id: Nullable(Type.String()),
-  target_type: Type.String(),
-  target_id: Type.String(),
-  before: Type.Unknown(),
-  after: Type.Unknown(),
-  request_id: Nullable(Type.String()),
-  at: Timestamp,
-});
+export const AuditEvent = Type.Object(
+  {
+    id: Type.String(),
+    action: Type.String(),
+    actor_id: Nullable(Type.String()),
+    target_type: Type.String(),
+    target_id: Type.String(),
+    before: Type.Unknown(),
+    after: Type.Unknown(),
+    request_id: Nullable(Type.String()),
+    at: Timestamp,
+  },
+  { title: 'AuditEvent' },
+);
 export const AuditList = ListOf(AuditEvent);
 
 export const TeamAuditParams = Type.Object({ team_id: IdParam('team') });

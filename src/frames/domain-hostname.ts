@@ -5,6 +5,20 @@ import { MAX_VERIFIABLE_HOSTNAME } from './domain-verification.ts';
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
+// What parseHostname accepts, as the request schema's pattern (checked in
+// test/http/openapi-conformance.test.ts): two or more labels, the last not all digits, one
+// trailing dot allowed, any case, surrounding spaces (all trimmed: stored lower-cased, without
+// the dot), at most MAX_VERIFIABLE_HOSTNAME characters without the dot and the spaces.
+const SCHEMA_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+export const HOSTNAME_PATTERN =
+  `^\\s*(?=\\S{1,${MAX_VERIFIABLE_HOSTNAME}}\\.?\\s*$)(?:${SCHEMA_LABEL}\\.)+` +
+  `(?![0-9]+\\.?\\s*$)${SCHEMA_LABEL}\\.?\\s*$`;
+export const HOSTNAME_MESSAGE =
+  `must be a DNS name (like app.example.com) of at most ${MAX_VERIFIABLE_HOSTNAME} characters, ` +
+  'so that its verification record fits: two or more labels of letters, digits and "-", none ' +
+  'starting or ending with "-", the last not all digits; write internationalized names in ' +
+  'punycode (xn--…), and no IP address, port, path or "*"';
+
 /**
  * Normalizes a hostname (trimmed, lower-cased, one trailing dot dropped) and checks it is a DNS
  * name a frame can answer on. Returns the stored form, or why it is refused.

@@ -66,7 +66,7 @@ export const CreateFrameBody = Type.Object(
     health_check_path: Type.Optional(HealthCheckPath),
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
-  { additionalProperties: false },
+  { title: 'CreateFrameBody', additionalProperties: false },
 );
 
 export const UpdateFrameBody = Type.Object(
@@ -79,7 +79,7 @@ export const UpdateFrameBody = Type.Object(
     replica_count: Type.Optional(ReplicaCount),
     health_check_path: Type.Optional(HealthCheckPath),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateFrameBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const Frame = Type.Object(
@@ -184,21 +184,24 @@ export const Deployment = Type.Object(
 );
 export const DeploymentList = ListOf(Type.Ref('Deployment'));
 
-export const DeletedFrame = Type.Object({
-  id: Type.String(),
-  deleted: Type.Literal(true),
-  released: Type.Object({
-    domains: Type.Array(Type.Object({ id: Type.String(), hostname: Type.String() })),
-    volumes: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        name: Type.String(),
-        mount_path: Type.String(),
-        size_gb: Type.Integer(),
-      }),
-    ),
-  }),
-});
+export const DeletedFrame = Type.Object(
+  {
+    id: Type.String(),
+    deleted: Type.Literal(true),
+    released: Type.Object({
+      domains: Type.Array(Type.Object({ id: Type.String(), hostname: Type.String() })),
+      volumes: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          name: Type.String(),
+          mount_path: Type.String(),
+          size_gb: Type.Integer(),
+        }),
+      ),
+    }),
+  },
+  { title: 'DeletedFrame' },
+);
 
 export const SpaceFramesParams = Type.Object({
   project_id: IdParam('prj'),

@@ -22,6 +22,7 @@ export function historyRoutes({ history }: { history: HistoryService }): Fastify
           params: FrameParams,
           querystring: S.LogsQuery,
           response: { 200: S.LogPage, ...problemResponses },
+          produces: ['application/json', 'text/event-stream'],
           summary: 'Log lines, oldest first; with Accept: text/event-stream a live stream',
           description:
             'As a stream (`Accept: text/event-stream`), each line is `id: <id>`, `event: log`, `data: <line as JSON>`. ' +
@@ -54,6 +55,7 @@ export function historyRoutes({ history }: { history: HistoryService }): Fastify
           params: FrameParams,
           querystring: S.EventsQuery,
           response: { 200: S.FrameEventPage, ...problemResponses },
+          produces: ['application/json', 'text/event-stream'],
           summary:
             'Frame events (operations and status changes) in creation order; with Accept: text/event-stream a live stream',
           description:

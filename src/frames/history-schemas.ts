@@ -22,23 +22,29 @@ export const LogsQuery = Type.Object({
 // Events page like every list (CONTRACT 1).
 export const EventsQuery = ListQuery;
 
-export const LogLine = Type.Object({
-  id: Type.String({ description: 'Opaque, increasing; the stream sends it as the event id' }),
-  replica: Type.Integer(),
-  at: Timestamp,
-  line: Type.String(),
-});
+export const LogLine = Type.Object(
+  {
+    id: Type.String({ description: 'Opaque, increasing; the stream sends it as the event id' }),
+    replica: Type.Integer(),
+    at: Timestamp,
+    line: Type.String(),
+  },
+  { title: 'LogLine' },
+);
 export const LogPage = ListOf(LogLine);
 
-export const FrameEvent = Type.Object({
-  id: Type.String(),
-  type: Type.String({
-    description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
-  }),
-  status: Nullable(Type.String()),
-  status_reason: Nullable(Type.String()),
-  detail: Type.Unknown(),
-  actor_id: Nullable(Type.String()),
-  at: Timestamp,
-});
+export const FrameEvent = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String({
+      description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
+    }),
+    status: Nullable(Type.String()),
+    status_reason: Nullable(Type.String()),
+    detail: Type.Unknown(),
+    actor_id: Nullable(Type.String()),
+    at: Timestamp,
+  },
+  { title: 'FrameEvent' },
+);
 export const FrameEventPage = ListOf(FrameEvent);

@@ -1,73 +1,113 @@
 // Schemas of a frame's settings: env vars, domains, volumes (CONTRACT 5).
 import { Type } from 'typebox';
-import { IdParam, ListOf, Nullable, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import {
+  errorWording,
+  IdParam,
+  ListOf,
+  Nullable,
+  NullableTimestamp,
+  PATTERN_MESSAGES,
+  Timestamp,
+} from '../http/schemas.ts';
 import { FrameParams } from './frames-schemas.ts';
+import { HOSTNAME_MESSAGE, HOSTNAME_PATTERN } from './domain-hostname.ts';
+import { MOUNT_PATH_MESSAGE, MOUNT_PATH_PATTERN } from './volumes-service.ts';
+
+PATTERN_MESSAGES.set(HOSTNAME_PATTERN, HOSTNAME_MESSAGE);
+PATTERN_MESSAGES.set(MOUNT_PATH_PATTERN, MOUNT_PATH_MESSAGE);
 
 // Names a shell can export; a record's keys are checked through propertyNames, so a bad name is
 // refused rather than passing unvalidated.
 const EnvKeyRule = { pattern: '^[A-Za-z_][A-Za-z0-9_]*$', minLength: 1, maxLength: 255 };
-const EnvValue = Type.String({ maxLength: 32 * 1024, description: 'At most 32 KiB (UTF-8)' });
+// Limits JSON Schema cannot state are in the descriptions: a value's 32 KiB count UTF-8 bytes
+// (maxLength counts characters: non-ASCII values reach it sooner, 422 env_value_too_large), and
+// a frame's keys and values together are capped by ENV_MAX_BYTES (422 env_too_large), well
+// under the request body limit (BODY_LIMIT_BYTES, 413 body_too_large).
+const EnvValue = Type.String({
+  maxLength: 32 * 1024,
+  description: 'At most 32 KiB: 32,768 bytes of UTF-8 (422 env_value_too_large past it)',
+});
 const envRecord = <T extends Parameters<typeof Type.Record>[1]>(
   value: T,
+  what: string,
   extra: Record<string, unknown> = {},
 ) =>
   Type.Record(Type.String(), value, {
     propertyNames: EnvKeyRule,
     maxProperties: 500,
-    description: 'Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (1..255 characters); at most 500 variables',
+    description:
+      `${what}. Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (1..255 characters); at most 500 ` +
+      "variables. Keys and values together: at most ENV_MAX_BYTES bytes of UTF-8 in the frame's " +
+      'whole set (64 KiB by default; 422 env_too_large), whatever the body limit allows',
     ...extra,
   });
 
 export const PutEnvBody = Type.Object(
   {
-    vars: envRecord(EnvValue, { description: 'The whole new set; keys left out are deleted' }),
+    vars: envRecord(EnvValue, 'The whole new set; keys left out are deleted'),
   },
-  { additionalProperties: false },
+  { title: 'PutEnvBody', additionalProperties: false },
 );
 
 export const PatchEnvBody = Type.Object(
   {
-    vars: envRecord(Type.Union([EnvValue, Type.Null()]), {
-      minProperties: 1,
-      description: 'Merged into the set; null deletes a key',
-    }),
+    vars: envRecord(
+      Type.Union([EnvValue, Type.Null()]),
+      'Merged into the set; null deletes a key',
+      {
+        minProperties: 1,
+      },
+    ),
   },
-  { additionalProperties: false },
+  { title: 'PatchEnvBody', additionalProperties: false },
 );
 
-export const EnvAnswer = Type.Object({
-  vars: Type.Record(Type.String(), Nullable(Type.String())),
-  values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
-});
+export const EnvAnswer = Type.Object(
+  {
+    vars: Type.Record(Type.String(), Nullable(Type.String())),
+    values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
+  },
+  { title: 'EnvAnswer' },
+);
 
 export const DomainBody = Type.Object(
   {
     hostname: Type.String({
-      minLength: 1,
-      maxLength: 300,
-      description: 'A DNS name (punycode for internationalized names); stored lower-cased',
+      minLength: 3,
+      // The longest DNS name; the pattern holds the shorter limit of a verifiable one.
+      maxLength: 253,
+      pattern: HOSTNAME_PATTERN,
+      description:
+        'A DNS name (punycode for internationalized names), one trailing dot allowed; stored ' +
+        'lower-cased without it',
+      ...errorWording(HOSTNAME_MESSAGE, 'invalid_hostname'),
     }),
   },
-  { additionalProperties: false },
+  { title: 'DomainBody', additionalProperties: false },
 );
-export const Domain = Type.Object({
-  id: Type.String(),
-  frame_id: Type.String(),
-  hostname: Type.String(),
-  created_at: Timestamp,
-  verified: Type.Boolean({ description: 'Proven in DNS; only verified domains are routed' }),
-  verified_at: NullableTimestamp,
-  verification: Type.Object(
-    {
-      type: Type.Literal('TXT'),
-      name: Type.String({ description: 'Where the record goes: _frameplane-challenge.<hostname>' }),
-      value: Type.String({
-        description: 'The exact value: frameplane-verify=<token of this claim>',
-      }),
-    },
-    { description: 'The DNS record that proves ownership; then POST …/domains/<id>/verify' },
-  ),
-});
+export const Domain = Type.Object(
+  {
+    id: Type.String(),
+    frame_id: Type.String(),
+    hostname: Type.String(),
+    created_at: Timestamp,
+    verified: Type.Boolean({ description: 'Proven in DNS; only verified domains are routed' }),
+    verified_at: NullableTimestamp,
+    verification: Type.Object(
+      {
+        type: Type.Literal('TXT'),
+        name: Type.String({
+          description: 'Where the record goes: _frameplane-challenge.<hostname>',
+        }),
+        value: Type.String({
+          description: 'The exact value: frameplane-verify=<token of this claim>',
+        }),
+      },
+      { description: 'The DNS record that proves ownership; then POST …/domains/<id>/verify' },
+    ),
+  },
+  { title: 'Domain' },
+);
 export const DomainList = ListOf(Domain);
 export const DomainParams = Type.Object({ ...FrameParams.properties, domain_id: IdParam('dom') });
 
@@ -79,22 +119,27 @@ export const VolumeBody = Type.Object(
       pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$',
     }),
     mount_path: Type.String({
-      minLength: 1,
+      minLength: 2,
       maxLength: 255,
+      pattern: MOUNT_PATH_PATTERN,
       description:
         'Absolute and normalized; not "/" nor under /proc /sys /dev /etc /bin /usr /lib /sbin /boot /run /var/run',
+      ...errorWording(MOUNT_PATH_MESSAGE, 'invalid_mount_path'),
     }),
     size_gb: Type.Integer({ minimum: 1, maximum: 16384 }),
   },
-  { additionalProperties: false },
+  { title: 'VolumeBody', additionalProperties: false },
 );
-export const Volume = Type.Object({
-  id: Type.String(),
-  frame_id: Type.String(),
-  name: Type.String(),
-  mount_path: Type.String(),
-  size_gb: Type.Integer(),
-  created_at: Timestamp,
-});
+export const Volume = Type.Object(
+  {
+    id: Type.String(),
+    frame_id: Type.String(),
+    name: Type.String(),
+    mount_path: Type.String(),
+    size_gb: Type.Integer(),
+    created_at: Timestamp,
+  },
+  { title: 'Volume' },
+);
 export const VolumeList = ListOf(Volume);
 export const VolumeParams = Type.Object({ ...FrameParams.properties, volume_id: IdParam('vol') });

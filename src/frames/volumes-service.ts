@@ -32,6 +32,16 @@ export const RESERVED_MOUNTS = [
 ];
 const SEGMENT = /^[A-Za-z0-9._@+=-]+$/;
 
+// What mountPathProblem accepts, as the request schema's pattern (with maxLength 255; checked in
+// test/http/openapi-conformance.test.ts).
+const NOT_RESERVED = `(?!(?:${RESERVED_MOUNTS.join('|')})(?:/|$))`;
+const SEGMENTS = '(?:/(?!\\.\\.?(?:/|$))[A-Za-z0-9._@+=-]+)+';
+export const MOUNT_PATH_PATTERN = `^${NOT_RESERVED}${SEGMENTS}$`;
+export const MOUNT_PATH_MESSAGE =
+  'must be an absolute, normalized path (like /data): segments of letters, digits and ' +
+  '. _ - @ + = joined by single "/", no "." or ".." segment, no "/" at the end, not "/", and ' +
+  `not ${RESERVED_MOUNTS.join(', ')} or under them (system directories); at most 255 characters`;
+
 /** Why a mount path is refused, or undefined when it is a usable one. It is never rewritten. */
 export function mountPathProblem(p: string): string | undefined {
   if (!p.startsWith('/')) return 'must be an absolute path (starting with "/")';

@@ -16,12 +16,16 @@ export function healthRoutes({
   isReady: () => boolean;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const Status = Type.Object({ status: Type.String() });
+    const Status = Type.Object({ status: Type.String() }, { title: 'HealthStatus' });
     app.get(
       '/healthz',
       {
         config: { auth: 'none' },
-        schema: { tags: ['health'], summary: 'The process lives', response: { 200: Status } },
+        schema: {
+          tags: ['health'],
+          summary: 'The process lives',
+          response: { 200: Status, ...problemResponses },
+        },
       },
       async () => ({ status: 'ok' }),
     );

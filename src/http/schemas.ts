@@ -12,9 +12,16 @@ type EnumOptions = { description?: string; [annotation: `x-${string}`]: string }
 export const StringEnum = <const V extends readonly string[]>(values: V, o: EnumOptions = {}) =>
   Object.assign(Type.Unsafe<V[number]>({ enum: [...values], ...o }), { type: 'string' as const });
 
-/** A value of `t` (a schema with one `type`) or null, for answers. */
-export const Nullable = <T extends TSchema & { type: string }>(t: T) =>
-  Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
+/** A value of `t` (a schema with one `type`) or null, for answers. An enum gets null among
+ *  its values too, or the document would refuse the null that `type` allows. */
+export const Nullable = <T extends TSchema & { type: string }>(t: T) => {
+  const values = (t as { enum?: unknown[] }).enum;
+  return Type.Unsafe<Static<T> | null>({
+    ...t,
+    type: [t.type, 'null'],
+    ...(values ? { enum: [...values, null] } : {}),
+  });
+};
 
 // Annotations that word a field's validation errors (read by validation-messages.ts; Ajv knows
 // them as keywords that validate nothing; OpenAPI 3.1 allows `x-` keys in a schema).
@@ -84,6 +91,27 @@ export const PlainName = (o: { minLength?: number; maxLength: number }) =>
       'One line of text: no control characters (line breaks, tabs), no U+2028/U+2029, no bidirectional controls',
   });
 
+// The e-mail addresses the server takes: ajv-formats' `email` (validation.ts), written out as
+// a pattern so that the document says it. JSON Schema's `format: email` alone allows more (RFC
+// 5321 mailboxes such as `0@com`, quoted local parts, IP literals) than the server accepts.
+export const EMAIL_PATTERN =
+  "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*" +
+  '@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$';
+PATTERN_MESSAGES.set(
+  EMAIL_PATTERN,
+  'must be an e-mail address like ada@example.com: letters, digits and ' +
+    "!#$%&'*+/=?^_`{|}~- before the @ (dots only between them), and after it a domain of two " +
+    'or more labels of letters, digits and "-"',
+);
+
+/** An e-mail address a person types: up to 254 characters, see EMAIL_PATTERN. */
+export const Email = Type.String({
+  format: 'email',
+  pattern: EMAIL_PATTERN,
+  minLength: 3,
+  maxLength: 254,
+});
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
 export const NullableTimestamp = Nullable(Timestamp);
 
@@ -106,8 +134,17 @@ export const problemResponses = {
   '5xx': Type.Ref('Problem'),
 };
 
-export const ListOf = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), next_cursor: Nullable(Type.String()) });
+/** A page of `item`s: every list answer has this envelope. The OpenAPI document names it after
+ *  its item (`TeamList` for a `$ref` to Team or an item titled Team) and shows the shared
+ *  `ListEnvelope` in it. */
+export const ListOf = <T extends TSchema>(item: T) => {
+  const { $ref, title } = item as { $ref?: string; title?: string };
+  const name = $ref ?? title;
+  return Type.Object(
+    { data: Type.Array(item), next_cursor: Nullable(Type.String()) },
+    name ? { title: `${name}List` } : {},
+  );
+};
 
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListOf, ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import { InvitationForUser } from '../teams/invitation-schemas.ts';
@@ -90,7 +91,11 @@ export function identityRoutes({ identity, signup }: Deps): FastifyPluginAsyncTy
     app.get(
       '/v2/user',
       {
-        schema: { tags, summary: 'The caller', response: { 200: S.User, ...problemResponses } },
+        schema: {
+          tags,
+          summary: 'The caller',
+          response: { 200: Type.Ref('User'), ...problemResponses },
+        },
       },
       async (req) => identity.me(actorOf(req)),
     );

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import {
+  Email,
   IdParam,
   ListOf,
   NullableTimestamp,
@@ -8,7 +9,7 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 
-export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export { Email };
 export const Password = Type.String({
   minLength: 10,
   maxLength: 1024,
@@ -40,39 +41,45 @@ export const SignupBody = Type.Object(
       TokenText('An invitation token e-mailed to `email`: proves the mailbox'),
     ),
   },
-  { additionalProperties: false },
+  { title: 'SignupBody', additionalProperties: false },
 );
 /** A sign-up or a request that waits for the e-mailed link. */
-export const VerificationSent = Type.Object({
-  email: Type.String({ description: 'Where the link went' }),
-  expires_at: Timestamp,
-});
+export const VerificationSent = Type.Object(
+  {
+    email: Type.String({ description: 'Where the link went' }),
+    expires_at: Timestamp,
+  },
+  { title: 'VerificationSent' },
+);
 export const VerifyEmailBody = Type.Object(
   {
     token: TokenText('The token from the link (after #token=)'),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
-  { additionalProperties: false },
+  { title: 'VerifyEmailBody', additionalProperties: false },
 );
 export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: 254 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
-  { additionalProperties: false },
+  { title: 'LoginBody', additionalProperties: false },
 );
-export const Session = Type.Object({
-  user: Type.Ref('User'),
-  access_token: Type.String(),
-  expires_at: Timestamp,
-});
+export const Session = Type.Object(
+  {
+    user: Type.Ref('User'),
+    access_token: Type.String(),
+    expires_at: Timestamp,
+  },
+  { title: 'Session' },
+);
 
 export const CreateTokenBody = Type.Object(
   {
     name: PlainName({ maxLength: 100 }),
     expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   },
-  { additionalProperties: false },
+  { title: 'CreateTokenBody', additionalProperties: false },
 );
 const tokenFields = {
   id: Type.String(),
@@ -82,10 +89,13 @@ const tokenFields = {
   expires_at: NullableTimestamp,
   last_used_at: NullableTimestamp,
 };
-export const Token = Type.Object(tokenFields);
-export const NewToken = Type.Object({
-  ...tokenFields,
-  token: Type.String({ description: 'Shown once' }),
-});
+export const Token = Type.Object(tokenFields, { title: 'Token' });
+export const NewToken = Type.Object(
+  {
+    ...tokenFields,
+    token: Type.String({ description: 'Shown once' }),
+  },
+  { title: 'NewToken' },
+);
 export const TokenList = ListOf(Token);
 export const TokenParams = Type.Object({ token_id: IdParam('tok') });

@@ -2,6 +2,7 @@
 // invitations are those of teams (the same rows and the same machinery), named with org_id.
 import { Type } from 'typebox';
 import {
+  Email,
   errorWording,
   IdParam,
   ListOf,
@@ -47,22 +48,28 @@ export const Org = Type.Object(
 export const OrgList = ListOf(Type.Ref('Org'));
 export const CreateOrgBody = Type.Object(
   { name: OrgName, slug: Slug },
-  { additionalProperties: false },
+  { title: 'CreateOrgBody', additionalProperties: false },
 );
 export const UpdateOrgBody = Type.Object(
   { name: Type.Optional(OrgName), slug: Type.Optional(Slug), base_role: Type.Optional(BaseRole) },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateOrgBody', additionalProperties: false, minProperties: 1 },
 );
 
-export const OrgMembership = Type.Object({
-  org_id: Type.String(),
-  user_id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  role: OrgRole,
-  joined_at: Timestamp,
-});
-export const OrgRoleBody = Type.Object({ role: OrgGivenRole }, { additionalProperties: false });
+export const OrgMembership = Type.Object(
+  {
+    org_id: Type.String(),
+    user_id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    role: OrgRole,
+    joined_at: Timestamp,
+  },
+  { title: 'OrgMembership' },
+);
+export const OrgRoleBody = Type.Object(
+  { role: OrgGivenRole },
+  { title: 'OrgRoleBody', additionalProperties: false },
+);
 
 export const OrgInvitation = Type.Object(
   {
@@ -79,8 +86,8 @@ export const OrgInvitation = Type.Object(
 );
 export const OrgInvitationList = ListOf(Type.Ref('OrgInvitation'));
 export const CreateOrgInvitationBody = Type.Object(
-  { email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }), role: OrgGivenRole },
-  { additionalProperties: false },
+  { email: Email, role: OrgGivenRole },
+  { title: 'CreateOrgInvitationBody', additionalProperties: false },
 );
 
 export const OrgParams = Type.Object({ org_id: IdParam('org') });

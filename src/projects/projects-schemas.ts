@@ -24,7 +24,10 @@ export const Space = Type.Object(
 export const ProjectList = ListOf(Type.Ref('Project'));
 export const SpaceList = ListOf(Type.Ref('Space'));
 
-export const NameBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const NameBody = Type.Object(
+  { name: Name },
+  { title: 'NameBody', additionalProperties: false },
+);
 export const CreateProjectBody = Type.Object(
   {
     name: Name,
@@ -32,7 +35,7 @@ export const CreateProjectBody = Type.Object(
     // that names no org of the caller's is 404, as a grant's project_id is.
     org_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
-  { additionalProperties: false },
+  { title: 'CreateProjectBody', additionalProperties: false },
 );
 export const ProjectParams = Type.Object({ project_id: IdParam('prj') });
 export const SpaceParams = Type.Object({ project_id: IdParam('prj'), space_id: IdParam('spc') });
@@ -49,38 +52,41 @@ const Via = Type.Object({
   base_role: Nullable(StringEnum(['none', 'viewer', 'member', 'admin'])),
   role: RoleName,
 });
-export const ProjectAccess = Type.Object({
-  project_id: Type.String(),
-  owner: Type.Object(
-    { user_id: Type.String(), email: Type.String(), name: Type.String() },
-    { description: "The person with the owner role: the owning user, or the owning org's owner" },
-  ),
-  owner_kind: StringEnum(['user', 'org']),
-  org: Nullable(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      slug: Type.String(),
-      base_role: StringEnum(['none', 'viewer', 'member', 'admin']),
-    }),
-  ),
-  grants: Type.Array(
-    Type.Object({
-      grant_id: Type.String(),
-      role: RoleName,
-      created_at: Timestamp,
-      team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
-    }),
-  ),
-  members: Type.Array(
-    Type.Object({
-      user_id: Type.String(),
-      email: Type.String(),
-      name: Type.String(),
-      role: RoleName,
-      via: Type.Array(Via, {
-        description: 'Each path that gives this person access; role is the best of them',
+export const ProjectAccess = Type.Object(
+  {
+    project_id: Type.String(),
+    owner: Type.Object(
+      { user_id: Type.String(), email: Type.String(), name: Type.String() },
+      { description: "The person with the owner role: the owning user, or the owning org's owner" },
+    ),
+    owner_kind: StringEnum(['user', 'org']),
+    org: Nullable(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        slug: Type.String(),
+        base_role: StringEnum(['none', 'viewer', 'member', 'admin']),
       }),
-    }),
-  ),
-});
+    ),
+    grants: Type.Array(
+      Type.Object({
+        grant_id: Type.String(),
+        role: RoleName,
+        created_at: Timestamp,
+        team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+      }),
+    ),
+    members: Type.Array(
+      Type.Object({
+        user_id: Type.String(),
+        email: Type.String(),
+        name: Type.String(),
+        role: RoleName,
+        via: Type.Array(Via, {
+          description: 'Each path that gives this person access; role is the best of them',
+        }),
+      }),
+    ),
+  },
+  { title: 'ProjectAccess' },
+);

@@ -1,5 +1,13 @@
 import { Type } from 'typebox';
-import { errorWording, IdParam, ListOf, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import {
+  Email,
+  errorWording,
+  IdParam,
+  ListOf,
+  Nullable,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 import { GIVEN_ROLES } from './teams-schemas.ts';
 
 // An invitation never offers `owner` (see GIVEN_ROLES).
@@ -27,14 +35,17 @@ export const Invitation = Type.Object(invitationFields, { $id: 'Invitation' });
 export const InvitationList = ListOf(Type.Ref('Invitation'));
 // GET /v2/user/invitations lists invitations to teams and to organizations (CONTRACT 3a):
 // `kind` tells which, and `team` names either (an org is a teams row; docs/api.md).
-export const InvitationForUser = Type.Object({
-  ...invitationFields,
-  kind: StringEnum(['team', 'org']),
-  team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
-});
+export const InvitationForUser = Type.Object(
+  {
+    ...invitationFields,
+    kind: StringEnum(['team', 'org']),
+    team: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+  },
+  { title: 'InvitationForUser' },
+);
 export const CreateInvitationBody = Type.Object(
-  { email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }), role: InvitationRole },
-  { additionalProperties: false },
+  { email: Email, role: InvitationRole },
+  { title: 'CreateInvitationBody', additionalProperties: false },
 );
 export const InvitationParams = Type.Object({
   team_id: IdParam('team'),

@@ -47,11 +47,11 @@ export const Team = Type.Object(
 export const TeamList = ListOf(Type.Ref('Team'));
 export const CreateTeamBody = Type.Object(
   { name: TeamName, slug: Slug },
-  { additionalProperties: false },
+  { title: 'CreateTeamBody', additionalProperties: false },
 );
 export const UpdateTeamBody = Type.Object(
   { name: Type.Optional(TeamName), slug: Type.Optional(Slug) },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateTeamBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const Member = Type.Object(
@@ -64,17 +64,26 @@ export const Member = Type.Object(
   },
   { $id: 'Member' },
 );
-export const Membership = Type.Object({
-  team_id: Type.String(),
-  user_id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  role: RoleName,
-  joined_at: Timestamp,
-});
+export const Membership = Type.Object(
+  {
+    team_id: Type.String(),
+    user_id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    role: RoleName,
+    joined_at: Timestamp,
+  },
+  { title: 'Membership' },
+);
 export const MemberList = ListOf(Type.Ref('Member'));
-export const RoleBody = Type.Object({ role: MemberRole }, { additionalProperties: false });
-export const GrantRoleBody = Type.Object({ role: GrantRole }, { additionalProperties: false });
+export const RoleBody = Type.Object(
+  { role: MemberRole },
+  { title: 'RoleBody', additionalProperties: false },
+);
+export const GrantRoleBody = Type.Object(
+  { role: GrantRole },
+  { title: 'GrantRoleBody', additionalProperties: false },
+);
 
 export const Grant = Type.Object(
   {
@@ -89,7 +98,7 @@ export const Grant = Type.Object(
 export const GrantList = ListOf(Type.Ref('Grant'));
 export const CreateGrantBody = Type.Object(
   { project_id: Type.String({ minLength: 1, maxLength: 64 }), role: GrantRole },
-  { additionalProperties: false },
+  { title: 'CreateGrantBody', additionalProperties: false },
 );
 
 export const TeamParams = Type.Object({ team_id: IdParam('team') });

@@ -5,12 +5,15 @@ import { Nullable, problemResponses } from '../http/schemas.ts';
 import { ProjectParams } from '../projects/projects-schemas.ts';
 import type { WebhookService } from './webhook-service.ts';
 
-const Webhook = Type.Object({
-  url: Type.String(),
-  secret: Type.String(),
-  content_type: Type.String(),
-  events: Type.Array(Type.String()),
-});
+const Webhook = Type.Object(
+  {
+    url: Type.String(),
+    secret: Type.String(),
+    content_type: Type.String(),
+    events: Type.Array(Type.String()),
+  },
+  { title: 'Webhook' },
+);
 // A push payload carries far more than we read; unlike our own API, unknown fields are fine here.
 const PushBody = Type.Object(
   {
@@ -31,22 +34,27 @@ const PushBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true },
+  { title: 'PushBody', additionalProperties: true },
 );
 
-const HookAnswer = Type.Object({
-  event: Type.String(),
-  duplicate: Type.Optional(
-    Type.Boolean({ description: 'true: this delivery was applied before; nothing was done (200)' }),
-  ),
-  deployments: Type.Array(
-    Type.Object({
-      frame_id: Type.String(),
-      deployment_id: Nullable(Type.String()),
-      skipped: Type.Optional(Type.String()),
-    }),
-  ),
-});
+const HookAnswer = Type.Object(
+  {
+    event: Type.String(),
+    duplicate: Type.Optional(
+      Type.Boolean({
+        description: 'true: this delivery was applied before; nothing was done (200)',
+      }),
+    ),
+    deployments: Type.Array(
+      Type.Object({
+        frame_id: Type.String(),
+        deployment_id: Nullable(Type.String()),
+        skipped: Type.Optional(Type.String()),
+      }),
+    ),
+  },
+  { title: 'HookAnswer' },
+);
 
 export function webhookRoutes({
   webhooks,

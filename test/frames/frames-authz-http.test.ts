@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type Reply, type TestApp } from '../helpers/app.ts';
+import { checkAnswers } from '../helpers/openapi-conformance.ts';
 import {
   addMember,
   expectProblem,
@@ -51,8 +52,10 @@ const OK_STATUS: Record<Op, number> = {
   delete: 200,
 };
 
+let answers: Awaited<ReturnType<typeof checkAnswers>>;
 beforeAll(async () => {
   t = await testApp();
+  answers = await checkAnswers(t);
   const [owner, admin, member, viewer, outsider] = await Promise.all(
     ['owner', 'admin', 'member', 'viewer', 'outsider'].map((n) => newUser(t, n)),
   );
@@ -333,5 +336,12 @@ describe('the role is decided before anything about the frame is told', () => {
         402,
         'billing_past_due',
       );
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every answer above: status, content type and body (runs last)', () => {
+    expect(answers.violations).toEqual([]);
+    expect(answers.checked).toBeGreaterThan(0);
   });
 });

@@ -378,8 +378,8 @@ describe('domains', () => {
     }
     const unicode = await post(f, 'bücher.de');
     expectProblem(unicode, 422, 'invalid_hostname');
+    // The request schema's pattern refuses it: the message says to write punycode (xn--…).
     expect(unicode.json.detail).toContain('punycode');
-    expect(unicode.json.detail).toContain('xn--bcher-kva.de');
     // Not a string, empty, unknown fields: the body schema.
     for (const body of [
       { hostname: 42 },

@@ -200,6 +200,12 @@ function schemeOf(security: Array<Record<string, unknown>> | undefined): Route['
   return 'none';
 }
 
+/** An operation's JSON request body schema, its component's when it is a $ref. */
+export function bodyOf(doc: any, op: any): Schema | undefined {
+  const s = op.requestBody?.content?.['application/json']?.schema;
+  return s?.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s;
+}
+
 export function routesOf(doc: any): Route[] {
   return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops)
@@ -215,7 +221,7 @@ export function routesOf(doc: any): Route[] {
             .filter((p: any) => p.in === 'query')
             .map((p: any) => [p.name, p.schema ?? {}]),
         ),
-        body: op.requestBody?.content?.['application/json']?.schema as Schema | undefined,
+        body: bodyOf(doc, op),
         scheme: schemeOf(op.security),
       })),
   );

@@ -13,6 +13,7 @@ import {
 } from '../helpers/factories.ts';
 import { ADMIN, defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { PATTERN_MESSAGES } from '../../src/http/schemas.ts';
+import { bodyOf } from '../helpers/world.ts';
 
 let t: TestApp;
 let owner: TestUser;
@@ -275,8 +276,7 @@ describe('the OpenAPI document', () => {
 
   it('lists no owner role for grants and invitations, in answers and in requests', async () => {
     const doc = (await t.get('/v2/openapi.json')).json;
-    const body = (path: string, method: string) =>
-      doc.paths[path][method].requestBody.content['application/json'].schema;
+    const body = (path: string, method: string) => bodyOf(doc, doc.paths[path][method]);
     const enums = {
       Grant: roleEnum(doc.components.schemas.Grant),
       Invitation: roleEnum(doc.components.schemas.Invitation),
@@ -303,7 +303,7 @@ describe('the OpenAPI document', () => {
     };
     for (const ops of Object.values<any>(doc.paths)) {
       for (const op of Object.values<any>(ops)) {
-        walk(op.requestBody);
+        walk(bodyOf(doc, op));
         walk((op.parameters ?? []).filter((p: any) => p.in === 'query'));
       }
     }

@@ -4,12 +4,15 @@
 // a cell that changes or uses up something cannot decide another's answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
+import { checkAnswers } from '../helpers/openapi-conformance.ts';
 import { invitationToken, newUser, type TestUser } from '../helpers/factories.ts';
 import { addOrgMember, newOrg, type TestOrg } from '../helpers/orgs.ts';
 
 let t: TestApp;
+let answers: Awaited<ReturnType<typeof checkAnswers>>;
 beforeAll(async () => {
   t = await testApp();
+  answers = await checkAnswers(t);
 });
 afterAll(async () => {
   await t?.close();
@@ -257,5 +260,12 @@ describe('org authorization matrix', () => {
     const covered = new Set(ROUTES.map((r) => `${r.method} ${r.route}`));
     expect(routes.filter((r) => !covered.has(r))).toEqual([]);
     expect([...covered].filter((r) => !routes.includes(r))).toEqual([]);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every answer above: status, content type and body (runs last)', () => {
+    expect(answers.violations).toEqual([]);
+    expect(answers.checked).toBeGreaterThan(0);
   });
 });

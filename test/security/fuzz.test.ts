@@ -34,6 +34,7 @@ import {
 } from './generators.ts';
 import { report } from '../faults/helpers/service.ts';
 import { at } from '../helpers/checked.ts';
+import { conformance } from '../helpers/openapi-conformance.ts';
 
 const t = await testApp();
 afterAll(async () => {
@@ -44,7 +45,10 @@ const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 5000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const CONCURRENCY = 4;
 
-const ROUTES = routesOf((await t.get('/v2/openapi.json')).json);
+const DOC = (await t.get('/v2/openapi.json')).json;
+const ROUTES = routesOf(DOC);
+// Every answer is also checked against the document: status, content type, body.
+const documented = conformance(DOC);
 const world = await buildWorld(t);
 
 // ---------------------------------------------------------------------------------------------
@@ -252,6 +256,9 @@ function check(req: Req, status: number, type: string, body: string): string[] {
   if (status < 400 && req.method !== 'GET')
     problems.push(`accepted (${status}) a request that must be refused`);
   if (STACK.test(body)) problems.push('a stack trace or source path in the answer');
+  problems.push(
+    ...documented.check({ method: req.method, url: req.url, status, contentType: type, body }),
+  );
   if (status >= 400) {
     if (!type.startsWith('application/problem+json')) problems.push(`content-type ${type}`);
     let json: any;

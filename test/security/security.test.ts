@@ -10,6 +10,7 @@
 // - no stack trace or source path in any error answer.
 import { afterAll, describe, expect, it } from 'vitest';
 import { testApp, type Reply } from '../helpers/app.ts';
+import { checkAnswers } from '../helpers/openapi-conformance.ts';
 import { expectProblem, FACTORY_PASSWORD } from '../helpers/factories.ts';
 import {
   ADMIN,
@@ -27,6 +28,7 @@ const t = await testApp();
 afterAll(async () => {
   await t.close();
 });
+const answers = await checkAnswers(t);
 const world = await buildWorld(t);
 const ROUTES = routesOf((await t.get('/v2/openapi.json')).json);
 const STACK =
@@ -372,4 +374,11 @@ describe('security headers and error bodies', () => {
       if (r.status >= 400 && !name.startsWith('invitation page')) expectProblem(r, r.status);
     });
   }
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every answer above: status, content type and body (runs last)', () => {
+    expect(answers.violations).toEqual([]);
+    expect(answers.checked).toBeGreaterThan(0);
+  });
 });
