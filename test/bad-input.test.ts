@@ -117,6 +117,7 @@ function sampleString(s: Schema, name: string): string {
   if (name === 'hostname') return `h${unique()}.example.com`;
   if (name === 'mount_path') return `/data/${unique()}`;
   if (name === 'health_check_path') return '/healthz';
+  if (name === 'known_state') return '0'.repeat(32);
   const candidates = [`s-${unique()}`, `v${unique()}`, 'abc', 'a'];
   let v = candidates.find((c) => !s.pattern || new RegExp(s.pattern).test(c)) ?? 'a';
   if (name === 'password') v = 'long-enough-password';

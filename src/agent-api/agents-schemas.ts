@@ -4,6 +4,7 @@ import {
   ListOf,
   Nullable,
   NullableTimestamp,
+  PATTERN_MESSAGES,
   PlainName,
   StringEnum,
   Timestamp,
@@ -36,11 +37,18 @@ export const AgentParams = Type.Object({ project_id: IdParam('prj'), agent_id: I
 
 const FrameId = Type.String({ minLength: 1, maxLength: 64 });
 const DeploymentId = Type.String({ minLength: 1, maxLength: 64 });
+// The digest of a desired state (desired-state-dal.ts, stateDigest): an md5 in hex.
+const STATE_PATTERN = '^[0-9a-f]{32}$';
+PATTERN_MESSAGES.set(
+  STATE_PATTERN,
+  'must be the `state` of an earlier sync answer: 32 lowercase hexadecimal digits',
+);
+
 export const SyncBody = Type.Object(
   {
     known_state: Type.Optional(
       Type.String({
-        pattern: '^[0-9a-f]{32}$',
+        pattern: STATE_PATTERN,
         description:
           'The `state` of the last answer the agent holds: while it is current, the answer is ' +
           '`{unchanged: true}` without `frames`',

@@ -1,6 +1,8 @@
-// Stop, start and deploy (spec 3 and 4, CONTRACT 5). Each is one transaction on the locked
-// frame: the desired state changes together with its event, and the agent is told on commit.
-// Every request records exactly one event, no-ops included, so parallel requests stay traceable.
+// Stop, start and deploy (spec 3 and 4, CONTRACT 5). The desired state changes together with
+// its event, atomically, as decided on the frame's current facts: a deploy under the frame's
+// lock; a stop or a start on the frame as read, written only if the frame did not move since,
+// else under the lock too (docs/architecture.md, Writes and their wake-ups). Every request
+// records exactly one event, no-ops included, so parallel requests stay traceable.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
