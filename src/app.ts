@@ -3,7 +3,6 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +14,7 @@ import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { logSerializers } from './http/log-redaction.ts';
 import { installAccessLog } from './http/access-log.ts';
+import { installSecurityHeaders } from './http/security-headers.ts';
 import { IDEMPOTENCY_HOURS } from './jobs/sweeper.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Problem } from './http/schemas.ts';
@@ -119,8 +119,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   });
   installAccessLog(app);
 
-  await app.register(helmet, {
-    global: true,
+  installSecurityHeaders(app, {
     // A plain-HTTP deployment must not have its page assets rewritten to https.
     contentSecurityPolicy: {
       directives: {
