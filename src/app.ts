@@ -114,8 +114,10 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     Agent,
   ])
     app.addSchema(schema);
-  app.addHook('onSend', async (req, reply) => {
+  // Synchronous, like every hook that runs on each request and waits for nothing.
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
+    done(null, payload);
   });
   installAccessLog(app);
 
