@@ -113,6 +113,8 @@ describe('member pages', () => {
       expect(
         (await names(app, viewer.token, team.id, '?limit=1')).data.map((m) => m.user_id),
       ).toEqual([owner.id]);
+      const raw = await app.get(`/v2/teams/${team.id}/members${last}`, { token: viewer.token });
+      expect(raw.headers['content-type']).toBe('application/json; charset=utf-8');
       const page = await names(app, viewer.token, team.id, last);
       expect(page).toEqual({
         data: [expect.objectContaining({ user_id: viewer.id })],
