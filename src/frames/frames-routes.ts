@@ -112,7 +112,10 @@ export function frameRoutes({
           req.params.frame_id,
           wait_for ? { for: wait_for, timeoutSeconds: timeout ?? 30 } : undefined,
         );
-        return reply.header('etag', etagOf(f)).send(f);
+        // The frame is returned, not the reply: a returned reply is awaited until the answer
+        // is written (an end-of-stream listener on every read).
+        reply.header('etag', etagOf(f));
+        return f;
       },
     );
 
