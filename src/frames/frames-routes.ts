@@ -183,7 +183,9 @@ export function frameRoutes({
             req.params.space_id,
             req.params.frame_id,
           );
-          return reply.code(202).header('location', frameUrl(req.params)).send(f);
+          // Returned, not sent: a returned reply makes Fastify wait for the answer's end.
+          reply.code(202).header('location', frameUrl(req.params));
+          return f;
         },
       );
     }
@@ -205,7 +207,8 @@ export function frameRoutes({
           req.params.space_id,
           req.params.frame_id,
         );
-        return reply.code(202).header('location', frameUrl(req.params)).send(d);
+        reply.code(202).header('location', frameUrl(req.params));
+        return d;
       },
     );
 
