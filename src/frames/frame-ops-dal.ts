@@ -22,7 +22,19 @@ export interface OperationWrite {
   audit?: ReturnType<typeof auditRow>;
 }
 
-/** The frame row as written, or undefined when it was not (moved since, or gone). */
+const CHANGED = [
+  'desired_state',
+  'updated_at',
+  'crash_streak',
+  'backoff_tripped_at',
+  'last_status',
+  'last_status_reason',
+  'generation',
+  'version',
+  'last_event_id',
+] as const;
+
+/** The columns written, or undefined when the frame was not (moved since, or gone). */
 export async function writeOperation(q: Queryable, w: OperationWrite) {
   const events = w.events.map((e) => ({ ...e, detail: e.detail && JSON.parse(e.detail) }));
   const newest = w.events[w.events.length - 1]?.id;
@@ -40,7 +52,9 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
         })
         .where('id', '=', w.frameId);
       if (w.unchangedSince) update = update.where(sql`xmin::text`, '=', w.unchangedSince);
-      return update.returningAll();
+      // Only what a stop or a start may change: the caller has the rest (its replicas and
+      // deployments are large, and would cost parsing twice for nothing).
+      return update.returning(CHANGED);
     })
     .with('e', (c) => c.insertInto('frame_events').expression(rowsFor('frame_events', events)))
     .with('a', (c) =>
