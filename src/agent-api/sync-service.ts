@@ -75,6 +75,9 @@ export function createSyncService({
           if (left <= 0 || !(await listening.next(left, signal))) break;
           current = await state.digest(agent.id);
         }
+        // An agent that went away hears nothing: no more statements (the service may be
+        // stopping, its pool closing).
+        if (signal?.aborted) return { unchanged: true as const, state: current, sync_after_ms: 0 };
         if (holdMs > 0) await touch(agent.id);
         // The agent's copy is current: a digest comparison is the whole answer.
         if (current === known)

@@ -8,7 +8,14 @@ import pino from 'pino';
 export type AgentLog = pino.Logger;
 
 export function agentLogger(level = process.env.LOG_LEVEL || 'info'): AgentLog {
-  return pino({ level, base: { service: 'frameplane-agent' } });
+  // Written synchronously. pino's default (asynchronous) destination flushes on exit, and that
+  // flush retries a write to a closed pipe for ever: an agent whose service was killed (its
+  // stdout the service's pipe) then never exits. Synchronously, the first write that meets the
+  // closed pipe turns logging off (pino's EPIPE filter), and the agent exits.
+  return pino(
+    { level, base: { service: 'frameplane-agent' } },
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 /** Above this, a fully read log file is truncated (the replica writes with O_APPEND). */
