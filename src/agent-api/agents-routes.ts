@@ -88,10 +88,13 @@ export function agentRoutes({
           response: { 200: S.SyncAnswer, ...problemResponses },
         },
       },
-      async (req) => {
-        // A client that goes away ends the hold at once.
+      async (req, reply) => {
+        // A client that goes away ends the hold at once. The response's close, not the
+        // request's: since Node.js 16 a request closes as soon as its body has been read.
         const gone = new AbortController();
-        req.raw.once('close', () => gone.abort());
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) gone.abort();
+        });
         return sync.sync(agentOf(req), req.body ?? {}, req.query.wait ?? 0, gone.signal);
       },
     );
