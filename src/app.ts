@@ -3,7 +3,6 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +15,7 @@ import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { logSerializers } from './http/log-redaction.ts';
 import { installAccessLog } from './http/access-log.ts';
+import { installSecurityHeaders } from './http/security-headers.ts';
 import { IDEMPOTENCY_HOURS } from './jobs/sweeper.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { Problem } from './http/schemas.ts';
@@ -115,13 +115,14 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     Agent,
   ])
     app.addSchema(schema);
-  app.addHook('onSend', async (req, reply) => {
+  // Synchronous, like every hook that runs on each request and waits for nothing.
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
+    done(null, payload);
   });
   installAccessLog(app);
 
-  await app.register(helmet, {
-    global: true,
+  installSecurityHeaders(app, {
     // A plain-HTTP deployment must not have its page assets rewritten to https.
     contentSecurityPolicy: {
       directives: {
@@ -132,9 +133,13 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(swagger, openapiOptions(core.config));
   installErrorHandling(app);
   installAuth(app, services.identity, services.agents, core.config.adminToken);
-  // Wake-ups go out after their commit (db/waker.ts): the last ones before the pool closes.
+  // Wake-ups go out after their commit (db/waker.ts), tokens' last uses in batches
+  // (identity/token-touches.ts): the last of both before the pool closes.
   services.waker.onError = (err) => app.log.warn({ err }, 'wake-ups not sent');
-  app.addHook('onClose', () => services.waker.flush());
+  app.addHook('onClose', async () => {
+    await services.identity.flushTokenUses();
+    await services.waker.flush();
+  });
   installIdempotency(app, core.db, core.clock, IDEMPOTENCY_HOURS, core.sealer);
 
   app.get('/v2/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>

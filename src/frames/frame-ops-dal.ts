@@ -51,7 +51,10 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
     .executeTakeFirst();
 }
 
-/** `rows` as rows of `table`, if the frame was written (a row in `f`); in the table's order. */
+/**
+ * `rows` as rows of `table`, if the frame was written (a row in `f`). A column a row does not
+ * name is NULL, not its default: a column added later with a default must be set in the rows.
+ */
 const rowsFor = (table: 'frame_events' | 'audit_events', rows: unknown[]) =>
   sql`select r.* from f,
     jsonb_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb) r`;

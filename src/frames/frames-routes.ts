@@ -112,7 +112,10 @@ export function frameRoutes({
           req.params.frame_id,
           wait_for ? { for: wait_for, timeoutSeconds: timeout ?? 30 } : undefined,
         );
-        return reply.header('etag', etagOf(f)).send(f);
+        // The frame is returned, not the reply: a returned reply is awaited until the answer
+        // is written (an end-of-stream listener on every read).
+        reply.header('etag', etagOf(f));
+        return f;
       },
     );
 
@@ -180,7 +183,9 @@ export function frameRoutes({
             req.params.space_id,
             req.params.frame_id,
           );
-          return reply.code(202).header('location', frameUrl(req.params)).send(f);
+          // Returned, not sent: a returned reply makes Fastify wait for the answer's end.
+          reply.code(202).header('location', frameUrl(req.params));
+          return f;
         },
       );
     }
@@ -202,7 +207,8 @@ export function frameRoutes({
           req.params.space_id,
           req.params.frame_id,
         );
-        return reply.code(202).header('location', frameUrl(req.params)).send(d);
+        reply.code(202).header('location', frameUrl(req.params));
+        return d;
       },
     );
 

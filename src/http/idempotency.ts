@@ -12,7 +12,7 @@
 // followed by 256 random bits) is treated the same way and logged as undeclared. The request
 // hash is keyed with the service's secret key, so a login body's password cannot be guessed
 // from it either.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Sealer } from '../secrets.ts';
@@ -65,9 +65,8 @@ export function installIdempotency(
     for (const m of [route.method].flat()) routes.add(`${m} ${route.url}`);
   });
 
-  app.addHook('preHandler', async (req, reply) => {
-    const key = req.headers['idempotency-key'];
-    if (req.method !== 'POST' || typeof key !== 'string') return;
+  /** Claims the key, or answers from its record: true when it answered (a replay). */
+  async function claimOrReplay(req: FastifyRequest, reply: FastifyReply, key: string) {
     if (!KEY.test(key))
       throw new AppError(
         400,
@@ -90,7 +89,7 @@ export function installIdempotency(
     );
     if (claimed) {
       req.idempotency = { scope, key };
-      return;
+      return false;
     }
     const prior = await findRecord(db, { scope, key });
     if (prior.request_hash !== hash) {
@@ -124,22 +123,34 @@ export function installIdempotency(
       );
     }
     const headers = (prior.headers ?? {}) as Record<string, string>;
-    return reply
+    reply
       .code(prior.status)
       .headers({ ...headers, 'idempotent-replayed': 'true' })
       .send(prior.body);
+    return true;
+  }
+
+  // Both hooks run on every request, the 404 handler's included; they are synchronous, so a
+  // request without a key (every GET) pays a function call, not a promise and a microtask.
+  app.addHook('preHandler', (req, reply, done) => {
+    const key = req.headers['idempotency-key'];
+    if (req.method !== 'POST' || typeof key !== 'string') return done();
+    // A replay has answered: the route must not run, so the chain is not continued.
+    claimOrReplay(req, reply, key).then((replied) => replied || done(), done);
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
-    const claim = req.idempotency;
-    if (!claim) return payload;
-    req.idempotency = undefined;
+  async function keepAnswer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    claim: { scope: string; key: string },
+  ) {
     if (
       reply.statusCode >= 500 ||
       (typeof payload !== 'string' && payload !== null && payload !== undefined)
     ) {
       await releaseKey(db, claim);
-      return payload;
+      return;
     }
     const body = (payload as string | null) ?? '';
     const declaredSecret = Boolean(req.routeOptions.config?.secretAnswer) && reply.statusCode < 300;
@@ -160,6 +171,12 @@ export function installIdempotency(
       headers,
       body: declaredSecret || shapedSecret ? null : body,
     });
-    return payload;
+  }
+
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const claim = req.idempotency;
+    if (!claim) return done(null, payload);
+    req.idempotency = undefined;
+    keepAnswer(req, reply, payload, claim).then(() => done(null, payload), done);
   });
 }

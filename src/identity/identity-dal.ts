@@ -72,9 +72,12 @@ export function tokenWithUser(q: Queryable, tokenHash: Buffer) {
     .executeTakeFirst();
 }
 
-/** Records when a token was last used. */
-export async function touchToken(q: Queryable, id: string, now: Date) {
-  await q.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+/** Records when tokens were last used, each at its own time, in one statement. */
+export async function touchTokens(q: Queryable, uses: Array<{ id: string; at: Date }>) {
+  await sql`update access_tokens t set last_used_at = u.at
+    from unnest(${uses.map((u) => u.id)}::text[], ${uses.map((u) => u.at)}::timestamptz[])
+      as u(id, at)
+    where t.id = u.id`.execute(q);
 }
 
 /** Revokes one token (of `userId`, if given); false if there was no live one. */

@@ -13,6 +13,7 @@ import * as dal from './identity-dal.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
 import { toPage, decodeCursor } from '../paging.ts';
 import type { TokenCache } from './token-cache.ts';
+import { createTokenTouches } from './token-touches.ts';
 import { normalizeEmail } from '../mail/address.ts';
 
 export const SESSION_DAYS = 30;
@@ -47,6 +48,7 @@ interface Deps {
 
 export function createIdentityService({ db, clock, config, limiter, tokens }: Deps) {
   const limits = config.rateLimits;
+  const touches = createTokenTouches(db);
 
   /** Revokes tokens and tells every instance's cache, in one transaction. */
   async function revoke(where: { id: string; userId?: string }) {
@@ -127,11 +129,14 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
         mark,
       );
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
-        // Best effort and off the request's path: a lost update only makes last_used_at older.
-        dal.touchToken(db, row.id, now).catch(() => {});
+        // Off the request's path, batched with other tokens' (token-touches.ts).
+        touches.touch(row.id, now);
       }
       return { userId: row.user_id, email: row.email, tokenId: row.id };
     },
+
+    /** Writes the batched last_used_at of the tokens used lately (token-touches.ts). */
+    flushTokenUses: () => touches.flush(),
 
     async me(actor: Actor) {
       const user = await dal.userById(db, actor.userId);

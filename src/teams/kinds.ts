@@ -2,7 +2,7 @@
 // teams row of kind 'org' (migrations/0015), its members are team_members rows and its
 // invitations are invitations rows. What differs by kind is gathered here: the access check
 // that guards it, the roles it gives, and the words that name it to people.
-import type { AccessService } from '../access/access-service.ts';
+import { decideOrg, decideTeam, type AccessService } from '../access/access-service.ts';
 import type { MembershipAction, Role } from '../access/roles.ts';
 import { fieldError } from '../errors.ts';
 
@@ -48,4 +48,10 @@ export function requireOfKind(
 ) {
   return (userId: string, id: string, action: MembershipAction) =>
     kind === 'org' ? access.requireOrg(userId, id, action) : access.requireTeam(userId, id, action);
+}
+
+/** The decision of the kind, for a role a caller's query already read (decideTeam, decideOrg). */
+export function decideOfKind(kind: Kind) {
+  return (role: Role | null | undefined, action: MembershipAction) =>
+    kind === 'org' ? decideOrg(role, action) : decideTeam(role, action);
 }

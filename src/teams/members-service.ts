@@ -13,7 +13,7 @@ import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import * as dal from './teams-dal.ts';
 import { createMemberPages } from './member-pages.ts';
-import { type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
+import { decideOfKind, type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 
 interface MemberRow {
   user_id: string;
@@ -41,6 +41,7 @@ interface Deps {
 export function createMembersService({ db, clock, access, kind = 'team' }: Deps) {
   const pages = createMemberPages<ReturnType<typeof presentMember>>();
   const requireKind = requireOfKind(access, kind);
+  const decideKind = decideOfKind(kind);
   async function target(teamId: string, userId: string) {
     const m = await dal.member(db, teamId, userId);
     if (!m) throw notFound('member');
@@ -59,6 +60,16 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
         2,
         ([at]) => at !== undefined && !Number.isNaN(Date.parse(at)),
       ) as [string, string] | undefined;
+      if (!pages.has(teamId, limit, cursor)) {
+        // Nothing to reuse: the access check and the page in one statement.
+        const rows = await dal.membersWithCaller(db, teamId, kind, actor.userId, limit, after);
+        decideKind(rows[0]?.caller_role, 'members.read');
+        const version = rows[0]?.members_version ?? 0;
+        const shown = rows.filter((r): r is typeof r & MemberRow => r.user_id !== null);
+        const page = toPage(shown, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
+        pages.set(teamId, version, limit, cursor, page);
+        return page;
+      }
       // The access check reads the team's members_version too: a page read at that version is
       // still exact (member-pages.ts).
       const team = await requireKind(actor.userId, teamId, 'members.read');

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
-import type { Role } from '../db/schema.ts';
+import type { DB, Role } from '../db/schema.ts';
 
 // Teams and organizations are both teams rows (migrations/0015); a list is of one kind.
 const teamsOf = (q: Queryable, userId: string, kind: 'team' | 'org') =>
@@ -56,6 +56,84 @@ export function listMembers(q: Queryable, teamId: string, limit: number, after?:
   return after
     ? nextMembers(q, teamId, limit + 1, new Date(after[0]).toISOString(), after[1])
     : firstMembers(q, teamId, limit + 1);
+}
+
+// The caller's role and the team's members_version with a page of its members, in one
+// statement: 0 rows when the caller is not in a team of that kind; one row of nulls after the
+// caller's columns when the page is empty. The page is a lateral subquery on the same index
+// range as listMembers'.
+const pageWithCaller = (
+  q: Kysely<DB>,
+  teamId: string,
+  kind: 'team' | 'org',
+  userId: string,
+  limit: number,
+  after?: [string, string],
+) =>
+  q
+    .selectFrom('teams as t')
+    .innerJoin('team_members as c', (j) =>
+      j.onRef('c.team_id', '=', 't.id').on('c.user_id', '=', userId),
+    )
+    .leftJoinLateral(
+      (eb) => {
+        let page = eb
+          .selectFrom('team_members as m')
+          .innerJoin('users as u', 'u.id', 'm.user_id')
+          .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+          .whereRef('m.team_id', '=', 't.id');
+        if (after)
+          page = page.where(
+            sql`(m.joined_at, m.user_id)`,
+            '>',
+            sql`(${after[0]}::timestamptz, ${after[1]}::text)`,
+          );
+        return page.orderBy('m.joined_at').orderBy('m.user_id').limit(limit).as('p');
+      },
+      (j) => j.onTrue(),
+    )
+    .select(['c.role as caller_role', 't.members_version'])
+    .select(['p.user_id', 'p.email', 'p.name', 'p.role', 'p.joined_at'])
+    .where('t.id', '=', teamId)
+    .where('t.kind', '=', kind)
+    .orderBy('p.joined_at')
+    .orderBy('p.user_id');
+const firstPageWithCaller = compiledOnce(
+  (q, teamId: string, kind: 'team' | 'org', userId: string, limit: number) =>
+    pageWithCaller(q, teamId, kind, userId, limit),
+);
+const nextPageWithCaller = compiledOnce(
+  (
+    q,
+    teamId: string,
+    kind: 'team' | 'org',
+    userId: string,
+    limit: number,
+    at: string,
+    id: string,
+  ) => pageWithCaller(q, teamId, kind, userId, limit, [at, id]),
+);
+
+/** listMembers with the caller's role and the list's version (pageWithCaller), in one query. */
+export function membersWithCaller(
+  q: Queryable,
+  teamId: string,
+  kind: 'team' | 'org',
+  userId: string,
+  limit: number,
+  after?: [string, string],
+) {
+  return after
+    ? nextPageWithCaller(
+        q,
+        teamId,
+        kind,
+        userId,
+        limit + 1,
+        new Date(after[0]).toISOString(),
+        after[1],
+      )
+    : firstPageWithCaller(q, teamId, kind, userId, limit + 1);
 }
 
 export function member(q: Queryable, teamId: string, userId: string) {

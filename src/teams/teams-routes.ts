@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
+import { serializedOnce } from '../http/serialized-once.ts';
 import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import type { TeamsService } from './teams-service.ts';
 import type { MembersService } from './members-service.ts';
@@ -17,6 +18,8 @@ export function teamRoutes({
     const tags = ['teams'];
     const T = { 200: Type.Ref('Team'), ...problemResponses };
     const none = { 204: NoContent, ...problemResponses };
+    // Pages the members service remembers are sent as the text they were serialized to.
+    const memberPage = serializedOnce();
 
     app.get(
       '/v2/teams',
@@ -109,8 +112,16 @@ export function teamRoutes({
           response: { 200: S.MemberList, ...problemResponses },
         },
       },
-      async (req) =>
-        members.list(actorOf(req), req.params.team_id, req.query.limit ?? 50, req.query.cursor),
+      async (req, reply) =>
+        memberPage(
+          reply,
+          await members.list(
+            actorOf(req),
+            req.params.team_id,
+            req.query.limit ?? 50,
+            req.query.cursor,
+          ),
+        ),
     );
 
     app.patch(

@@ -94,7 +94,9 @@ describe('the attacker cycle: largest env, deploy, sync, repeated', () => {
 
   it('reuses the decrypted env between syncs', async () => {
     const desired = async () =>
-      (await t.services.sync.desiredState(agent.id)).frames.find((f) => f.frame_id === at(frames, 0).id)!;
+      (await t.services.sync.desiredState(agent.id)).frames.find(
+        (f) => f.frame_id === at(frames, 0).id,
+      )!;
     const first = await desired();
     expect((await desired()).env).toBe(first.env); // the same object: decrypted once
     expect(first.env.K0).toMatch(/^29-/);

@@ -6,6 +6,7 @@ import { testAppOn } from '../helpers/app.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 import { at } from '../helpers/checked.ts';
+import { encodeCursor } from '../../src/paging.ts';
 
 const url = await freshDatabaseUrl();
 const a = await testAppOn(url);
@@ -98,5 +99,43 @@ describe('member pages', () => {
       owner.id,
       only.id,
     ]);
+  });
+
+  it('a page not held yet is read with the access check, and says the same (issue 13)', async () => {
+    const owner = await newUser(a, 'owner');
+    const team = await newTeam(a, owner);
+    const [viewer, outsider] = [await newUser(a, 'viewer'), await newUser(a, 'outsider')];
+    await addMember(a, team.id, viewer, 'viewer');
+    const first = await names(a, viewer.token, team.id, '?limit=1');
+    const last = `?limit=1&cursor=${first.next_cursor}`;
+    // On a, the second read of each page is the held one; b reads each for the first time.
+    for (const app of [a, a, b]) {
+      expect(
+        (await names(app, viewer.token, team.id, '?limit=1')).data.map((m) => m.user_id),
+      ).toEqual([owner.id]);
+      const raw = await app.get(`/v2/teams/${team.id}/members${last}`, { token: viewer.token });
+      expect(raw.headers['content-type']).toBe('application/json; charset=utf-8');
+      const page = await names(app, viewer.token, team.id, last);
+      expect(page).toEqual({
+        data: [expect.objectContaining({ user_id: viewer.id })],
+        next_cursor: null,
+      });
+      const missing = await app.get(`/v2/teams/${team.id}/members${last}`, {
+        token: outsider.token,
+      });
+      expect(missing.status).toBe(404);
+      expect(missing.json.code).toBe('team_not_found');
+    }
+    // Past the last member: an empty page of a team that exists, not a 404.
+    const lastRow = at((await names(b, viewer.token, team.id, last)).data, 0) as unknown as {
+      user_id: string;
+      joined_at: string;
+    };
+    const beyond = `?limit=1&cursor=${encodeCursor([lastRow.joined_at, lastRow.user_id])}`;
+    for (const app of [b, b])
+      expect(await names(app, viewer.token, team.id, beyond)).toEqual({
+        data: [],
+        next_cursor: null,
+      });
   });
 });

@@ -1,0 +1,93 @@
+// Wake-ups after commit (src/db/waker.ts): the wake-ups of one event-loop turn go out in one
+// statement, each once, and flush() waits for them; a database error is reported, not thrown.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, createPool, type Database } from '../../src/db/database.ts';
+import { createWaker } from '../../src/db/waker.ts';
+import { freshDatabaseUrl } from '../helpers/database.ts';
+
+let url: string;
+let db: Database;
+let listener: pg.Client;
+let statements = 0;
+const heard: Array<[string, string]> = [];
+
+beforeAll(async () => {
+  url = await freshDatabaseUrl();
+  const pool = createPool(url, { max: 2 });
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: typeof query }).query = (...args) => {
+      statements++;
+      return query(...args);
+    };
+  });
+  db = createDatabase(pool);
+  listener = new pg.Client({ connectionString: url });
+  await listener.connect();
+  listener.on('notification', (n) => heard.push([n.channel, n.payload ?? '']));
+  await listener.query('listen frameplane_agent');
+  await listener.query('listen frameplane_frame_events');
+});
+afterAll(async () => {
+  await listener.end();
+  await db.destroy();
+});
+
+/** Statements sent on `db`'s pool while `work` runs. */
+async function statementsDuring(work: () => Promise<void>) {
+  const before = statements;
+  await work();
+  return statements - before;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 200));
+
+describe('the waker', () => {
+  it("sends one turn's wake-ups in one statement, each once, and flush waits for them", async () => {
+    heard.length = 0;
+    const waker = createWaker(db);
+    const sent = await statementsDuring(async () => {
+      waker.wake('frameplane_frame_events', 'frm_a');
+      waker.wake('frameplane_agent', 'agt_1');
+      waker.wake('frameplane_frame_events', 'frm_b');
+      waker.wake('frameplane_frame_events', 'frm_a'); // the same wake-up again: sent once
+      waker.wake('frameplane_agent', null); // no agent: nothing to wake
+      await waker.flush();
+    });
+    expect(sent).toBe(1);
+    await settle();
+    expect(heard.sort()).toEqual([
+      ['frameplane_agent', 'agt_1'],
+      ['frameplane_frame_events', 'frm_a'],
+      ['frameplane_frame_events', 'frm_b'],
+    ]);
+  });
+
+  it('sends the wake-ups of a later turn in a statement of their own', async () => {
+    heard.length = 0;
+    const waker = createWaker(db);
+    waker.wake('frameplane_agent', 'agt_2');
+    await waker.flush();
+    waker.wake('frameplane_agent', 'agt_3');
+    await waker.flush();
+    await settle();
+    expect(heard).toEqual([
+      ['frameplane_agent', 'agt_2'],
+      ['frameplane_agent', 'agt_3'],
+    ]);
+  });
+
+  it('reports a failed statement to onError and keeps working', async () => {
+    const other = createDatabase(createPool(url, { max: 1 }));
+    const waker = createWaker(other);
+    const errors: unknown[] = [];
+    waker.onError = (err) => errors.push(err);
+    waker.wake('frameplane_agent', 'agt_4');
+    await waker.flush();
+    await other.destroy(); // every statement on it now fails
+    waker.wake('frameplane_agent', 'agt_5');
+    await expect(waker.flush()).resolves.toBeUndefined();
+    expect(errors).toHaveLength(1);
+  });
+});
