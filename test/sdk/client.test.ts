@@ -63,7 +63,7 @@ describe('calls', () => {
     expect(me).toMatchObject({ id: ann.id, email: ann.email });
   });
 
-  it('turns a problem into a FrameplaneError with status, code, detail and field errors', async () => {
+  it('turns a problem into a FrameplaneError: status, code, detail, field errors', async () => {
     const ann = await newUser(t, 'ann');
     const fp = client(ann);
     const missing = await fp
@@ -112,7 +112,7 @@ describe('lists', () => {
 });
 
 describe('writes', () => {
-  it('puts an Idempotency-Key on every POST, and a repeated key creates nothing twice', async () => {
+  it('puts an Idempotency-Key on every POST; a repeated key creates nothing twice', async () => {
     const ann = await newUser(t, 'ann');
     const sent: Request[] = [];
     const fp = client(ann, sent);

@@ -1,0 +1,77 @@
+// `frameplane`: the command line of the service, on the SDK (src/sdk). One file per command
+// group registers its commands here; `frameplane agent` stays src/runner/cli.ts (bin/ routes
+// it there before this file loads, so its options and help are exactly as before).
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { FrameplaneError } from '../sdk/index.ts';
+import * as auth from './auth.ts';
+import { EXIT, exitCodeOf } from './exit-codes.ts';
+import * as frames from './frames.ts';
+import * as projects from './projects.ts';
+import * as teams from './teams.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+
+export function program(): Command {
+  const cli = new Command('frameplane')
+    .description('Frameplane on the command line: teams, projects, sharing and frames.')
+    .version(pkg.version, '-V, --version')
+    .addOption(new Option('--server <url>', 'the service').env('FRAMEPLANE_SERVER'))
+    .addOption(
+      new Option('--token <token>', 'a personal token (prefer FRAMEPLANE_TOKEN: ps shows args)'),
+    )
+    .option('--json', 'print JSON for scripts instead of tables')
+    .exitOverride()
+    .showSuggestionAfterError()
+    .addHelpText(
+      'after',
+      '\nThe login is kept in $XDG_CONFIG_HOME/frameplane/config.json. Exit codes: README.',
+    );
+  auth.register(cli);
+  teams.register(cli);
+  projects.register(cli);
+  frames.register(cli);
+  cli
+    .command('agent')
+    .description('run frames on this machine (frameplane agent --help)')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async () => {
+      await import('../runner/cli.ts');
+    });
+  return cli;
+}
+
+function report(err: unknown) {
+  if (err instanceof FrameplaneError) {
+    process.stderr.write(`frameplane: ${err.detail} (${err.status || 'no answer'} ${err.code})\n`);
+    for (const e of err.errors) process.stderr.write(`  ${e.path || '(body)'}: ${e.message}\n`);
+  } else if (err instanceof Error && err.constructor.name === 'CliError') {
+    process.stderr.write(`frameplane: ${err.message}\n`);
+  } else {
+    process.stderr.write(`frameplane: ${(err as Error)?.stack ?? err}\n`);
+  }
+}
+
+export async function main(argv: string[]) {
+  const cli = program();
+  if (argv.length === 0) {
+    cli.outputHelp();
+    return;
+  }
+  try {
+    await cli.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has printed its message (or the help) already.
+      const shown = ['commander.helpDisplayed', 'commander.version'];
+      process.exitCode = shown.includes(err.code) ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    report(err);
+    process.exitCode = exitCodeOf(err);
+  }
+}
+
+await main(process.argv.slice(2));
