@@ -47,7 +47,7 @@ async function agentReportsHealthy(agentToken: string, frameId: string) {
 }
 
 describe('frames', () => {
-  it('creates a frame on an agent, deploys with --wait until Online, follows its logs', async () => {
+  it('creates a frame on an agent, deploys with --wait to Online, follows logs', async () => {
     const { env, agent } = await world();
     const created = await run(
       [
