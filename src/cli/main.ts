@@ -1,16 +1,14 @@
 // `frameplane`: the command line of the service, on the SDK (src/sdk). One file per command
-// group registers its commands here; `frameplane agent` stays src/runner/cli.ts (bin/ routes
+// group registers its commands here; `frameplane agent` stays src/runner/cli.ts (entry.ts routes
 // it there before this file loads, so its options and help are exactly as before).
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import pkg from '../../package.json' with { type: 'json' };
 import { FrameplaneError } from '../sdk/index.ts';
 import * as auth from './auth.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
 import * as frames from './frames.ts';
 import * as projects from './projects.ts';
 import * as teams from './teams.ts';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
 export function program(): Command {
   const cli = new Command('frameplane')
