@@ -54,3 +54,10 @@ export function context(command: Command): Context {
     },
   };
 }
+
+/** A command group registered earlier (teams, frames…), to add commands to it from another file. */
+export function group(program: Command, name: string): Command {
+  const found = program.commands.find((c) => c.name() === name);
+  if (!found) throw new Error(`register the ${name} group first`);
+  return found;
+}

@@ -10,9 +10,9 @@ export const EXIT = {
   usage: 2,
   /** Not logged in, or the token was refused (401). */
   auth: 3,
-  /** No such thing, or not yours to see (404, 403). */
+  /** No such thing, or not yours to see (404: the service answers so for both). */
   notFound: 4,
-  /** The service refused the request: invalid, conflicting, precondition failed (other 4xx). */
+  /** Refused: not allowed (403), invalid, conflicting, precondition failed (other 4xx). */
   refused: 5,
   /** --wait: the operation ended badly (Error, Stopped, a failed deployment). */
   waitFailed: 6,
@@ -34,7 +34,7 @@ export function exitCodeOf(err: unknown): number {
   if (err instanceof CliError) return err.code;
   if (!(err instanceof FrameplaneError)) return EXIT.failure;
   if (err.status === 401) return EXIT.auth;
-  if (err.status === 403 || err.status === 404) return EXIT.notFound;
+  if (err.status === 404) return EXIT.notFound;
   if (err.status >= 400 && err.status < 500) return EXIT.refused;
   return EXIT.failure;
 }

@@ -1,4 +1,5 @@
-// frames create/list/show/stop/start/deploy/logs. A frame is named by id or name, within the
+// frames create/list/show/stop/start/deploy (settings: frame-settings.ts; logs, events and
+// status: frame-history.ts). A frame is named by id or name, within the
 // project given by --project (id or name).
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
@@ -9,7 +10,11 @@ import { frame as findFrame, projectId } from './resolve.ts';
 import { deployed, online, stopped, type Verdict, waitFor } from './wait.ts';
 
 type Frame = Schemas['Frame'];
-const pathOf = (f: Frame) => ({ project_id: f.project_id, space_id: f.space_id, frame_id: f.id });
+export const pathOf = (f: Frame) => ({
+  project_id: f.project_id,
+  space_id: f.space_id,
+  frame_id: f.id,
+});
 const colours = { status: statusColour };
 
 const frameRow = (f: Frame) => ({
@@ -21,7 +26,7 @@ const frameRow = (f: Frame) => ({
   runtime: f.runtime.kind === 'agent' ? `agent ${f.agent_id}` : 'cloud',
 });
 
-function showFrame(ctx: Context, f: Frame) {
+export function showFrame(ctx: Context, f: Frame) {
   ctx.show(f, (v) =>
     details({
       ...frameRow(v),
@@ -62,7 +67,7 @@ async function operate(
   if (result === 'timeout') process.exitCode = EXIT.waitTimeout;
 }
 
-const readFrame = (fp: Frameplane, f: Frame) =>
+export const readFrame = (fp: Frameplane, f: Frame) =>
   fp.call(
     fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}', {
       params: { path: pathOf(f) },
@@ -183,34 +188,4 @@ export function register(program: Command) {
       return deployed(d.id);
     }),
   );
-
-  frames
-    .command('logs <frame>')
-    .description("a frame's log lines (--follow: keep printing new ones)")
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
-    .option('-f, --follow', 'keep the stream open and print lines as they come')
-    .option('-n, --tail <n>', 'the newest n lines', '100')
-    .action(async (ref: string, opts: { project: string; follow?: boolean; tail: string }, cmd) => {
-      const { fp, json } = context(cmd);
-      const f = await findFrame(fp, opts.project, ref);
-      const print = (l: Schemas['LogLine']) =>
-        process.stdout.write(
-          json ? `${JSON.stringify(l)}\n` : `${paint(`${l.at} [${l.replica}]`, 'dim')} ${l.line}\n`,
-        );
-      const tail = Number(opts.tail);
-      if (opts.follow) {
-        // --json prints one JSON object a line (NDJSON): a stream has no end to close an array.
-        const abort = new AbortController();
-        process.once('SIGINT', () => abort.abort());
-        for await (const e of fp.logs(f, { tail }, abort.signal)) print(e.data);
-        return;
-      }
-      // Typed as JSON or the event stream (the operation declares both); this asks for JSON.
-      const page = (await fp.call(
-        fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs', {
-          params: { path: pathOf(f), query: { tail } },
-        }),
-      )) as Schemas['LogLineList'];
-      for (const line of page.data) print(line);
-    });
 }

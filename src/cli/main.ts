@@ -6,9 +6,13 @@ import pkg from '../../package.json' with { type: 'json' };
 import { FrameplaneError } from '../sdk/index.ts';
 import * as auth from './auth.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
+import * as frameHistory from './frame-history.ts';
+import * as frameSettings from './frame-settings.ts';
 import * as frames from './frames.ts';
 import * as projects from './projects.ts';
+import * as teamAdmin from './team-admin.ts';
 import * as teams from './teams.ts';
+import * as tokens from './tokens.ts';
 
 export function program(): Command {
   const cli = new Command('frameplane')
@@ -26,9 +30,13 @@ export function program(): Command {
       '\nThe login is kept in $XDG_CONFIG_HOME/frameplane/config.json. Exit codes: README.',
     );
   auth.register(cli);
+  tokens.register(cli);
   teams.register(cli);
+  teamAdmin.register(cli);
   projects.register(cli);
   frames.register(cli);
+  frameSettings.register(cli);
+  frameHistory.register(cli);
   cli
     .command('agent')
     .description('run frames on this machine (frameplane agent --help)')

@@ -98,8 +98,9 @@ export function createFrameplane(opts: FrameplaneOptions) {
     frame: FrameRef,
     query: Record<string, string | number | undefined>,
     signal?: AbortSignal,
+    after?: string,
   ): AsyncGenerator<StreamEvent<T>> {
-    let lastId: string | undefined;
+    let lastId = after;
     while (!signal?.aborted) {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastId) headers['last-event-id'] = lastId;
@@ -142,9 +143,12 @@ export function createFrameplane(opts: FrameplaneOptions) {
     ) {
       return follow<Schemas['LogLine']>('logs', frame, query, signal);
     },
-    /** A frame's events (status changes, deployments, …) from now on, or after `cursor`. */
-    events(frame: FrameRef, query: { cursor?: string } = {}, signal?: AbortSignal) {
-      return follow<Schemas['FrameEvent']>('events', frame, query, signal);
+    /**
+     * A frame's events (status changes, deployments, …) from now on, or after `cursor`, or
+     * after the event whose id is `after` (as Last-Event-ID).
+     */
+    events(frame: FrameRef, query: { cursor?: string } = {}, signal?: AbortSignal, after?: string) {
+      return follow<Schemas['FrameEvent']>('events', frame, query, signal, after);
     },
     /** Updates a frame's settings; with `ifMatch` (an ETag) only if nobody changed it since. */
     async updateFrame(
