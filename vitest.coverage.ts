@@ -4,7 +4,9 @@
 export const coverage = {
   provider: 'v8' as const,
   include: ['src/**/*.ts'],
-  exclude: ['src/**/*.test.ts', 'test/**'],
+  // src/cli runs only as a process spawned by test/cli (as a user's shell runs it), where this
+  // process's V8 coverage cannot see it; counted, its lines would read as untested.
+  exclude: ['src/**/*.test.ts', 'test/**', 'src/cli/**'],
   reporter: ['text-summary', 'json-summary'],
   reportsDirectory: 'coverage',
   thresholds: {

@@ -4,4 +4,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/runner/cli.ts');
+await import('../src/cli/entry.ts');

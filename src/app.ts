@@ -35,6 +35,7 @@ import { Org, OrgInvitation } from './orgs/orgs-schemas.ts';
 import { auditRoutes } from './audit/audit-routes.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
+import { downloadRoutes } from './downloads/downloads-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './frames/history-routes.ts';
 import { settingsRoutes } from './frames/settings-routes.ts';
@@ -173,6 +174,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }),
   );
   await app.register(webRoutes(services));
+  await app.register(downloadRoutes());
   return app;
 }
 

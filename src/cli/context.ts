@@ -1,0 +1,63 @@
+// What every command needs: the service and token (option, then environment, then the stored
+// login), a client of the SDK, and whether the caller wants JSON.
+import type { Command } from 'commander';
+import { createFrameplane, type Frameplane } from '../sdk/index.ts';
+import { readLogin } from './config.ts';
+import { CliError, EXIT } from './exit-codes.ts';
+import { printJson } from './output.ts';
+
+export interface GlobalOptions {
+  server?: string;
+  token?: string;
+  json?: boolean;
+}
+
+export interface Context {
+  fp: Frameplane;
+  server: string;
+  json: boolean;
+  /** Prints `value` as JSON with --json, else runs `human`. */
+  show<T>(value: T, human: (value: T) => void): void;
+}
+
+export function serverOf(opts: GlobalOptions): string | undefined {
+  const server = opts.server ?? process.env.FRAMEPLANE_SERVER ?? readLogin()?.server;
+  if (server === undefined) return undefined;
+  try {
+    new URL(server);
+  } catch {
+    throw new CliError(`--server must be a URL, got "${server}"`, EXIT.usage);
+  }
+  return server.replace(/\/+$/, '');
+}
+
+/** The context of a command that needs a logged-in user. */
+export function context(command: Command): Context {
+  const opts = command.optsWithGlobals<GlobalOptions>();
+  const stored = readLogin();
+  const server = serverOf(opts);
+  const token = opts.token ?? process.env.FRAMEPLANE_TOKEN ?? stored?.token;
+  if (!server || !token)
+    throw new CliError(
+      'not logged in: run `frameplane login --server URL` ' +
+        '(or set FRAMEPLANE_SERVER and FRAMEPLANE_TOKEN)',
+      EXIT.auth,
+    );
+  const json = opts.json === true;
+  return {
+    fp: createFrameplane({ server, token }),
+    server,
+    json,
+    show(value, human) {
+      if (json) printJson(value);
+      else human(value);
+    },
+  };
+}
+
+/** A command group registered earlier (teams, frames…), to add commands to it from another file. */
+export function group(program: Command, name: string): Command {
+  const found = program.commands.find((c) => c.name() === name);
+  if (!found) throw new Error(`register the ${name} group first`);
+  return found;
+}

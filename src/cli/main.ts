@@ -1,0 +1,83 @@
+// `frameplane`: the command line of the service, on the SDK (src/sdk). One file per command
+// group registers its commands here; `frameplane agent` stays src/runner/cli.ts (entry.ts routes
+// it there before this file loads, so its options and help are exactly as before).
+import { Command, CommanderError, Option } from 'commander';
+import pkg from '../../package.json' with { type: 'json' };
+import { FrameplaneError } from '../sdk/index.ts';
+import * as auth from './auth.ts';
+import { EXIT, exitCodeOf } from './exit-codes.ts';
+import * as frameHistory from './frame-history.ts';
+import * as frameSettings from './frame-settings.ts';
+import * as frames from './frames.ts';
+import * as projects from './projects.ts';
+import * as teamAdmin from './team-admin.ts';
+import * as teams from './teams.ts';
+import * as tokens from './tokens.ts';
+
+export function program(): Command {
+  const cli = new Command('frameplane')
+    .description('Frameplane on the command line: teams, projects, sharing and frames.')
+    .version(pkg.version, '-V, --version')
+    .addOption(new Option('--server <url>', 'the service').env('FRAMEPLANE_SERVER'))
+    .addOption(
+      new Option('--token <token>', 'a personal token (prefer FRAMEPLANE_TOKEN: ps shows args)'),
+    )
+    .option('--json', 'print JSON for scripts instead of tables')
+    .exitOverride()
+    .showSuggestionAfterError()
+    .addHelpText(
+      'after',
+      '\nThe login is kept in $XDG_CONFIG_HOME/frameplane/config.json. Exit codes: README.',
+    );
+  auth.register(cli);
+  tokens.register(cli);
+  teams.register(cli);
+  teamAdmin.register(cli);
+  projects.register(cli);
+  frames.register(cli);
+  frameSettings.register(cli);
+  frameHistory.register(cli);
+  cli
+    .command('agent')
+    .description('run frames on this machine (frameplane agent --help)')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async () => {
+      await import('../runner/cli.ts');
+    });
+  return cli;
+}
+
+function report(err: unknown) {
+  if (err instanceof FrameplaneError) {
+    process.stderr.write(`frameplane: ${err.detail} (${err.status || 'no answer'} ${err.code})\n`);
+    for (const e of err.errors) process.stderr.write(`  ${e.path || '(body)'}: ${e.message}\n`);
+  } else if (err instanceof Error && err.constructor.name === 'CliError') {
+    process.stderr.write(`frameplane: ${err.message}\n`);
+  } else {
+    process.stderr.write(`frameplane: ${(err as Error)?.stack ?? err}\n`);
+  }
+}
+
+export async function main(argv: string[]) {
+  const cli = program();
+  if (argv.length === 0) {
+    cli.outputHelp();
+    return;
+  }
+  try {
+    await cli.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has printed its message (or the help) already.
+      const shown = ['commander.helpDisplayed', 'commander.version'];
+      process.exitCode = shown.includes(err.code) ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    report(err);
+    process.exitCode = exitCodeOf(err);
+  }
+}
+
+await main(process.argv.slice(2));

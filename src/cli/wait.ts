@@ -1,0 +1,99 @@
+// --wait: follows a frame until an operation reaches its final status. The events stream wakes
+// the loop at once; the frame itself is read after every wake-up (and every 2 s without one),
+// so an event missed before the stream opened cannot leave the wait hanging.
+import type { Frameplane, Schemas } from '../sdk/index.ts';
+import { paint, statusColour } from './output.ts';
+
+type Frame = Schemas['Frame'];
+/** `ok` or `failed` once the frame says how the operation ended; undefined while it runs. */
+export type Verdict = (frame: Frame) => 'ok' | 'failed' | undefined;
+
+const FAILED = new Set(['Error', 'Stopped', 'Suspended']);
+
+/** A deployment is done when the frame serves it Online; it failed if the frame gave up on it. */
+export const deployed =
+  (deploymentId: string): Verdict =>
+  (f) => {
+    const d = f.latest_deployment;
+    if (d && d.id !== deploymentId) return 'failed'; // another deployment superseded it
+    if (d && ['failed', 'canceled', 'superseded'].includes(d.status)) return 'failed';
+    if (FAILED.has(f.status)) return 'failed';
+    return f.status === 'Online' && d?.status === 'succeeded' ? 'ok' : undefined;
+  };
+
+export const online: Verdict = (f) =>
+  f.status === 'Online' ? 'ok' : FAILED.has(f.status) ? 'failed' : undefined;
+
+export const stopped: Verdict = (f) =>
+  f.status === 'Stopped' ? 'ok' : f.status === 'Error' ? 'failed' : undefined;
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** Progress on stderr: one rewritten line on a terminal, one line per change otherwise. */
+function progress() {
+  const tty = process.stderr.isTTY === true;
+  let last = '';
+  let turn = 0;
+  return {
+    show(text: string) {
+      if (tty) process.stderr.write(`\r\x1b[2K${SPINNER[turn++ % SPINNER.length]} ${text}`);
+      else if (text !== last) process.stderr.write(`${text}\n`);
+      last = text;
+    },
+    end(text: string) {
+      process.stderr.write(tty ? `\r\x1b[2K${text}\n` : `${text}\n`);
+    },
+  };
+}
+
+export async function waitFor(
+  fp: Frameplane,
+  start: Frame,
+  verdict: Verdict,
+  timeoutMs: number,
+): Promise<{ frame: Frame; result: 'ok' | 'failed' | 'timeout' }> {
+  const abort = new AbortController();
+  const events = fp.events(start, {}, abort.signal)[Symbol.asyncIterator]();
+  // A stream that ended or failed stops waking the loop; the 2 s reads carry on alone.
+  const never = new Promise<never>(() => {});
+  const wake = () =>
+    events.next().then(
+      (r) => (r.done ? never : r),
+      () => never,
+    );
+  let next: Promise<unknown> = wake();
+  const deadline = Date.now() + timeoutMs;
+  const bar = progress();
+  const path = { project_id: start.project_id, space_id: start.space_id, frame_id: start.id };
+  let frame = start;
+  try {
+    for (;;) {
+      frame = await fp.call(
+        fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}', {
+          params: { path },
+        }),
+      );
+      const reason = frame.status_reason ? ` (${frame.status_reason})` : '';
+      const status = `${frame.name}: ${frame.status}${reason}`;
+      const result = verdict(frame);
+      if (result) {
+        bar.end(
+          paint(status, result === 'ok' ? statusColour(frame.status) : 'red', process.stderr),
+        );
+        return { frame, result };
+      }
+      if (Date.now() >= deadline) {
+        bar.end(paint(`${status}: no final status within the timeout`, 'red', process.stderr));
+        return { frame, result: 'timeout' };
+      }
+      bar.show(status);
+      const woke = await Promise.race([next.then(() => true), sleep(2000).then(() => false)]);
+      if (woke) next = wake();
+    }
+  } finally {
+    abort.abort();
+    void events.return?.(undefined);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,81 @@
+// The package the service serves at /downloads/frameplane.tgz: the CLI and the agent bundled by
+// esbuild into one file, with no dependencies, so that `npm install -g <url>` needs no registry
+// at all (and no name on one). esbuild is tsx's, which the service runs on already. The agent's
+// sandbox script and port forwarder sit beside the bundle, where runtimes/sandbox.ts looks for
+// them (next to the code that runs).
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+
+const root = new URL('../..', import.meta.url).pathname;
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+// CommonJS dependencies (dockerode, pino) use require() and __dirname, which ESM lacks.
+const BANNER = [
+  "import { createRequire as __cr } from 'node:module';",
+  "import { fileURLToPath as __fu } from 'node:url';",
+  'const require = __cr(import.meta.url);',
+  'const __filename = __fu(import.meta.url);',
+  "const __dirname = __fu(new URL('.', import.meta.url));",
+].join('\n');
+
+export interface BuiltPackage {
+  file: string;
+  sha256: string;
+  version: string;
+}
+
+/** Builds the package into `outDir` as frameplane.tgz; about two seconds. */
+export async function buildPackage(outDir: string): Promise<BuiltPackage> {
+  const work = mkdtempSync(join(tmpdir(), 'frameplane-package-'));
+  try {
+    const lib = join(work, 'lib');
+    mkdirSync(lib);
+    await build({
+      entryPoints: [join(root, 'src/cli/entry.ts')],
+      outfile: join(lib, 'frameplane.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      banner: { js: BANNER },
+      // Optional native speed-ups of ssh2 (under dockerode); it runs without them.
+      external: ['cpu-features', '*.node'],
+      logLevel: 'error',
+    });
+    for (const f of ['sandbox.sh', 'forwarder.mjs'])
+      copyFileSync(join(root, 'src/runner/runtimes', f), join(lib, f));
+    writeFileSync(
+      join(work, 'bin.mjs'),
+      "#!/usr/bin/env node\nawait import('./lib/frameplane.mjs');\n",
+    );
+    const manifest = {
+      name: 'frameplane',
+      version: pkg.version,
+      description: 'The Frameplane command line and agent, as served by a Frameplane service.',
+      type: 'module',
+      bin: { frameplane: 'bin.mjs' },
+      engines: pkg.engines,
+      files: ['bin.mjs', 'lib/'],
+      private: true,
+    };
+    writeFileSync(join(work, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['pack', '--json', '--pack-destination', work],
+      { cwd: work, env: { ...process.env, npm_config_update_notifier: 'false' } },
+    );
+    const packed = JSON.parse(stdout)[0].filename as string;
+    mkdirSync(outDir, { recursive: true });
+    const file = join(outDir, 'frameplane.tgz');
+    copyFileSync(join(work, packed), file);
+    const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+    return { file, sha256, version: pkg.version };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

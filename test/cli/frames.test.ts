@@ -1,0 +1,142 @@
+// Frames through the CLI, on a self-hosted agent that the test plays over the agent API (as the
+// real agent does): create, deploy --wait until Online, --wait failing with exit 6, logs --follow.
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from '../helpers/app.ts';
+import { newUser } from '../helpers/factories.ts';
+import { framePath, replicaEvents, sync } from '../helpers/frames.ts';
+import { configHome, run, start } from './run.ts';
+
+let t: TestApp;
+let server: string;
+beforeAll(async () => {
+  t = await testApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+});
+afterAll(() => t.close());
+
+/** A user logged in through FRAMEPLANE_TOKEN, a project, its agent and a frame on it. */
+async function world() {
+  const ann = await newUser(t, 'ann');
+  const env = {
+    XDG_CONFIG_HOME: configHome(),
+    FRAMEPLANE_SERVER: server,
+    FRAMEPLANE_TOKEN: ann.token,
+  };
+  const project = (await run(['projects', 'create', 'Shop', '--json'], env)).stdout;
+  const projectId = JSON.parse(project).id as string;
+  const agent = await t.post(`/v2/projects/${projectId}/agents`, {
+    token: ann.token,
+    body: { name: 'box' },
+  });
+  expect(agent.status, agent.text).toBe(201);
+  return { ann, env, projectId, agent: agent.json as { id: string; token: string } };
+}
+
+/** The agent's side: takes the desired state and reports every replica healthy. */
+async function agentReportsHealthy(agentToken: string, frameId: string) {
+  const state = await sync(t, agentToken);
+  const desired = state.frames.find((f) => f.frame_id === frameId);
+  if (!desired) return;
+  await sync(t, agentToken, {
+    events: replicaEvents(frameId, desired.replica_count, 'healthy', {
+      generation: desired.generation,
+    }),
+  });
+}
+
+describe('frames', () => {
+  it('creates a frame on an agent, deploys with --wait to Online, follows logs', async () => {
+    const { env, agent } = await world();
+    const created = await run(
+      [
+        'frames',
+        'create',
+        '-p',
+        'Shop',
+        '--name',
+        'web',
+        '--repo',
+        'acme/app',
+        '--port',
+        '8080',
+        '--agent',
+        agent.id,
+        '--json',
+      ],
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const frame = JSON.parse(created.stdout);
+    expect(frame).toMatchObject({ name: 'web', agent_id: agent.id, status: 'Starting' });
+    await agentReportsHealthy(agent.token, frame.id);
+    const listed = await run(['frames', 'list', '-p', 'Shop'], env);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+STATUS/m);
+    expect(listed.stdout).toMatch(new RegExp(`${frame.id}\\s+web\\s+Online`));
+
+    const deploy = start(['frames', 'deploy', 'web', '-p', 'Shop', '--wait', '--json'], env);
+    // Until the agent reports the new generation healthy, the deployment is in progress.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(deploy.child.exitCode).toBeNull();
+    await agentReportsHealthy(agent.token, frame.id);
+    const done = await deploy.done;
+    expect(done.code, done.stderr).toBe(0);
+    const final = JSON.parse(done.stdout); // --json: stdout is the frame and nothing else
+    expect(final).toMatchObject({ status: 'Online', latest_deployment: { status: 'succeeded' } });
+    expect(done.stderr).toContain('web: Starting');
+    expect(done.stderr).toMatch(/web: Online\n$/);
+
+    const logs = start(['frames', 'logs', 'web', '-p', 'Shop', '--follow'], env);
+    const line = (text: string) => ({
+      frame_id: frame.id,
+      replica: 0,
+      at: new Date().toISOString(),
+      line: text,
+    });
+    await sync(t, agent.token, { logs: [line('listening on 8080')] });
+    await logs.waitForOutput(/\[0\] listening on 8080$/m);
+    await sync(t, agent.token, { logs: [line('GET / 200')] });
+    await logs.waitForOutput(/\[0\] GET \/ 200$/m);
+    logs.child.kill('SIGINT');
+    expect((await logs.done).code).toBe(0);
+  });
+
+  it('exits 6 when a waited-for deployment ends Stopped', async () => {
+    const { ann, env, agent } = await world();
+    const created = await run(
+      [
+        'frames',
+        'create',
+        '-p',
+        'Shop',
+        '--name',
+        'api',
+        '--repo',
+        'acme/api',
+        '--port',
+        '8080',
+        '--agent',
+        agent.id,
+        '--json',
+      ],
+      env,
+    );
+    const frame = JSON.parse(created.stdout);
+    await sync(t, agent.token); // the agent is online: a stop goes to it
+    const deploy = start(['frames', 'deploy', 'api', '-p', 'Shop', '--wait'], env);
+    await new Promise((r) => setTimeout(r, 1500));
+    const stop = await t.post(`${framePath(frame)}/stop`, { token: ann.token });
+    expect(stop.status, stop.text).toBe(202);
+    const done = await deploy.done;
+    expect(done.code, done.stderr).toBe(6);
+    expect(done.stderr).toMatch(/api: Stopped\n$/);
+    expect(done.stdout).toBe('');
+
+    const timeout = await run(
+      ['frames', 'start', 'api', '-p', 'Shop', '--wait', '--timeout', '1'],
+      env,
+    );
+    expect(timeout.code, timeout.stderr).toBe(7);
+  });
+});

@@ -1,0 +1,71 @@
+// Runs the CLI as a real process (node bin/frameplane.mjs), as a user's shell would.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = new URL('../../bin/frameplane.mjs', import.meta.url).pathname;
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh config directory: one per simulated user. */
+export const configHome = () => mkdtempSync(join(tmpdir(), 'frameplane-cli-'));
+
+export interface Started {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stdout has a line matching `pattern`; rejects after `ms`. */
+  waitForOutput(pattern: RegExp, ms?: number): Promise<void>;
+  done: Promise<Run>;
+}
+
+export function start(args: string[], env: Record<string, string>, input?: string): Started {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: env.XDG_CONFIG_HOME ?? tmpdir(), ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c) => {
+    stdout += c;
+  });
+  child.stderr?.on('data', (c) => {
+    stderr += c;
+  });
+  child.stdin?.end(input ?? '');
+  const done = new Promise<Run>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async waitForOutput(pattern, ms = 15_000) {
+      const until = Date.now() + ms;
+      while (!pattern.test(stdout)) {
+        if (Date.now() > until || child.exitCode !== null)
+          throw new Error(`no ${pattern} in output: ${stdout} / ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    done,
+  };
+}
+
+export async function run(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  ms = 20_000,
+): Promise<Run> {
+  const p = start(args, env, input);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), ms);
+  const result = await p.done;
+  clearTimeout(timer);
+  return result;
+}
