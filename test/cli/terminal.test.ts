@@ -12,6 +12,8 @@ import { newUser } from '../helpers/factories.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
 import { configHome, run } from './run.ts';
 
+const ESC = String.fromCharCode(0x1b);
+
 let t: TestApp;
 let server: string;
 beforeAll(async () => {
@@ -81,7 +83,8 @@ it('shows progress with a spinner and colour on a terminal; --json stays clean',
     env,
     `>${dir}/out; echo "exit=$?"`,
   );
-  expect(progress).toMatch(/\r\x1b\[2K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] web: Starting/); // a rewritten line
+  // A rewritten line: carriage return, ESC [2K (erase the line), a spinner frame.
+  expect(progress).toMatch(new RegExp(`\r${ESC}\\[2K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] web: Starting`));
   expect(progress).toContain('\x1b[31mweb: Starting: no final status within the timeout');
   expect(progress).toContain('exit=7');
 
