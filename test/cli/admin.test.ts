@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
-import { configHome, run } from './run.ts';
+import { configHome, run, createWebFrame } from './run.ts';
 
 let t: TestApp;
 let server: string;
@@ -76,23 +76,7 @@ describe('frame settings and history', () => {
       token: ann.token,
       body: { name: 'box' },
     });
-    const frame = await ok(
-      [
-        'frames',
-        'create',
-        '-p',
-        'Shop',
-        '--name',
-        'web',
-        '--repo',
-        'acme/app',
-        '--port',
-        '8080',
-        '--agent',
-        agent.json.id,
-      ],
-      env,
-    );
+    const frame = await ok(createWebFrame(agent.json.id), env);
     const p = ['-p', 'Shop'];
 
     expect(await ok(['frames', 'env', 'set', 'web', 'A=1', 'B=x=y', ...p], env)).toMatchObject({

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
 import { framePath, replicaEvents, sync } from '../helpers/frames.ts';
-import { configHome, run, start } from './run.ts';
+import { configHome, run, start, createWebFrame } from './run.ts';
 
 let t: TestApp;
 let server: string;
@@ -49,24 +49,7 @@ async function agentReportsHealthy(agentToken: string, frameId: string) {
 describe('frames', () => {
   it('creates a frame on an agent, deploys with --wait to Online, follows logs', async () => {
     const { env, agent } = await world();
-    const created = await run(
-      [
-        'frames',
-        'create',
-        '-p',
-        'Shop',
-        '--name',
-        'web',
-        '--repo',
-        'acme/app',
-        '--port',
-        '8080',
-        '--agent',
-        agent.id,
-        '--json',
-      ],
-      env,
-    );
+    const created = await run([...createWebFrame(agent.id), '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const frame = JSON.parse(created.stdout);
     expect(frame).toMatchObject({ name: 'web', agent_id: agent.id, status: 'Starting' });

@@ -69,3 +69,19 @@ export async function run(
   clearTimeout(timer);
   return result;
 }
+
+/** `frames create` of the app "web" (acme/app, port 8080) in project Shop, on `agentId`. */
+export const createWebFrame = (agentId: string) => [
+  'frames',
+  'create',
+  '-p',
+  'Shop',
+  '--name',
+  'web',
+  '--repo',
+  'acme/app',
+  '--port',
+  '8080',
+  '--agent',
+  agentId,
+];

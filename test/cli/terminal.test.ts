@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
-import { configHome, run } from './run.ts';
+import { configHome, run, createWebFrame } from './run.ts';
 
 const ESC = String.fromCharCode(0x1b);
 
@@ -55,23 +55,7 @@ it('shows progress with a spinner and colour on a terminal; --json stays clean',
     token: ann.token,
     body: { name: 'box' },
   });
-  const created = await run(
-    [
-      'frames',
-      'create',
-      '-p',
-      'Shop',
-      '--name',
-      'web',
-      '--repo',
-      'acme/app',
-      '--port',
-      '8080',
-      '--agent',
-      agent.json.id,
-    ],
-    env,
-  );
+  const created = await run(createWebFrame(agent.json.id), env);
   expect(created.code, created.stderr).toBe(0);
   const frameId = /^id:\s+(\S+)$/m.exec(created.stdout)?.[1] ?? '';
   // The agent never reports: the frame stays Starting and the wait ends on its timeout.
