@@ -89,7 +89,13 @@ export function createServices(core: Core) {
     ),
     grants: createGrantsService({ db, clock, access }),
     audit: createAuditService({ db, access }),
-    agents: createAgentsService({ db, clock, access, offlineAfterSeconds }),
+    agents: createAgentsService({
+      db,
+      clock,
+      access,
+      offlineAfterSeconds,
+      publicUrl: config.publicUrl,
+    }),
     sync: createSyncService({
       db,
       clock,

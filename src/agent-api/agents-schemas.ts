@@ -25,6 +25,18 @@ export const NewAgent = Type.Object(
   {
     ...agentFields,
     token: Type.String({ description: 'Shown once' }),
+    install: Type.Object(
+      {
+        package_url: Type.String({
+          description: 'The CLI and the agent, served by this service (no registry involved)',
+        }),
+        checksum_url: Type.String({ description: "The package's SHA-256" }),
+        command: Type.String({
+          description: 'Install, then run the agent with this token (on the agent machine)',
+        }),
+      },
+      { description: 'How to run this agent on another machine' },
+    ),
   },
   { title: 'NewAgent' },
 );

@@ -39,9 +39,21 @@ interface Deps {
   clock: Clock;
   access: AccessService;
   offlineAfterSeconds: number;
+  /** Where agents reach the service, and download the command (PUBLIC_URL). */
+  publicUrl: string;
 }
 
-export function createAgentsService({ db, clock, access, offlineAfterSeconds }: Deps) {
+export function createAgentsService({ db, clock, access, offlineAfterSeconds, publicUrl }: Deps) {
+  // The package the service serves itself (src/downloads): `npx frameplane` would ask the
+  // public registry for a name that anyone could claim.
+  const packageUrl = `${publicUrl}/downloads/frameplane.tgz`;
+  const install = (token: string) => ({
+    package_url: packageUrl,
+    checksum_url: `${packageUrl}.sha256`,
+    command:
+      `npm install -g ${packageUrl} && ` +
+      `FRAMEPLANE_AGENT_TOKEN=${token} frameplane agent --server ${publicUrl}`,
+  });
   const isOnline = (lastSeen: Date | null, now = clock.now()) =>
     lastSeen !== null && now.getTime() - lastSeen.getTime() <= offlineAfterSeconds * 1000;
   const present = (a: AgentRow) => ({
@@ -69,7 +81,7 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds }: 
       if (kind === 'cloud') await placeUnplacedFrames(trx, now);
       return agent;
     });
-    return { ...present(row), token };
+    return { ...present(row), token, install: install(token) };
   }
 
   return {

@@ -43,7 +43,10 @@ export interface BuiltinCredentials {
 
 type Deps = {
   db: Database;
-  config: Pick<Config, 'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel' | 'testClock'>;
+  config: Pick<
+    Config,
+    'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel' | 'testClock' | 'publicUrl'
+  >;
 };
 
 /** The `builtin` cloud agent and its token: from the file if still valid, else made valid. */
@@ -73,6 +76,7 @@ export async function ensureBuiltinAgent({ db, config }: Deps): Promise<BuiltinC
       clock,
       access: createAccessService(db),
       offlineAfterSeconds: config.agentOfflineAfterSeconds,
+      publicUrl: config.publicUrl,
     });
     const created = await agents.registerCloud({ name: BUILTIN_AGENT_NAME }); // also places frames that waited for a cloud agent
     creds = { agent_id: created.id, token: created.token };

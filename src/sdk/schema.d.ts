@@ -2454,6 +2454,15 @@ export interface components {
             created_at: string;
             /** @description Shown once */
             token: string;
+            /** @description How to run this agent on another machine */
+            install: {
+                /** @description The CLI and the agent, served by this service (no registry involved) */
+                package_url: string;
+                /** @description The package's SHA-256 */
+                checksum_url: string;
+                /** @description Install, then run the agent with this token (on the agent machine) */
+                command: string;
+            };
         };
         /** AgentList */
         AgentList: components["schemas"]["ListEnvelope"] & {

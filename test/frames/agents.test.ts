@@ -81,6 +81,13 @@ describe('self-hosted agent registration', () => {
     expect(r.json.id).toMatch(/^agt_/);
     expect(typeof r.json.token).toBe('string');
     expect(r.json.token.length).toBeGreaterThanOrEqual(20);
+    // How to run it elsewhere: the package this service serves, never the public registry.
+    const pkg = `${t.config.publicUrl}/downloads/frameplane.tgz`;
+    expect(r.json.install).toEqual({
+      package_url: pkg,
+      checksum_url: `${pkg}.sha256`,
+      command: `npm install -g ${pkg} && FRAMEPLANE_AGENT_TOKEN=${r.json.token} frameplane agent --server ${t.config.publicUrl}`,
+    });
 
     const list = await t.get(agentsPath(project.id), { token: ann.token });
     expect(list.status).toBe(200);
