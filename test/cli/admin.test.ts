@@ -1,8 +1,7 @@
 // The CLI's management commands against a real service: tokens, a team's members and
 // invitations, leave; a frame's env, scale, update (If-Match), events, status and delete.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 import { configHome, run, createWebFrame } from './run.ts';
 
@@ -10,8 +9,7 @@ let t: TestApp;
 let server: string;
 beforeAll(async () => {
   t = await testApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  server = await listenOn(t);
 });
 afterAll(() => t.close());
 

@@ -1,8 +1,7 @@
 // Frames through the CLI, on a self-hosted agent that the test plays over the agent API (as the
 // real agent does): create, deploy --wait until Online, --wait failing with exit 6, logs --follow.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
 import { framePath, replicaEvents, sync } from '../helpers/frames.ts';
 import { configHome, run, start, createWebFrame } from './run.ts';
@@ -11,8 +10,7 @@ let t: TestApp;
 let server: string;
 beforeAll(async () => {
   t = await testApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  server = await listenOn(t);
 });
 afterAll(() => t.close());
 

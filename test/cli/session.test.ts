@@ -2,10 +2,9 @@
 // team, invite, accept the link from the e-mail, share a project, read `access`; --json parses;
 // exit codes as documented.
 import { readFileSync, statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { FACTORY_PASSWORD, newUser } from '../helpers/factories.ts';
 import { configHome, run } from './run.ts';
 
@@ -13,8 +12,7 @@ let t: TestApp;
 let server: string;
 beforeAll(async () => {
   t = await testApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  server = await listenOn(t);
 });
 afterAll(() => t.close());
 

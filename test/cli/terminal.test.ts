@@ -2,12 +2,11 @@
 // on a terminal, and --json stays clean JSON even when stdout is a terminal.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
 import { configHome, run, createWebFrame } from './run.ts';
@@ -18,8 +17,7 @@ let t: TestApp;
 let server: string;
 beforeAll(async () => {
   t = await testApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  server = await listenOn(t);
 });
 afterAll(() => t.close());
 

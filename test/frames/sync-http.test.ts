@@ -1,9 +1,8 @@
 // The agent sync over a real socket, not inject: a request's 'close' comes as soon as its body is
 // read (Node.js 16 and later), so only a real connection shows that a long poll holds, that a
 // known state is answered `unchanged` only when it is, and that a client leaving ends the hold.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { cloudWorld, framePath, newFrame } from '../helpers/frames.ts';
 
 let t: TestApp;
@@ -18,8 +17,7 @@ beforeAll(async () => {
   ann = world.ann;
   token = world.agent.token;
   frame = await newFrame(t, ann, world.project.id, world.space);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  url = await listenOn(t);
 });
 afterAll(async () => {
   await t.close();

@@ -123,3 +123,10 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
 }
 
 export type TestApp = Awaited<ReturnType<typeof testApp>>;
+
+/** Serves `t` on a real socket (for clients that are processes, or need a connection): its URL. */
+export async function listenOn(t: TestApp) {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as import('node:net').AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
