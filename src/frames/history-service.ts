@@ -43,7 +43,7 @@ const presentLog = (r: LogRow) => ({
   at: iso(r.at),
   line: r.line,
 });
-const presentEvent = (r: EventRow) => ({
+export const presentEvent = (r: EventRow) => ({
   id: r.id,
   type: r.type,
   status: r.status,
