@@ -3,14 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import {
-  addMember,
-  expectProblem,
-  newProject,
-  newTeam,
-  newUser,
-  share,
-} from '../helpers/factories.ts';
+import { expectProblem, newProject, newUser, projectWithReaders } from '../helpers/factories.ts';
 import {
   cloudAgent,
   defaultSpace,
@@ -41,13 +34,7 @@ const logsOf = (s: Awaited<ReturnType<typeof openStream>>) => s.of('log').map((e
 
 /** An owner with a frame on a cloud agent of its own, a viewer (through a team grant) and an outsider. */
 async function world(name: string) {
-  const ann = await newUser(t, 'ann');
-  const viewer = await newUser(t, 'vic');
-  const outsider = await newUser(t, 'oscar');
-  const team = await newTeam(t, ann, 'Readers');
-  await addMember(t, team.id, viewer, 'viewer');
-  const project = await newProject(t, ann);
-  await share(t, team.id, project.id, 'viewer');
+  const { ann, viewer, outsider, project } = await projectWithReaders(t);
   const space = await defaultSpace(t, ann, project.id);
   const agent = await cloudAgent(t, name);
   const frame = await newFrame(t, ann, project.id, space);

@@ -5,14 +5,7 @@ import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectEventsQuery } from '../../src/frames/project-events-dal.ts';
 import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
-import {
-  addMember,
-  expectProblem,
-  newProject,
-  newTeam,
-  newUser,
-  share,
-} from '../helpers/factories.ts';
+import { expectProblem, newProject, projectWithReaders } from '../helpers/factories.ts';
 import { cloudAgent, defaultSpace, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
 import { checkAnswers } from '../helpers/openapi-conformance.ts';
 import { openEventStream, type SseEvent } from '../helpers/sse.ts';
@@ -31,13 +24,7 @@ afterAll(async () => {
 
 /** An owner with two frames in two spaces on an agent of its own, a viewer through a team grant, an outsider. */
 async function world(name: string) {
-  const ann = await newUser(t, 'ann');
-  const viewer = await newUser(t, 'vic');
-  const outsider = await newUser(t, 'oscar');
-  const team = await newTeam(t, ann, 'Readers');
-  await addMember(t, team.id, viewer, 'viewer');
-  const project = await newProject(t, ann);
-  await share(t, team.id, project.id, 'viewer');
+  const { ann, viewer, outsider, project } = await projectWithReaders(t);
   const space1 = await defaultSpace(t, ann, project.id);
   const made = await t.post(`/v2/projects/${project.id}/spaces`, {
     token: ann.token,
