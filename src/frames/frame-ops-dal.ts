@@ -8,6 +8,9 @@ import type { NewFrameEvent } from './history-dal.ts';
 
 export interface OperationWrite {
   frameId: string;
+  /** The frame's project and space, copied onto its events (migrations/0017). */
+  projectId: string;
+  spaceId: string;
   /**
    * The frame row's version (xmin) as read. Given, the statement writes only if the row is
    * still that version: then nothing changed the frame, the facts of its status or its events
@@ -36,7 +39,12 @@ const CHANGED = [
 
 /** The columns written, or undefined when the frame was not (moved since, or gone). */
 export async function writeOperation(q: Queryable, w: OperationWrite) {
-  const events = w.events.map((e) => ({ ...e, detail: e.detail && JSON.parse(e.detail) }));
+  const events = w.events.map((e) => ({
+    ...e,
+    detail: e.detail && JSON.parse(e.detail),
+    project_id: w.projectId,
+    space_id: w.spaceId,
+  }));
   const newest = w.events[w.events.length - 1]?.id;
   return q
     .with('f', (c) => {
@@ -56,7 +64,13 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
       // deployments are large, and would cost parsing twice for nothing).
       return update.returning(CHANGED);
     })
-    .with('e', (c) => c.insertInto('frame_events').expression(rowsFor('frame_events', events)))
+    .with('e', (c) =>
+      // Every column but xid, which comes from its default (the writing transaction's id).
+      c
+        .insertInto('frame_events')
+        .columns(EVENT_COLUMNS)
+        .expression(rowsFor('frame_events', events, EVENT_COLUMNS)),
+    )
     .with('a', (c) =>
       c.insertInto('audit_events').expression(rowsFor('audit_events', w.audit ? [w.audit] : [])),
     )
@@ -69,6 +83,23 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
  * `rows` as rows of `table`, if the frame was written (a row in `f`). A column a row does not
  * name is NULL, not its default: a column added later with a default must be set in the rows.
  */
-const rowsFor = (table: 'frame_events' | 'audit_events', rows: unknown[]) =>
-  sql`select r.* from f,
+const rowsFor = (
+  table: 'frame_events' | 'audit_events',
+  rows: unknown[],
+  columns?: readonly string[],
+) =>
+  sql`select ${columns ? sql.join(columns.map((c) => sql.ref(`r.${c}`))) : sql`r.*`} from f,
     jsonb_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb) r`;
+
+const EVENT_COLUMNS = [
+  'id',
+  'frame_id',
+  'type',
+  'status',
+  'status_reason',
+  'detail',
+  'actor_id',
+  'at',
+  'project_id',
+  'space_id',
+] as const;

@@ -1,7 +1,7 @@
 // Schemas of a frame's history: log lines and events, as pages (CONTRACT 1 and 5). The same
 // routes stream with `Accept: text/event-stream`; each streamed `data:` is one item below.
 import { Type } from 'typebox';
-import { ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
+import { IdParam, ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
 
 export const LogsQuery = Type.Object({
   since: Type.Optional(
@@ -33,18 +33,27 @@ export const LogLine = Type.Object(
 );
 export const LogPage = ListOf(LogLine);
 
-export const FrameEvent = Type.Object(
-  {
-    id: Type.String(),
-    type: Type.String({
-      description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
-    }),
-    status: Nullable(Type.String()),
-    status_reason: Nullable(Type.String()),
-    detail: Type.Unknown(),
-    actor_id: Nullable(Type.String()),
-    at: Timestamp,
-  },
-  { title: 'FrameEvent' },
-);
+const frameEventFields = {
+  id: Type.String(),
+  type: Type.String({
+    description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
+  }),
+  status: Nullable(Type.String()),
+  status_reason: Nullable(Type.String()),
+  detail: Type.Unknown(),
+  actor_id: Nullable(Type.String()),
+  at: Timestamp,
+};
+export const FrameEvent = Type.Object(frameEventFields, { title: 'FrameEvent' });
 export const FrameEventPage = ListOf(FrameEvent);
+
+// A project's events: a frame's, with the frame they belong to.
+export const ProjectEventsQuery = Type.Object({
+  ...ListQuery.properties,
+  space_id: Type.Optional(IdParam('spc')),
+});
+export const ProjectEvent = Type.Object(
+  { ...frameEventFields, frame_id: Type.String(), space_id: Type.String() },
+  { title: 'ProjectEvent' },
+);
+export const ProjectEventPage = ListOf(ProjectEvent);
