@@ -1,7 +1,7 @@
 // Schemas of a frame's history: log lines and events, as pages (CONTRACT 1 and 5). The same
 // routes stream with `Accept: text/event-stream`; each streamed `data:` is one item below.
 import { Type } from 'typebox';
-import { IdParam, ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
+import { ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
 
 export const LogsQuery = Type.Object({
   since: Type.Optional(
@@ -47,10 +47,11 @@ const frameEventFields = {
 export const FrameEvent = Type.Object(frameEventFields, { title: 'FrameEvent' });
 export const FrameEventPage = ListOf(FrameEvent);
 
-// A project's events: a frame's, with the frame they belong to.
+// A project's events: a frame's, with the frame they belong to. The space filter is any string:
+// like an id in a path, one that names no space of the project is a 404, not a 422.
 export const ProjectEventsQuery = Type.Object({
   ...ListQuery.properties,
-  space_id: Type.Optional(IdParam('spc')),
+  space_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 });
 export const ProjectEvent = Type.Object(
   { ...frameEventFields, frame_id: Type.String(), space_id: Type.String() },
