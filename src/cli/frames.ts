@@ -6,7 +6,7 @@ import type { Frameplane, Schemas } from '../sdk/index.ts';
 import { type Context, context } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { details, paint, statusColour, table } from './output.ts';
-import { frame as findFrame, projectId } from './resolve.ts';
+import { frame as findFrame, projectId, spaceId } from './resolve.ts';
 import { deployed, online, stopped, type Verdict, waitFor } from './wait.ts';
 
 type Frame = Schemas['Frame'];
@@ -93,20 +93,20 @@ export function register(program: Command) {
     .requiredOption('--repo <owner/name>', 'the Git repository')
     .option('--branch <branch>', 'the branch to deploy', 'main')
     .requiredOption('--port <port>', 'the port the app listens on (PORT)')
-    .option('--space <space>', 'the space (default: the first one)')
+    .option('--space <space>', 'the space, by id or name (default: the first one)')
     .option('--agent <agent>', 'run it on this self-hosted agent (default: the cloud)')
     .option('--replicas <n>', 'how many replicas')
     .action(async (opts, cmd: Command) => {
       const ctx = context(cmd);
       const { fp } = ctx;
       const project_id = await projectId(fp, opts.project);
-      const space_id =
-        opts.space ??
-        (
-          await fp.call(
-            fp.api.GET('/v2/projects/{project_id}/spaces', { params: { path: { project_id } } }),
-          )
-        ).data[0]?.id;
+      const space_id = opts.space
+        ? await spaceId(fp, project_id, opts.space)
+        : (
+            await fp.call(
+              fp.api.GET('/v2/projects/{project_id}/spaces', { params: { path: { project_id } } }),
+            )
+          ).data[0]?.id;
       const [owner, repo] = String(opts.repo).split('/');
       if (!owner || !repo) throw new CliError('--repo must be owner/name', EXIT.usage);
       const me = await fp.call(fp.api.GET('/v2/user'));

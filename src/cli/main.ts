@@ -10,6 +10,7 @@ import * as frameHistory from './frame-history.ts';
 import * as frameSettings from './frame-settings.ts';
 import * as frames from './frames.ts';
 import * as projects from './projects.ts';
+import * as spaces from './spaces.ts';
 import * as teamAdmin from './team-admin.ts';
 import * as teams from './teams.ts';
 import * as tokens from './tokens.ts';
@@ -34,6 +35,7 @@ export function program(): Command {
   teams.register(cli);
   teamAdmin.register(cli);
   projects.register(cli);
+  spaces.register(cli);
   frames.register(cli);
   frameSettings.register(cli);
   frameHistory.register(cli);
