@@ -55,6 +55,9 @@ export function context(command: Command): Context {
   };
 }
 
+/** The option that names a frame's or space's project: `.requiredOption(...projectOption)`. */
+export const projectOption = ['-p, --project <project>', 'the project (id or name)'] as const;
+
 /** A command group registered earlier (teams, frames…), to add commands to it from another file. */
 export function group(program: Command, name: string): Command {
   const found = program.commands.find((c) => c.name() === name);

@@ -6,8 +6,10 @@ import pkg from '../../package.json' with { type: 'json' };
 import { FrameplaneError } from '../sdk/index.ts';
 import * as auth from './auth.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
+import * as frameDomains from './frame-domains.ts';
 import * as frameHistory from './frame-history.ts';
 import * as frameSettings from './frame-settings.ts';
+import * as frameVolumes from './frame-volumes.ts';
 import * as frames from './frames.ts';
 import * as projects from './projects.ts';
 import * as spaces from './spaces.ts';
@@ -39,6 +41,8 @@ export function program(): Command {
   frames.register(cli);
   frameSettings.register(cli);
   frameHistory.register(cli);
+  frameDomains.register(cli);
+  frameVolumes.register(cli);
   cli
     .command('agent')
     .description('run frames on this machine (frameplane agent --help)')

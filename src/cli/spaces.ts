@@ -2,11 +2,10 @@
 // A space is named by id or name; names are unique within a project.
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
-import { context } from './context.ts';
+import { context, projectOption } from './context.ts';
 import { details, note, table } from './output.ts';
 import { projectId, spaceId } from './resolve.ts';
 
-const project = ['-p, --project <project>', 'the project (id or name)'] as const;
 const spaceRow = (s: Schemas['Space']) => ({ id: s.id, name: s.name, created: s.created_at });
 
 /** The path of a space named on the command line. */
@@ -20,7 +19,7 @@ export function register(program: Command) {
   spaces
     .command('list')
     .description("a project's spaces")
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);
       const path = { project_id: await projectId(fp, opts.project) };
@@ -32,7 +31,7 @@ export function register(program: Command) {
   spaces
     .command('create <name>')
     .description('create a space (project admin)')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (name: string, opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);
       const path = { project_id: await projectId(fp, opts.project) };
@@ -44,7 +43,7 @@ export function register(program: Command) {
   spaces
     .command('show <space>')
     .description('one space (by id or name)')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);
       const path = await spacePath(fp, opts.project, ref);
@@ -56,7 +55,7 @@ export function register(program: Command) {
   spaces
     .command('rename <space> <name>')
     .description('give a space a new name (project admin)')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, name: string, opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);
       const path = await spacePath(fp, opts.project, ref);
@@ -71,7 +70,7 @@ export function register(program: Command) {
   spaces
     .command('delete <space>')
     .description('delete an empty space (project admin; delete its frames first)')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, opts: { project: string }, cmd: Command) => {
       const { fp, json } = context(cmd);
       const path = await spacePath(fp, opts.project, ref);

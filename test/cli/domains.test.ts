@@ -1,0 +1,73 @@
+// `frameplane frames domains` against a real service: claim a hostname, read the TXT record the
+// CLI prints, fail to verify before it is published (422 and its reason), publish it in the
+// test's DNS table, verify, list, remove.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
+import { newUser } from '../helpers/factories.ts';
+import { createWebFrame, expectProblem, run, runJson, userEnv } from './run.ts';
+
+let t: TestApp;
+let server: string;
+beforeAll(async () => {
+  t = await testApp();
+  server = await listenOn(t);
+});
+afterAll(() => t.close());
+
+describe('frames domains', () => {
+  it('claims a hostname, shows its TXT record, verifies it and removes it', async () => {
+    const ann = await newUser(t, 'ann');
+    const env = userEnv(server, ann.token);
+    const p = ['-p', 'Shop'];
+    const project = await runJson(['projects', 'create', 'Shop'], env);
+    const agent = await t.post(`/v2/projects/${project.id}/agents`, {
+      token: ann.token,
+      body: { name: 'box' },
+    });
+    const frame = await runJson(createWebFrame(agent.json.id), env);
+
+    const added = await run(['frames', 'domains', 'add', 'web', 'Shop.Example.com.', ...p], env);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^hostname:\s+shop\.example\.com$/m);
+    expect(added.stdout).toMatch(/^record type:\s+TXT$/m);
+    expect(added.stderr).toContain('Create that TXT record');
+    // What the user copies into their DNS, as printed.
+    const name = /^record name:\s+(\S+)$/m.exec(added.stdout)?.[1] ?? '';
+    const value = /^record value:\s+(\S+)$/m.exec(added.stdout)?.[1] ?? '';
+    expect(name).toBe('_frameplane-challenge.shop.example.com');
+    expect(value).toMatch(/^frameplane-verify=/);
+
+    const listed = await run(['frames', 'domains', 'list', 'web', ...p], env);
+    expect(listed.stdout).toMatch(/^ID\s+HOSTNAME\s+VERIFIED\s+DNS RECORD$/m);
+    expect(listed.stdout).toContain(`shop.example.com  no        TXT ${name} "${value}"`);
+
+    // Not in DNS yet: the service's reason, and exit 5.
+    const early = await run(['frames', 'domains', 'verify', 'web', 'shop.example.com', ...p], env);
+    expectProblem(early, 5, 422, 'domain_verification_failed');
+    expect(early.stderr).toMatch(/^ {2}verification: .+/m);
+
+    t.dns.add(name, value);
+    const verified = await runJson(
+      ['frames', 'domains', 'verify', 'web', 'shop.example.com', ...p],
+      env,
+    );
+    expect(verified).toMatchObject({
+      frame_id: frame.id,
+      hostname: 'shop.example.com',
+      verified: true,
+    });
+    expect(await runJson(['frames', 'domains', 'list', 'web', ...p], env)).toMatchObject([
+      { id: verified.id, verified: true },
+    ]);
+
+    const invalid = await run(['frames', 'domains', 'add', 'web', 'not_a_host', ...p], env);
+    expectProblem(invalid, 5, 422, 'invalid_hostname');
+
+    const removed = await run(['frames', 'domains', 'remove', 'web', verified.id, ...p], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toContain('Removed shop.example.com');
+    expect(await runJson(['frames', 'domains', 'list', 'web', ...p], env)).toEqual([]);
+    const gone = await run(['frames', 'domains', 'remove', 'web', 'shop.example.com', ...p], env);
+    expect(gone.code).toBe(4);
+  });
+});
