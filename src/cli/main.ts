@@ -11,6 +11,8 @@ import * as frameHistory from './frame-history.ts';
 import * as frameSettings from './frame-settings.ts';
 import * as frameVolumes from './frame-volumes.ts';
 import * as frames from './frames.ts';
+import * as orgMembers from './org-members.ts';
+import * as orgs from './orgs.ts';
 import * as projects from './projects.ts';
 import * as spaces from './spaces.ts';
 import * as teamAdmin from './team-admin.ts';
@@ -19,7 +21,7 @@ import * as tokens from './tokens.ts';
 
 export function program(): Command {
   const cli = new Command('frameplane')
-    .description('Frameplane on the command line: teams, projects, sharing and frames.')
+    .description('Frameplane on the command line: teams, orgs, projects, sharing and frames.')
     .version(pkg.version, '-V, --version')
     .addOption(new Option('--server <url>', 'the service').env('FRAMEPLANE_SERVER'))
     .addOption(
@@ -36,6 +38,8 @@ export function program(): Command {
   tokens.register(cli);
   teams.register(cli);
   teamAdmin.register(cli);
+  orgs.register(cli);
+  orgMembers.register(cli);
   projects.register(cli);
   spaces.register(cli);
   frames.register(cli);
