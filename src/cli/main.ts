@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { FrameplaneError } from '../sdk/index.ts';
 import * as auth from './auth.ts';
+import * as completion from './completion.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
 import * as frameDomains from './frame-domains.ts';
 import * as frameHistory from './frame-history.ts';
@@ -56,6 +57,7 @@ export function program(): Command {
     .action(async () => {
       await import('../runner/cli.ts');
     });
+  completion.register(cli);
   return cli;
 }
 
