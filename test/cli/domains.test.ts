@@ -1,30 +1,17 @@
 // `frameplane frames domains` against a real service: claim a hostname, read the TXT record the
 // CLI prints, fail to verify before it is published (422 and its reason), publish it in the
 // test's DNS table, verify, list, remove.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
-import { newUser } from '../helpers/factories.ts';
-import { createWebFrame, expectProblem, run, runJson, userEnv } from './run.ts';
+import { describe, expect, it } from 'vitest';
+import { createWebFrame, expectProblem, run, runJson } from './run.ts';
+import { serviceForFile, shopWorld } from './service.ts';
 
-let t: TestApp;
-let server: string;
-beforeAll(async () => {
-  t = await testApp();
-  server = await listenOn(t);
-});
-afterAll(() => t.close());
+const svc = serviceForFile();
 
 describe('frames domains', () => {
   it('claims a hostname, shows its TXT record, verifies it and removes it', async () => {
-    const ann = await newUser(t, 'ann');
-    const env = userEnv(server, ann.token);
+    const { env, agent } = await shopWorld(svc.t, svc.server);
     const p = ['-p', 'Shop'];
-    const project = await runJson(['projects', 'create', 'Shop'], env);
-    const agent = await t.post(`/v2/projects/${project.id}/agents`, {
-      token: ann.token,
-      body: { name: 'box' },
-    });
-    const frame = await runJson(createWebFrame(agent.json.id), env);
+    const frame = await runJson(createWebFrame(agent.id), env);
 
     const added = await run(['frames', 'domains', 'add', 'web', 'Shop.Example.com.', ...p], env);
     expect(added.code, added.stderr).toBe(0);
@@ -46,7 +33,7 @@ describe('frames domains', () => {
     expectProblem(early, 5, 422, 'domain_verification_failed');
     expect(early.stderr).toMatch(/^ {2}verification: .+/m);
 
-    t.dns.add(name, value);
+    svc.t.dns.add(name, value);
     const verified = await runJson(
       ['frames', 'domains', 'verify', 'web', 'shop.example.com', ...p],
       env,

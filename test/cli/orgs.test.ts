@@ -1,22 +1,18 @@
 // `frameplane orgs` against a real service: create and list an org, invite by e-mail and accept
 // the link, decline without a login, revoke and resend, change roles, page through the audit
 // log, leave, remove, delete; the service's refusals with their codes and exit statuses.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { invitationToken, newUser } from '../helpers/factories.ts';
 import { addOrgMember, newOrg, newOrgProject } from '../helpers/orgs.ts';
 import { configHome, expectProblem, run, runJson, userEnv } from './run.ts';
+import { serviceForFile } from './service.ts';
 
-let t: TestApp;
-let server: string;
-beforeAll(async () => {
-  t = await testApp();
-  server = await listenOn(t);
-});
-afterAll(() => t.close());
+const svc = serviceForFile();
 
-describe('orgs', () => {
+// Each test starts some fifteen CLI processes (about half a second each): more than the default.
+describe('orgs', { timeout: 60_000 }, () => {
   it('creates an org, invites, accepts, declines, revokes and changes roles', async () => {
+    const { t, server } = svc;
     const [ann, bob] = [await newUser(t, 'ann'), await newUser(t, 'bob')];
     const env = userEnv(server, ann.token);
     const bobEnv = userEnv(server, bob.token);
@@ -75,6 +71,7 @@ describe('orgs', () => {
   });
 
   it('renames, sets the base role, pages the audit log, leaves, removes and deletes', async () => {
+    const { t, server } = svc;
     const [ann, bob, dave] = [
       await newUser(t, 'ann'),
       await newUser(t, 'bob'),

@@ -1,24 +1,17 @@
 // `frameplane spaces` against a real service: create, list (table and JSON), show, rename, a
 // frame created in a space named on the command line, delete refused while it holds the frame.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { newUser } from '../helpers/factories.ts';
 import { createWebFrame, expectProblem, run, runJson, userEnv } from './run.ts';
+import { serviceForFile, shopWorld } from './service.ts';
 
-let t: TestApp;
-let server: string;
-beforeAll(async () => {
-  t = await testApp();
-  server = await listenOn(t);
-});
-afterAll(() => t.close());
+const svc = serviceForFile();
 
 describe('spaces', () => {
   it('creates, lists, renames and deletes the spaces of a project', async () => {
-    const ann = await newUser(t, 'ann');
-    const env = userEnv(server, ann.token);
+    const { t, server } = svc;
+    const { env, project, agent } = await shopWorld(t, server);
     const p = ['-p', 'Shop'];
-    const project = await runJson(['projects', 'create', 'Shop'], env);
 
     const staging = await runJson(['spaces', 'create', 'staging', ...p], env);
     expect(staging).toMatchObject({ project_id: project.id, name: 'staging' });
@@ -44,11 +37,7 @@ describe('spaces', () => {
     );
 
     // A space holding a frame cannot go; frames create takes the space by name.
-    const agent = await t.post(`/v2/projects/${project.id}/agents`, {
-      token: ann.token,
-      body: { name: 'box' },
-    });
-    const frame = await runJson([...createWebFrame(agent.json.id), '--space', 'preview'], env);
+    const frame = await runJson([...createWebFrame(agent.id), '--space', 'preview'], env);
     expect(frame.space_id).toBe(staging.id);
     const full = await run(['spaces', 'delete', 'preview', ...p], env);
     expectProblem(full, 5, 409, 'space_not_empty');

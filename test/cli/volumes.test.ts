@@ -1,29 +1,16 @@
 // `frameplane frames volumes` against a real service: add, list (table and JSON), the service's
 // refusals (a name taken, a system mount path), a bad --size caught before any request, remove.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
-import { newUser } from '../helpers/factories.ts';
-import { createWebFrame, expectProblem, run, runJson, userEnv } from './run.ts';
+import { describe, expect, it } from 'vitest';
+import { createWebFrame, expectProblem, run, runJson } from './run.ts';
+import { serviceForFile, shopWorld } from './service.ts';
 
-let t: TestApp;
-let server: string;
-beforeAll(async () => {
-  t = await testApp();
-  server = await listenOn(t);
-});
-afterAll(() => t.close());
+const svc = serviceForFile();
 
 describe('frames volumes', () => {
   it('adds, lists and removes the volumes of a frame', async () => {
-    const ann = await newUser(t, 'ann');
-    const env = userEnv(server, ann.token);
+    const { env, agent } = await shopWorld(svc.t, svc.server);
     const p = ['-p', 'Shop'];
-    const project = await runJson(['projects', 'create', 'Shop'], env);
-    const agent = await t.post(`/v2/projects/${project.id}/agents`, {
-      token: ann.token,
-      body: { name: 'box' },
-    });
-    const frame = await runJson(createWebFrame(agent.json.id), env);
+    const frame = await runJson(createWebFrame(agent.id), env);
     const add = ['frames', 'volumes', 'add', 'web'];
 
     const volume = await runJson([...add, 'data', '--mount', '/data', '--size', '5', ...p], env);
