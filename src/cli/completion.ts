@@ -35,6 +35,10 @@ function walk(root: Command): Tree {
       if (o.required || o.optional) for (const f of flagsOf(o)) valued.add(f);
     const words = [
       ...help.visibleCommands(cmd).map((c) => ({ word: c.name(), description: c.description() })),
+      // Arguments with a fixed set of values (`completion <shell>`) offer them.
+      ...cmd.registeredArguments.flatMap((a) =>
+        (a.argChoices ?? []).map((word) => ({ word, description: a.description })),
+      ),
       ...options.flatMap((o) => flagsOf(o).map((word) => ({ word, description: o.description }))),
     ];
     paths.push({ path, words });
