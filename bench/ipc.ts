@@ -18,16 +18,18 @@ export interface Child {
 }
 
 /**
- * Starts `file` (TypeScript, through tsx) as a child process. It is ready when it has answered
- * its first request; `stdout` is where its standard output goes (`'inherit'` or a file's fd).
+ * Starts `file` as a child process: TypeScript through tsx, or JavaScript (a bundle, as
+ * `npm start` runs the service) as it is. It is ready when it has answered its first request;
+ * `stdout` is where its standard output goes (`'inherit'` or a file's fd).
  */
 export function startChild(
   file: URL,
   env: Record<string, string>,
   stdout: 'inherit' | 'ignore' | number = 'inherit',
 ): Child {
-  const child: ChildProcess = fork(fileURLToPath(file), [], {
-    execArgv: ['--import', 'tsx'],
+  const path = fileURLToPath(file);
+  const child: ChildProcess = fork(path, [], {
+    execArgv: path.endsWith('.ts') ? ['--import', 'tsx'] : [],
     env: { ...process.env, ...env },
     stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });

@@ -94,8 +94,18 @@ export interface Target {
 /** Resident memory of the large dataset's service once every measurement on it was made. */
 export interface Memory {
   rssBytes: number;
+  /** V8's heap (used, and reserved) and memory outside it (buffers): where the resident goes. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
   after: string;
 }
+
+const MB = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+/** "272 MB (heap 120 of 180 MB, outside it 12 MB)". */
+export const memoryLine = (m: Memory) =>
+  `${MB(m.rssBytes)} (heap ${MB(m.heapUsedBytes)} used of ${MB(m.heapTotalBytes)}, ` +
+  `buffers and other memory outside it ${MB(m.externalBytes)})`;
 
 export function evaluate(
   all: Measurement[],
@@ -172,7 +182,7 @@ export function evaluate(
   targets.push({
     what: `resident memory of the service ${memory.after} ≤ ${MAX_RSS_MB} MB`,
     pass: mb <= MAX_RSS_MB,
-    detail: `${mb.toFixed(0)} MB`,
+    detail: memoryLine(memory),
   });
   return targets;
 }
@@ -237,7 +247,7 @@ export function writeResults(file: string, r: Report) {
     `- database: ${r.machine.postgres}`,
     "- processes: the service, the stack's limit and the load generator (autocannon) each in a process of its own, children of the bench's, with PostgreSQL, all on this machine",
     `- service log level: ${r.logLevel}; the stack's limit logs nothing (Fastify's default)`,
-    `- memory: ${(r.memory.rssBytes / 2 ** 20).toFixed(0)} MB resident in the service ${r.memory.after}`,
+    `- memory: ${memoryLine(r.memory)} resident in the service ${r.memory.after}`,
     '',
     '## Datasets',
     '',

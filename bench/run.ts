@@ -16,6 +16,7 @@ import {
   AT_CONNECTIONS,
   evaluate,
   machine,
+  memoryLine,
   p50Of,
   TABLE_HEAD,
   tableRow,
@@ -268,11 +269,15 @@ async function main(): Promise<number> {
       await syncState(service.url, large.fixtures),
     ).filter((s) => s.kind === 'limit' || !ONLY || ONLY.includes(s.only));
     const measurements = await measureAll(bench, { limit, service }, all);
+    const used = await service.memory();
     const memory: Memory = {
-      rssBytes: await service.rss(),
+      rssBytes: used.rss,
+      heapUsedBytes: used.heapUsed,
+      heapTotalBytes: used.heapTotal,
+      externalBytes: used.external,
       after: `after every measurement of this ${quick ? 'quick' : PARTIAL ? 'partial' : 'full'} run on the large dataset`,
     };
-    log(`\nresident memory of the service: ${(memory.rssBytes / 2 ** 20).toFixed(0)} MB`);
+    log(`\nresident memory of the service: ${memoryLine(memory)}`);
     await closing.pop()?.(); // the service
     await closing.pop()?.(); // the limit
 

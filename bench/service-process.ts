@@ -88,7 +88,7 @@ serve(
       case 'queries':
         return queries;
       case 'memory':
-        return process.memoryUsage().rss;
+        return process.memoryUsage();
       case 'profile-start':
         return startProfile();
       case 'profile-stop':

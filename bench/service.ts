@@ -1,6 +1,8 @@
 // The processes the bench measures: the service (bench/service-process.ts) and the stack's limit
 // (bench/limit-process.ts), each a child process of the bench, on the same database server.
 import { closeSync, openSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { buildServer } from '../scripts/server-build.mjs';
 import { sealer } from '../src/secrets.ts';
 import { loadConfig } from '../src/config.ts';
 import { threadCpu } from './cpu.ts';
@@ -14,8 +16,8 @@ export interface Measured {
   pid: number;
   /** Statements sent to PostgreSQL so far (BEGIN and COMMIT included): round trips. */
   queries(): Promise<number>;
-  /** Resident memory of the process, in bytes. */
-  rss(): Promise<number>;
+  /** The process's memory (process.memoryUsage()), in bytes. */
+  memory(): Promise<NodeJS.MemoryUsage>;
   /** µs of CPU its main thread (the event loop) has spent. */
   cpu(): number;
   /** With BENCH_PROFILE=<dir>, a CPU profile of the process during `work`. */
@@ -23,14 +25,14 @@ export interface Measured {
   close(): Promise<void>;
 }
 
-async function start(file: string, env: Record<string, string>, stdout: number | 'inherit') {
-  const child = startChild(new URL(file, import.meta.url), env, stdout);
+async function start(file: URL, env: Record<string, string>, stdout: number | 'inherit') {
+  const child = startChild(file, env, stdout);
   const url = await child.ask<string>({ type: 'url' });
   const measured: Measured = {
     url,
     pid: child.pid,
     queries: () => child.ask<number>({ type: 'queries' }),
-    rss: () => child.ask<number>({ type: 'memory' }),
+    memory: () => child.ask<NodeJS.MemoryUsage>({ type: 'memory' }),
     cpu: () => threadCpu(child.pid),
     async profiled(name, work) {
       const dir = process.env.BENCH_PROFILE;
@@ -48,6 +50,17 @@ async function start(file: string, env: Record<string, string>, stdout: number |
 }
 
 /**
+ * The service process runs bundled, as `npm start` runs the service (scripts/start.mjs); with
+ * BENCH_PROFILE, from its sources through tsx, so that its profiles name our files.
+ */
+let bundle: Promise<string> | undefined;
+async function serviceBundle() {
+  if (process.env.BENCH_PROFILE) return new URL('./service-process.ts', import.meta.url);
+  bundle ??= buildServer('bench/service-process.ts', 'bench-service');
+  return pathToFileURL(await bundle);
+}
+
+/**
  * The service, at its default log level (`info`: a line per request) unless `logLevel` says
  * otherwise; its log is thrown away unless BENCH_SERVICE_LOG names a file to append it to.
  */
@@ -55,7 +68,7 @@ export async function startService(databaseUrl: string, logLevel?: string): Prom
   const fd = openSync(process.env.BENCH_SERVICE_LOG ?? '/dev/null', 'a');
   try {
     return await start(
-      './service-process.ts',
+      await serviceBundle(),
       { DATABASE_URL: databaseUrl, ...(logLevel ? { BENCH_LOG_LEVEL: logLevel } : {}) },
       fd,
     );
@@ -68,7 +81,7 @@ export async function startService(databaseUrl: string, logLevel?: string): Prom
 export function startLimit(databaseUrl: string): Promise<Measured> {
   const poolSize = loadConfig({ DATABASE_URL: databaseUrl }).databasePoolSize;
   return start(
-    './limit-process.ts',
+    new URL('./limit-process.ts', import.meta.url),
     { DATABASE_URL: databaseUrl, POOL_SIZE: String(poolSize) },
     'inherit',
   );

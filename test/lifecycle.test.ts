@@ -22,7 +22,7 @@ function freePort(): Promise<number> {
 
 async function startInstance(databaseUrl: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -14,14 +14,10 @@ import { build } from 'esbuild';
 const root = new URL('../..', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-// CommonJS dependencies (dockerode, pino) use require() and __dirname, which ESM lacks.
-const BANNER = [
-  "import { createRequire as __cr } from 'node:module';",
-  "import { fileURLToPath as __fu } from 'node:url';",
-  'const require = __cr(import.meta.url);',
-  'const __filename = __fu(import.meta.url);',
-  "const __dirname = __fu(new URL('.', import.meta.url));",
-].join('\n');
+// CommonJS dependencies (dockerode, pino) use require() and __dirname, which ESM lacks: the
+// bundle starts with esm-banner.js. (A file, not a string here: the service's own bundle
+// rewrites import.meta.url in its sources, scripts/server-build.mjs, strings included.)
+const BANNER = readFileSync(new URL('./esm-banner.js', import.meta.url), 'utf8');
 
 export interface BuiltPackage {
   file: string;

@@ -1,7 +1,7 @@
-// The service as a real child process (`node --import tsx src/main.ts`), as an operator runs
-// it: its own port, its own pool and LISTEN connection, killed with real signals. Also a small
-// HTTP client with a hard timeout, so a hanging request shows up as a measured failure instead
-// of stalling the test.
+// The service as a real child process (`node scripts/start.mjs`, as `npm start` runs it), as an
+// operator runs it: its own port, its own pool and LISTEN connection, killed with real signals.
+// Also a small HTTP client with a hard timeout, so a hanging request shows up as a measured
+// failure instead of stalling the test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { freePort } from '../../helpers/smtp.ts';
@@ -35,7 +35,7 @@ export async function startInstance(
   readyTimeoutMs = 30_000,
 ): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
     env: {
       ...process.env,
       PORT: String(port),
