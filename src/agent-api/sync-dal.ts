@@ -2,6 +2,7 @@
 // frame rows they lock. Every function takes the report's transaction.
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { wakeAfterCommit } from '../db/waker.ts';
 import type { ReplicaReason, ReplicaState } from '../frames/frame-status.ts';
 
 export async function touchAgent(q: Queryable, agentId: string, now: Date) {
@@ -120,7 +121,7 @@ export async function insertLogs(
   if (rows.length === 0) return;
   await q.insertInto('frame_logs').values(rows).execute();
   for (const id of new Set(rows.map((r) => r.frame_id)))
-    await sql`select pg_notify('frameplane_logs', ${id})`.execute(q);
+    await wakeAfterCommit(q, 'frameplane_logs', id);
 }
 
 /** Stops a frame for back-off; answers the agent to tell. */

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { isStalePlan, prepareStatements } from './prepared.ts';
 import { installTimestampParser } from './timestamps.ts';
+import { collectWakeUps } from './waker.ts';
 
 export type Database = Kysely<DB>;
 export type Queryable = Kysely<DB> | Transaction<DB>;
@@ -78,7 +79,8 @@ const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serializati
  * A transaction that is retried when PostgreSQL aborts it for a deadlock or a serialization
  * failure: concurrent writers that lock rows in different orders (an agent's report and a
  * billing change, say) then both succeed instead of one failing with a 500. A statement whose
- * prepared plan a migration made stale (prepared.ts) is retried the same way.
+ * prepared plan a migration made stale (prepared.ts) is retried the same way. Wake-ups asked
+ * for inside it (waker.ts wakeAfterCommit) go out once it has committed.
  */
 export async function transaction<T>(
   db: Database,
@@ -87,7 +89,13 @@ export async function transaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(fn);
+      let wakeUps: ReturnType<typeof collectWakeUps> | undefined;
+      const result = await db.transaction().execute((trx) => {
+        wakeUps = collectWakeUps(trx);
+        return fn(trx);
+      });
+      wakeUps?.sent(db);
+      return result;
     } catch (err) {
       const retryable = RETRYABLE.has((err as { code?: string }).code ?? '') || isStalePlan(err);
       if (attempt >= attempts || !retryable) throw err;

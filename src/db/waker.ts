@@ -7,7 +7,41 @@
 import { sql } from 'kysely';
 import type { Queryable } from './database.ts';
 
-export type WakeChannel = 'frameplane_agent' | 'frameplane_frame_events';
+export type WakeChannel = 'frameplane_agent' | 'frameplane_frame_events' | 'frameplane_logs';
+
+// Wake-ups asked for inside a transaction of db/database.ts's transaction(), which sends them
+// once it has committed (and drops them if it rolls back); the waker of each database.
+const pendingIn = new WeakMap<object, Array<[WakeChannel, string]>>();
+const wakerOf = new WeakMap<object, Waker>();
+
+/** Collects the wake-ups asked for inside `trx` (transaction() calls it; then `sent`). */
+export function collectWakeUps(trx: object) {
+  const list: Array<[WakeChannel, string]> = [];
+  pendingIn.set(trx, list);
+  return {
+    /** The transaction committed: the wake-ups go out through the database's waker. */
+    sent(db: object) {
+      const waker = wakerOf.get(db);
+      for (const [channel, payload] of list) waker?.wake(channel, payload);
+    },
+  };
+}
+
+/**
+ * Wakes `channel`'s listeners with `payload` once what `q` wrote has committed: after the
+ * commit, batched, when q is a transaction of transaction() or a database with a waker; inside
+ * q's own transaction otherwise (a NOTIFY is delivered at commit).
+ */
+export async function wakeAfterCommit(q: Queryable, channel: WakeChannel, payload: string) {
+  const pending = pendingIn.get(q);
+  if (pending) {
+    pending.push([channel, payload]);
+    return;
+  }
+  const waker = wakerOf.get(q);
+  if (waker) waker.wake(channel, payload);
+  else await sql`select pg_notify(${channel}, ${payload})`.execute(q);
+}
 
 export function createWaker(db: Queryable) {
   let pending = new Map<string, [WakeChannel, string]>();
@@ -43,6 +77,7 @@ export function createWaker(db: Queryable) {
       while (sending) await sending;
     },
   };
+  wakerOf.set(db, waker);
   return waker;
 }
 

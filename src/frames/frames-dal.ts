@@ -6,6 +6,7 @@ import type { DB } from '../db/schema.ts';
 import { ACCESS_VERSIONS, projectRoleSql } from '../access/access-dal.ts';
 import type { RoleSeen } from '../access/role-memo.ts';
 import { compiledOnce } from '../db/compiled.ts';
+import { wakeAfterCommit } from '../db/waker.ts';
 
 /**
  * The billing status of whoever pays for the project `projectRef` (a column reference): its
@@ -225,12 +226,12 @@ export function lockFrames(q: Queryable, frameIds: string[]) {
     .execute();
 }
 
-/** Wakes an agent's long-polling sync once the transaction commits. */
+/** Wakes an agent's long-polling sync once the transaction commits (db/waker.ts). */
 export function notifyAgent(q: Queryable, agentId: string) {
-  return sql`select pg_notify('frameplane_agent', ${agentId})`.execute(q);
+  return wakeAfterCommit(q, 'frameplane_agent', agentId);
 }
 
 /** Wakes the frame's event listeners on commit (a deleted frame ends its live streams). */
 export function notifyFrameEvents(q: Queryable, frameId: string) {
-  return sql`select pg_notify('frameplane_frame_events', ${frameId})`.execute(q);
+  return wakeAfterCommit(q, 'frameplane_frame_events', frameId);
 }

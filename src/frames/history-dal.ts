@@ -1,6 +1,7 @@
 // A frame's history: its log lines (frame_logs) and its events (frame_events).
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { wakeAfterCommit } from '../db/waker.ts';
 
 export type LogRow = { id: number; replica: number; at: Date; line: string };
 export type EventRow = {
@@ -99,8 +100,9 @@ export async function insertFrameEvent(q: Queryable, event: NewFrameEvent) {
       w.updateTable('frames').set({ last_event_id: event.id }).where('id', '=', event.frame_id),
     )
     .selectFrom('e')
-    .select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified'))
+    .select('e.frame_id')
     .execute();
+  await wakeAfterCommit(q, 'frameplane_frame_events', event.frame_id);
 }
 
 /** The frame's project and space, copied onto its events (migrations/0017). */

@@ -1,9 +1,11 @@
 // Wake-ups after commit (src/db/waker.ts): the wake-ups of one event-loop turn go out in one
 // statement, each once, and flush() waits for them; a database error is reported, not thrown.
+// Asked for inside transaction(), they wait for its commit and are dropped on a rollback.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, createPool, type Database } from '../../src/db/database.ts';
-import { createWaker } from '../../src/db/waker.ts';
+import { sql } from 'kysely';
+import { createDatabase, createPool, type Database, transaction } from '../../src/db/database.ts';
+import { createWaker, wakeAfterCommit } from '../../src/db/waker.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 
 let url: string;
@@ -89,5 +91,38 @@ describe('the waker', () => {
     waker.wake('frameplane_agent', 'agt_5');
     await expect(waker.flush()).resolves.toBeUndefined();
     expect(errors).toHaveLength(1);
+  });
+
+  it('holds the wake-ups of a transaction until it commits, and drops them on a rollback', async () => {
+    heard.length = 0;
+    const waker = createWaker(db);
+    const one = sql<number>`select 1 as x`;
+    // BEGIN, the statement, COMMIT: the wake-up is not a statement of the transaction.
+    const inside = await statementsDuring(() =>
+      transaction(db, async (trx) => {
+        await wakeAfterCommit(trx, 'frameplane_agent', 'agt_t1');
+        await one.execute(trx);
+      }),
+    );
+    expect(inside).toBe(3);
+    await waker.flush();
+    await settle();
+    expect(heard).toEqual([['frameplane_agent', 'agt_t1']]);
+
+    heard.length = 0;
+    await expect(
+      transaction(db, async (trx) => {
+        await wakeAfterCommit(trx, 'frameplane_agent', 'agt_t2');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await waker.flush();
+    await settle();
+    expect(heard).toEqual([]);
+
+    // Outside transaction(): a NOTIFY in the transaction itself, delivered at its commit.
+    await db.transaction().execute((trx) => wakeAfterCommit(trx, 'frameplane_agent', 'agt_t3'));
+    await settle();
+    expect(heard).toEqual([['frameplane_agent', 'agt_t3']]);
   });
 });
