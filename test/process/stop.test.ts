@@ -110,7 +110,7 @@ async function npmStart() {
     await new Promise((r) => setTimeout(r, 100));
   }
   const tree = descendants(npm.pid!);
-  const node = [...tree].find(([, cmd]) => cmd.includes('src/main.ts'))?.[0];
+  const node = [...tree].find(([, cmd]) => cmd.includes('scripts/start.mjs'))?.[0];
   expect(
     [...tree.values()].some((cmd) => /\/postgres -D /.test(cmd)),
     [...tree.values()].join('\n'),
