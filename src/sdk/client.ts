@@ -1,7 +1,6 @@
 // The typed client of the Frameplane API: openapi-fetch over the generated types, plus what every
 // caller would otherwise write again: the bearer token, problem+json as FrameplaneError, an
 // Idempotency-Key on every POST, every page of a cursor list, and the SSE streams.
-import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import { FrameplaneError } from './errors.ts';
 import type { components, paths } from './schema.d.ts';
@@ -31,6 +30,18 @@ export interface FrameRef {
   id: string;
 }
 
+/**
+ * A random UUID (v4). Not crypto.randomUUID: browsers offer that only on HTTPS or localhost,
+ * and the console runs in browsers on plain-HTTP deployments too.
+ */
+function randomKey(): string {
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 export function createFrameplane(opts: FrameplaneOptions) {
@@ -44,7 +55,7 @@ export function createFrameplane(opts: FrameplaneOptions) {
       // A retry of the same Request (same key) is answered from the service's record instead of
       // creating the thing twice; callers who retry themselves pass their own key.
       if (request.method === 'POST' && !request.headers.has('idempotency-key'))
-        request.headers.set('idempotency-key', randomUUID());
+        request.headers.set('idempotency-key', randomKey());
       return request;
     },
   });

@@ -1,0 +1,87 @@
+// Builds the web console (console/) with Vite's JS API. The output is kept under
+// node_modules/.cache/frameplane-console/<hash>/, where <hash> covers every input (the console's
+// sources, the SDK it imports, this file and the lock file), so the first start after a change
+// builds once (a few seconds) and every later start finds the build ready.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CONSOLE_DIR = join(ROOT, 'console');
+const CACHE = join(ROOT, 'node_modules', '.cache', 'frameplane-console');
+// What the build reads: the console, the SDK it imports, how it is built, the exact packages.
+const INPUTS = [CONSOLE_DIR, join(ROOT, 'src', 'sdk'), fileURLToPath(import.meta.url)];
+const LOCK = join(ROOT, 'package-lock.json');
+// Builds of other sources (other checkouts share node_modules) are pruned after a week.
+const KEEP_MS = 7 * 24 * 3600_000;
+
+async function files(path: string): Promise<string[]> {
+  if (!(await stat(path)).isDirectory()) return [path];
+  const entries = await readdir(path, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries
+      .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.test.ts'))
+      .map((e) => files(join(path, e.name))),
+  );
+  return nested.flat();
+}
+
+/** One hash of every file the build reads, by path and content. */
+export async function sourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const all = (await Promise.all(INPUTS.map(files))).flat().sort();
+  if (existsSync(LOCK)) all.push(LOCK);
+  for (const file of all) {
+    hash.update(file.slice(ROOT.length)).update('\0');
+    hash.update(await readFile(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function pruneOld(keep: string) {
+  const now = Date.now();
+  for (const name of await readdir(CACHE).catch(() => [])) {
+    if (name === keep) continue;
+    const dir = join(CACHE, name);
+    const { mtimeMs } = await stat(dir);
+    if (now - mtimeMs > KEEP_MS) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The directory of the console's build for the current sources, built if missing. */
+export async function buildConsole(): Promise<string> {
+  const hash = await sourceHash();
+  const dir = join(CACHE, hash);
+  if (existsSync(join(dir, 'index.html'))) return dir;
+  // Built aside and renamed into place: a process that finds the directory finds it whole.
+  const tmp = join(CACHE, `${hash}.tmp-${process.pid}-${Date.now()}`);
+  const [{ build }, { default: react }] = await Promise.all([
+    import('vite'),
+    import('@vitejs/plugin-react'),
+  ]);
+  await build({
+    configFile: false,
+    root: CONSOLE_DIR,
+    base: '/console/',
+    logLevel: 'warn',
+    plugins: [react()],
+    build: {
+      outDir: tmp,
+      emptyOutDir: true,
+      // The polyfill would be a script of its own; every browser we support has modulepreload.
+      modulePreload: { polyfill: false },
+      reportCompressedSize: false,
+    },
+  });
+  try {
+    await rename(tmp, dir);
+  } catch (err) {
+    // Another process built the same sources first: theirs is as good.
+    await rm(tmp, { recursive: true, force: true });
+    if (!existsSync(join(dir, 'index.html'))) throw err;
+  }
+  await pruneOld(hash);
+  return dir;
+}

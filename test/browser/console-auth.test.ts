@@ -1,0 +1,83 @@
+// The console, served by the service: built at start, opened at `/`, under the strict CSP.
+// A person signs up, sees the layout, signs out, is refused a wrong password next to the field,
+// and signs in again; the API keeps its own 404s.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, listeningApp } from './browser.ts';
+import { person, screenshots, signUp, unique } from './console.ts';
+
+let t: Awaited<ReturnType<typeof listeningApp>>;
+let browser: Browser;
+beforeAll(async () => {
+  t = await listeningApp();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('console: signing up, in and out', () => {
+  it('opens at /, signs up, signs out, refuses a wrong password, signs in', async () => {
+    const { page, realErrors, close } = await person(browser, t.base);
+    const res = await page.goto('/');
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.waitForURL(/\/console\/sign-in\?next=/);
+    await screenshots(page, 'sign-in');
+
+    const email = unique('ann');
+    await signUp(page, email, 'Ann');
+    expect(await page.locator('h1').textContent()).toBe('Welcome, Ann');
+    // A new account has not proved its address yet: the console offers a new link.
+    await page.getByRole('heading', { name: 'Confirm your e-mail address' }).waitFor();
+    await screenshots(page, 'home');
+
+    await page.getByRole('link', { name: 'Account' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('ci');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = await page.locator('#new-token-value').textContent();
+    expect(secret).toMatch(/^fp_/);
+    const check = await t.get('/v2/user', { token: secret ?? '' });
+    expect(check.json.email).toBe(email);
+    await page.getByRole('button', { name: 'Revoke ci' }).click();
+    await expect
+      .poll(async () => (await t.get('/v2/user', { token: secret ?? '' })).status)
+      .toBe(401);
+    await screenshots(page, 'account');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/console\/sign-in/);
+    expect(await page.evaluate(() => localStorage.getItem('frameplane.token'))).toBeNull();
+
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The refusal is shown by the password field, which is marked invalid.
+    const password = page.getByLabel('Password');
+    await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('.field-error').textContent()).toMatch(/password/i);
+
+    await password.fill('a-long-enough-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
+    expect(realErrors()).toEqual([]);
+    await close();
+  });
+
+  it('serves client routes and hashed assets, and leaves the API its 404s', async () => {
+    const deep = await fetch(`${t.base}/console/teams/anything`);
+    expect(deep.status).toBe(200);
+    expect(deep.headers.get('cache-control')).toBe('no-cache');
+    const html = await deep.text();
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    const js = await fetch(`${t.base}${asset}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${t.base}/console/assets/nope.js`)).status).toBe(404);
+    const api = await fetch(`${t.base}/v2/no-such-route`);
+    expect(api.status).toBe(404);
+    expect(api.headers.get('content-type')).toContain('application/problem+json');
+  });
+});
