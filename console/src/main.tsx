@@ -9,6 +9,8 @@ import { Layout } from './components/Layout.tsx';
 import { Account } from './pages/Account.tsx';
 import { Home } from './pages/Home.tsx';
 import { SignIn, SignUp } from './pages/SignIn.tsx';
+import { Team } from './pages/Team.tsx';
+import { Teams } from './pages/Teams.tsx';
 import './styles.css';
 
 const router = createBrowserRouter([
@@ -21,6 +23,8 @@ const router = createBrowserRouter([
     children: [
       { index: true, element: <Home /> },
       { path: 'account', element: <Account /> },
+      { path: 'teams', element: <Teams /> },
+      { path: 'teams/:teamId', element: <Team /> },
       { path: '*', element: <h1>Page not found</h1> },
     ],
   },

@@ -47,3 +47,7 @@ export async function screenshots(page: Page, name: string) {
 
 export const unique = (who: string) =>
   `${who}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.test`;
+
+/** The console's token in this page's storage, to check through the API what the page did. */
+export const tokenOf = (page: Page) =>
+  page.evaluate(() => localStorage.getItem('frameplane.token'));
