@@ -7,7 +7,12 @@ import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { queryClient } from './api.ts';
 import { Layout } from './components/Layout.tsx';
 import { Account } from './pages/Account.tsx';
+import { AccessPage } from './pages/Access.tsx';
+import { FramePage } from './pages/Frame.tsx';
 import { Home } from './pages/Home.tsx';
+import { ProjectPage } from './pages/Project.tsx';
+import { Projects } from './pages/Projects.tsx';
+import { SpacePage } from './pages/Space.tsx';
 import { SignIn, SignUp } from './pages/SignIn.tsx';
 import { Team } from './pages/Team.tsx';
 import { Teams } from './pages/Teams.tsx';
@@ -23,6 +28,11 @@ const router = createBrowserRouter([
     children: [
       { index: true, element: <Home /> },
       { path: 'account', element: <Account /> },
+      { path: 'projects', element: <Projects /> },
+      { path: 'projects/:projectId', element: <ProjectPage /> },
+      { path: 'projects/:projectId/access', element: <AccessPage /> },
+      { path: 'projects/:projectId/spaces/:spaceId', element: <SpacePage /> },
+      { path: 'projects/:projectId/spaces/:spaceId/frames/:frameId', element: <FramePage /> },
       { path: 'teams', element: <Teams /> },
       { path: 'teams/:teamId', element: <Team /> },
       { path: '*', element: <h1>Page not found</h1> },

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { FACTORY_PASSWORD } from '../helpers/factories.ts';
 
 export const SHOTS = join(process.cwd(), 'test-results', 'console');
 const SIZES = {
@@ -51,3 +52,12 @@ export const unique = (who: string) =>
 /** The console's token in this page's storage, to check through the API what the page did. */
 export const tokenOf = (page: Page) =>
   page.evaluate(() => localStorage.getItem('frameplane.token'));
+
+/** Signs in through the console's form with the factories' password. */
+export async function signIn(page: Page, email: string) {
+  await page.goto('/console/sign-in');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(FACTORY_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
+}
