@@ -21,7 +21,7 @@ export function FrameActions({ frame, canOperate }: { frame: Frame; canOperate: 
         </p>
       )}
       {canOperate && (
-        <div className="actions">
+        <div className="actions toolbar">
           <button
             type="button"
             className="primary"

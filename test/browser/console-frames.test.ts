@@ -1,0 +1,135 @@
+// Frames in the console on a self-hosted agent that the test plays over the agent API, as the
+// real agent does: created in the console, the frame goes Online and its logs appear live (the
+// page follows the frame's event and log streams, no polling); a settings change waits as a
+// pending change until Deploy, which the page follows to its end; stop and start too.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { newProject, newUser } from '../helpers/factories.ts';
+import { replicaEvents, sync } from '../helpers/frames.ts';
+import { launchBrowser, listeningApp } from './browser.ts';
+import { person, screenshots, signIn } from './console.ts';
+
+let t: Awaited<ReturnType<typeof listeningApp>>;
+let browser: Browser;
+beforeAll(async () => {
+  t = await listeningApp();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** The agent's side: takes the desired state and reports the frame's replicas healthy. */
+async function agentReportsHealthy(agentToken: string, frameId: string) {
+  const state = await sync(t, agentToken);
+  const desired = state.frames.find((f) => f.frame_id === frameId);
+  expect(desired).toBeDefined();
+  await sync(t, agentToken, {
+    events: replicaEvents(frameId, desired?.replica_count, 'healthy', {
+      generation: desired?.generation,
+    }),
+  });
+}
+
+const status = (page: Page) => page.locator('#frame-status');
+
+describe('console: frames', () => {
+  it('creates a frame on a self-hosted agent; it goes Online and its logs appear live', async () => {
+    const annUser = await newUser(t, 'ann');
+    const project = await newProject(t, annUser, 'Shop');
+    const agent = await t.post(`/v2/projects/${project.id}/agents`, {
+      token: annUser.token,
+      body: { name: 'box' },
+    });
+    expect(agent.status, agent.text).toBe(201);
+    const agentToken = agent.json.token as string;
+    await sync(t, agentToken); // the agent is online
+
+    const ann = await person(browser, t.base);
+    await signIn(ann.page, annUser.email);
+    await ann.page.getByRole('link', { name: 'Projects' }).first().click();
+    await ann.page.getByRole('link', { name: 'Shop' }).click();
+    await ann.page.getByRole('link', { name: 'default' }).click();
+    await ann.page.getByText('No frame in this space yet.').waitFor();
+    await ann.page.getByLabel('Name').fill('web');
+    await ann.page.getByLabel('Git owner').fill('acme');
+    await ann.page.getByLabel('Repository').fill('app');
+    await ann.page.getByLabel('Port').fill('80');
+    await ann.page.getByLabel('Runs on').selectOption({ label: 'Agent box' });
+    await ann.page.getByRole('button', { name: 'Create frame' }).click();
+    // A reserved port is refused next to the port field.
+    const port = ann.page.getByLabel('Port');
+    await expect.poll(() => port.getAttribute('aria-invalid')).toBe('true');
+    await port.fill('8080');
+    await ann.page.getByRole('button', { name: 'Create frame' }).click();
+    await ann.page.getByRole('heading', { name: 'web' }).waitFor();
+    const frameId = /\/frames\/([^/?#]+)/.exec(ann.page.url())?.[1] ?? '';
+    await expect.poll(() => status(ann.page).textContent()).toBe('Starting');
+    expect(await ann.page.getByText('on a self-hosted agent (online)').count()).toBe(1);
+
+    // The agent reports the replica healthy: the page shows Online without a reload.
+    await agentReportsHealthy(agentToken, frameId);
+    await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+    await ann.page.locator('#events').getByText('Online').first().waitFor();
+
+    const line = (text: string) => ({
+      frame_id: frameId,
+      replica: 0,
+      at: new Date().toISOString(),
+      line: text,
+    });
+    await sync(t, agentToken, { logs: [line('listening on 8080')] });
+    await expect
+      .poll(() => ann.page.locator('#logs').textContent())
+      .toContain('[0] listening on 8080');
+    await sync(t, agentToken, { logs: [line('GET / 200')] });
+    await expect.poll(() => ann.page.locator('#logs').textContent()).toContain('[0] GET / 200');
+    await screenshots(ann.page, 'frame');
+
+    // A branch change waits for a deploy; the deploy is followed until Online again.
+    await ann.page.getByLabel('Branch').fill('next');
+    await ann.page.getByRole('button', { name: 'Save settings' }).click();
+    await expect
+      .poll(() => ann.page.locator('#pending-changes').textContent())
+      .toContain('git_repository_branch');
+    await ann.page.getByRole('button', { name: 'Deploy' }).click();
+    await expect.poll(() => status(ann.page).textContent()).toBe('Starting');
+    expect(await ann.page.locator('#pending-changes').count()).toBe(0);
+    await agentReportsHealthy(agentToken, frameId);
+    await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+    await ann.page.getByText('latest deployment succeeded').waitFor();
+
+    // Env: a variable is set, then shown with its value (Ann is the owner).
+    await ann.page.getByLabel('Variable').fill('GREETING');
+    await ann.page.getByLabel('Value').fill('hello');
+    await ann.page.getByRole('button', { name: 'Set variable' }).click();
+    await ann.page.getByRole('row').filter({ hasText: 'GREETING' }).getByText('hello').waitFor();
+
+    // Stop, then start: the status follows.
+    await ann.page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => status(ann.page).textContent()).toBe('Stopped');
+    await ann.page.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => status(ann.page).textContent()).not.toBe('Stopped');
+    await agentReportsHealthy(agentToken, frameId);
+    await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+
+    // Scale to two replicas: one of two healthy is Degraded until the agent reports both.
+    await ann.page.getByLabel('Replicas').fill('2');
+    await ann.page.getByRole('button', { name: 'Save settings' }).click();
+    await expect
+      .poll(
+        async () =>
+          (await t.get(`/v2/projects/${project.id}/frames`, { token: annUser.token })).json.data[0]
+            .replica_count,
+      )
+      .toBe(2);
+
+    await expect.poll(() => status(ann.page).textContent()).toBe('Degraded');
+    await agentReportsHealthy(agentToken, frameId);
+    await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+
+    expect(ann.realErrors()).toEqual([]);
+    await ann.close();
+  });
+});
