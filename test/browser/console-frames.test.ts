@@ -38,18 +38,19 @@ describe('console: frames', () => {
   it('creates a frame on a self-hosted agent; it goes Online and its logs appear live', async () => {
     const annUser = await newUser(t, 'ann');
     const project = await newProject(t, annUser, 'Shop');
-    const agent = await t.post(`/v2/projects/${project.id}/agents`, {
-      token: annUser.token,
-      body: { name: 'box' },
-    });
-    expect(agent.status, agent.text).toBe(201);
-    const agentToken = agent.json.token as string;
-    await sync(t, agentToken); // the agent is online
-
     const ann = await person(browser, t.base);
     await signIn(ann.page, annUser.email);
     await ann.page.getByRole('link', { name: 'Projects' }).first().click();
     await ann.page.getByRole('link', { name: 'Shop' }).click();
+    // The agent is registered in the console, which shows its install command (token) once.
+    await ann.page.getByLabel('Agent name').fill('box');
+    await ann.page.getByRole('button', { name: 'Register agent' }).click();
+    const command = await ann.page.locator('.secret').textContent();
+    const agentToken = /FRAMEPLANE_AGENT_TOKEN=(\S+)/.exec(command ?? '')?.[1] ?? '';
+    expect(command).toContain('/downloads/frameplane.tgz');
+    await sync(t, agentToken); // the agent is online
+    await ann.page.reload();
+    await ann.page.getByText('box online').waitFor();
     await ann.page.getByRole('link', { name: 'default' }).click();
     await ann.page.getByText('No frame in this space yet.').waitFor();
     await ann.page.getByLabel('Name').fill('web');

@@ -3,6 +3,7 @@
 // and deletes; a viewer sees everything read-only.
 import { Link, useNavigate, useParams } from 'react-router';
 import { atLeast, fp, type Schemas, useRead, useWrite } from '../api.ts';
+import { Agents } from '../components/Agents.tsx';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
@@ -294,6 +295,7 @@ export function ProjectPage() {
           </p>
           <Spaces project={p} />
           <Sharing project={p} />
+          {atLeast(p.role, 'admin') && <Agents project_id={p.id} />}
           {atLeast(p.role, 'admin') && <Danger project={p} />}
         </>
       )}
