@@ -1,6 +1,6 @@
 // The console, served by the service: built at start, opened at `/`, under the strict CSP.
 // A person signs up, sees the layout, signs out, is refused a wrong password next to the field,
-// and signs in again; the API keeps its own 404s.
+// and signs in again. (How the routes answer is test/web/console-routes.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, listeningApp } from './browser.ts';
@@ -63,21 +63,5 @@ describe('console: signing up, in and out', () => {
     await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
     expect(realErrors()).toEqual([]);
     await close();
-  });
-
-  it('serves client routes and hashed assets, and leaves the API its 404s', async () => {
-    const deep = await fetch(`${t.base}/console/teams/anything`);
-    expect(deep.status).toBe(200);
-    expect(deep.headers.get('cache-control')).toBe('no-cache');
-    const html = await deep.text();
-    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
-    expect(asset).toBeDefined();
-    const js = await fetch(`${t.base}${asset}`);
-    expect(js.status).toBe(200);
-    expect(js.headers.get('cache-control')).toContain('immutable');
-    expect((await fetch(`${t.base}/console/assets/nope.js`)).status).toBe(404);
-    const api = await fetch(`${t.base}/v2/no-such-route`);
-    expect(api.status).toBe(404);
-    expect(api.headers.get('content-type')).toContain('application/problem+json');
   });
 });
