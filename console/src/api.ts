@@ -10,7 +10,7 @@ import {
   QueryClient,
   MutationCache,
 } from '@tanstack/react-query';
-import { createFrameplane, FrameplaneError, type Schemas } from '../../src/sdk/index.ts';
+import { createFrameplane, FrameplaneError, type Page, type Schemas } from '../../src/sdk/index.ts';
 import { getToken, setToken } from './session.ts';
 
 export type { Schemas };
@@ -48,6 +48,16 @@ export const queryClient = new QueryClient({
 /** A cached read. */
 export function useRead<T>(key: QueryKey, read: () => Promise<T>, enabled = true) {
   return useQuery({ queryKey: key, queryFn: read, enabled });
+}
+
+/** One page of a cursor list, as openapi-fetch answers it. */
+type Pager<T> = (
+  cursor: string | undefined,
+) => Promise<{ data?: Page<T>; error?: unknown; response: Response }>;
+
+/** A cached read of every item of a cursor list (lists that are small by nature). */
+export function useList<T>(key: QueryKey, pager: Pager<T>, enabled = true) {
+  return useRead(key, () => fp().all(pager), enabled);
 }
 
 /** A write; on success the reads under `refresh` are fetched again. */

@@ -1,25 +1,14 @@
 // The console, served by the service: built at start, opened at `/`, under the strict CSP.
 // A person signs up, sees the layout, signs out, is refused a wrong password next to the field,
 // and signs in again. (How the routes answer is test/web/console-routes.test.ts.)
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, listeningApp } from './browser.ts';
-import { person, screenshots, signUp, unique } from './console.ts';
+import { describe, expect, it } from 'vitest';
+import { person, screenshots, signUp, unique, consoleSuite } from './console.ts';
 
-let t: Awaited<ReturnType<typeof listeningApp>>;
-let browser: Browser;
-beforeAll(async () => {
-  t = await listeningApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const s = consoleSuite();
 
 describe('console: signing up, in and out', () => {
   it('opens at /, signs up, signs out, refuses a wrong password, signs in', async () => {
-    const { page, realErrors, close } = await person(browser, t.base);
+    const { page, realErrors, close } = await person(s.browser, s.t.base);
     const res = await page.goto('/');
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -38,11 +27,11 @@ describe('console: signing up, in and out', () => {
     await page.getByRole('button', { name: 'Create token' }).click();
     const secret = await page.locator('#new-token-value').textContent();
     expect(secret).toMatch(/^fp_/);
-    const check = await t.get('/v2/user', { token: secret ?? '' });
+    const check = await s.t.get('/v2/user', { token: secret ?? '' });
     expect(check.json.email).toBe(email);
     await page.getByRole('button', { name: 'Revoke ci' }).click();
     await expect
-      .poll(async () => (await t.get('/v2/user', { token: secret ?? '' })).status)
+      .poll(async () => (await s.t.get('/v2/user', { token: secret ?? '' })).status)
       .toBe(401);
     await screenshots(page, 'account');
 

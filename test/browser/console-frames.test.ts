@@ -2,30 +2,20 @@
 // real agent does: created in the console, the frame goes Online and its logs appear live (the
 // page follows the frame's event and log streams, no polling); a settings change waits as a
 // pending change until Deploy, which the page follows to its end; stop and start too.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { newProject, newUser } from '../helpers/factories.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
-import { launchBrowser, listeningApp } from './browser.ts';
-import { person, screenshots, signIn } from './console.ts';
+import { person, screenshots, signIn, consoleSuite } from './console.ts';
 
-let t: Awaited<ReturnType<typeof listeningApp>>;
-let browser: Browser;
-beforeAll(async () => {
-  t = await listeningApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const s = consoleSuite();
 
 /** The agent's side: takes the desired state and reports the frame's replicas healthy. */
 async function agentReportsHealthy(agentToken: string, frameId: string) {
-  const state = await sync(t, agentToken);
+  const state = await sync(s.t, agentToken);
   const desired = state.frames.find((f) => f.frame_id === frameId);
   expect(desired).toBeDefined();
-  await sync(t, agentToken, {
+  await sync(s.t, agentToken, {
     events: replicaEvents(frameId, desired?.replica_count, 'healthy', {
       generation: desired?.generation,
     }),
@@ -36,9 +26,9 @@ const status = (page: Page) => page.locator('#frame-status');
 
 describe('console: frames', () => {
   it('creates a frame on a self-hosted agent; it goes Online and its logs appear live', async () => {
-    const annUser = await newUser(t, 'ann');
-    const project = await newProject(t, annUser, 'Shop');
-    const ann = await person(browser, t.base);
+    const annUser = await newUser(s.t, 'ann');
+    const project = await newProject(s.t, annUser, 'Shop');
+    const ann = await person(s.browser, s.t.base);
     await signIn(ann.page, annUser.email);
     await ann.page.getByRole('link', { name: 'Projects' }).first().click();
     await ann.page.getByRole('link', { name: 'Shop' }).click();
@@ -48,7 +38,7 @@ describe('console: frames', () => {
     const command = await ann.page.locator('.secret').textContent();
     const agentToken = /FRAMEPLANE_AGENT_TOKEN=(\S+)/.exec(command ?? '')?.[1] ?? '';
     expect(command).toContain('/downloads/frameplane.tgz');
-    await sync(t, agentToken); // the agent is online
+    await sync(s.t, agentToken); // the agent is online
     await ann.page.reload();
     await ann.page.getByText('box online').waitFor();
     await ann.page.getByRole('link', { name: 'default' }).click();
@@ -80,11 +70,11 @@ describe('console: frames', () => {
       at: new Date().toISOString(),
       line: text,
     });
-    await sync(t, agentToken, { logs: [line('listening on 8080')] });
+    await sync(s.t, agentToken, { logs: [line('listening on 8080')] });
     await expect
       .poll(() => ann.page.locator('#logs').textContent())
       .toContain('[0] listening on 8080');
-    await sync(t, agentToken, { logs: [line('GET / 200')] });
+    await sync(s.t, agentToken, { logs: [line('GET / 200')] });
     await expect.poll(() => ann.page.locator('#logs').textContent()).toContain('[0] GET / 200');
     await screenshots(ann.page, 'frame');
 
@@ -121,8 +111,8 @@ describe('console: frames', () => {
     await expect
       .poll(
         async () =>
-          (await t.get(`/v2/projects/${project.id}/frames`, { token: annUser.token })).json.data[0]
-            .replica_count,
+          (await s.t.get(`/v2/projects/${project.id}/frames`, { token: annUser.token })).json
+            .data[0].replica_count,
       )
       .toBe(2);
 

@@ -2,34 +2,24 @@
 // member of that team, sees it read-only (no space, sharing, frame or deploy controls, env
 // values hidden) and cannot deploy; "who has access and why" explains his role. Raised to
 // member he gets the Deploy button; revoked, the project is gone from his list.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
-import { launchBrowser, listeningApp } from './browser.ts';
-import { person, screenshots, signIn } from './console.ts';
+import { person, screenshots, signIn, consoleSuite } from './console.ts';
 
-let t: Awaited<ReturnType<typeof listeningApp>>;
-let browser: Browser;
-beforeAll(async () => {
-  t = await listeningApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const s = consoleSuite();
 
 const row = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text });
 
 describe('console: projects, sharing and access', () => {
   it('shares a project at viewer: the member sees it read-only and cannot deploy', async () => {
-    const annUser = await newUser(t, 'ann');
-    const bobUser = await newUser(t, 'bob');
-    const team = await newTeam(t, annUser, 'Night Shift');
-    await addMember(t, team.id, bobUser, 'member');
-    const ann = await person(browser, t.base);
-    const bob = await person(browser, t.base);
+    const annUser = await newUser(s.t, 'ann');
+    const bobUser = await newUser(s.t, 'bob');
+    const team = await newTeam(s.t, annUser, 'Night Shift');
+    await addMember(s.t, team.id, bobUser, 'member');
+    const ann = await person(s.browser, s.t.base);
+    const bob = await person(s.browser, s.t.base);
 
     await signIn(ann.page, annUser.email);
     await ann.page.getByRole('link', { name: 'Projects' }).first().click();
@@ -49,9 +39,9 @@ describe('console: projects, sharing and access', () => {
     await row(ann.page, 'Night Shift').waitFor();
     await screenshots(ann.page, 'project');
 
-    const space = await defaultSpace(t, annUser, projectId);
-    const frame = await newFrame(t, annUser, projectId, space);
-    const env = await t.patch(`${framePath(frame)}/env`, {
+    const space = await defaultSpace(s.t, annUser, projectId);
+    const frame = await newFrame(s.t, annUser, projectId, space);
+    const env = await s.t.patch(`${framePath(frame)}/env`, {
       token: annUser.token,
       body: { vars: { SECRET: 'hunter2' } },
     });
@@ -83,7 +73,7 @@ describe('console: projects, sharing and access', () => {
       expect(await bob.page.getByRole('button', { name }).count(), name).toBe(0);
     await screenshots(bob.page, 'frame-viewer');
     // The service agrees: a viewer's deploy is refused.
-    const refused = await t.post(`${framePath(frame)}/deploy`, { token: bobUser.token });
+    const refused = await s.t.post(`${framePath(frame)}/deploy`, { token: bobUser.token });
     expect(refused.status).toBe(403);
 
     // Raised to member, Bob may deploy.
@@ -92,7 +82,8 @@ describe('console: projects, sharing and access', () => {
     await row(ann.page, 'Night Shift').getByRole('button', { name: 'Change' }).click();
     await expect
       .poll(
-        async () => (await t.get(`/v2/projects/${projectId}`, { token: bobUser.token })).json.role,
+        async () =>
+          (await s.t.get(`/v2/projects/${projectId}`, { token: bobUser.token })).json.role,
       )
       .toBe('member');
     await bob.page.reload();

@@ -2,25 +2,17 @@
 // comes from an e-mail caught by a real SMTP server; Bob signs up on the invitation page,
 // accepts, and follows it into the console. Ann changes his role, and sends, resends and revokes
 // another invitation; at the end Bob leaves and Ann deletes the team.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
-import { launchBrowser, listeningApp } from './browser.ts';
-import { person, screenshots, signUp, tokenOf, unique } from './console.ts';
+import { person, screenshots, signUp, tokenOf, unique, consoleSuite } from './console.ts';
 
-let t: Awaited<ReturnType<typeof listeningApp>>;
 let smtp: SmtpCatcher;
-let browser: Browser;
-beforeAll(async () => {
+const s = consoleSuite(async () => {
   smtp = await startSmtp();
-  t = await listeningApp({ env: { SMTP_URL: smtp.url }, worker: true });
-  browser = await launchBrowser();
+  return { env: { SMTP_URL: smtp.url }, worker: true };
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => smtp?.close());
 
 /** The path of the invitation link in the last e-mail to `email` (the host is PUBLIC_URL's). */
 async function invitationLink(email: string) {
@@ -35,8 +27,8 @@ const row = (page: Page, text: string) => page.getByRole('row').filter({ hasText
 
 describe('console: teams and invitations', () => {
   it('invites a second person, who accepts in another browser and lands in the console', async () => {
-    const ann = await person(browser, t.base);
-    const bob = await person(browser, t.base);
+    const ann = await person(s.browser, s.t.base);
+    const bob = await person(s.browser, s.t.base);
     const annEmail = unique('ann');
     const bobEmail = unique('bob');
     await signUp(ann.page, annEmail, 'Ann');
@@ -86,7 +78,7 @@ describe('console: teams and invitations', () => {
     const annToken = (await tokenOf(ann.page)) ?? '';
     await expect
       .poll(async () => {
-        const r = await t.get(`/v2/teams/${teamId}/members`, { token: annToken });
+        const r = await s.t.get(`/v2/teams/${teamId}/members`, { token: annToken });
         return r.json.data.find((m: { email: string }) => m.email === bobEmail)?.role;
       })
       .toBe('admin');

@@ -4,7 +4,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { launchBrowser, listeningApp } from './browser.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { TestAppOptions } from '../helpers/app.ts';
 import { FACTORY_PASSWORD } from '../helpers/factories.ts';
 
 export const SHOTS = join(process.cwd(), 'test-results', 'console');
@@ -60,4 +62,18 @@ export async function signIn(page: Page, email: string) {
   await page.getByLabel('Password').fill(FACTORY_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
+}
+
+/** The app on a real port and Chromium, for one test file; both closed after it. */
+export function consoleSuite(options: () => Promise<TestAppOptions> | TestAppOptions = () => ({})) {
+  const suite = {} as { t: Awaited<ReturnType<typeof listeningApp>>; browser: Browser };
+  beforeAll(async () => {
+    suite.t = await listeningApp(await options());
+    suite.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.t?.close();
+  });
+  return suite;
 }

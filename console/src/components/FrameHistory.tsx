@@ -1,51 +1,37 @@
 // A frame's deployments, its events as they happen, and its logs as they are written.
-import { fp, useRead } from '../api.ts';
+import { fp, useList } from '../api.ts';
 import { type FrameEvent, type FrameRef, frameKey, params, type LogLine } from '../frames.ts';
 import { Problem } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
+import { Table } from './Table.tsx';
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString();
 
 export function Deployments({ frame }: { frame: FrameRef }) {
   // Under the frame's key: every event of the frame reads them again.
-  const deployments = useRead([...frameKey(frame), 'deployments'], () =>
-    fp().all((cursor) =>
-      fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments', {
-        params: { ...params(frame).params, query: { cursor } },
-      }),
-    ),
+  const deployments = useList([...frameKey(frame), 'deployments'], (cursor) =>
+    fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments', {
+      params: { ...params(frame).params, query: { cursor } },
+    }),
   );
   return (
     <section aria-labelledby="deployments-title">
       <h2 id="deployments-title">Deployments</h2>
       <Loaded query={deployments}>
         {(list) => (
-          <table>
-            <thead>
-              <tr>
-                <th>Started</th>
-                <th>Trigger</th>
-                <th>Status</th>
-                <th>Branch</th>
-                <th>Why it failed</th>
+          <Table head={['Started', 'Trigger', 'Status', 'Branch', 'Why it failed']}>
+            {[...list].reverse().map((d) => (
+              <tr key={d.id}>
+                <td>{new Date(d.created_at).toLocaleString()}</td>
+                <td>{d.trigger}</td>
+                <td>
+                  <span className={`badge status-${d.status}`}>{d.status}</span>
+                </td>
+                <td>{d.git_repository_branch}</td>
+                <td>{d.failure_reason ? `${d.failure_reason}: ${d.failure_message ?? ''}` : ''}</td>
               </tr>
-            </thead>
-            <tbody>
-              {[...list].reverse().map((d) => (
-                <tr key={d.id}>
-                  <td>{new Date(d.created_at).toLocaleString()}</td>
-                  <td>{d.trigger}</td>
-                  <td>
-                    <span className={`badge status-${d.status}`}>{d.status}</span>
-                  </td>
-                  <td>{d.git_repository_branch}</td>
-                  <td>
-                    {d.failure_reason ? `${d.failure_reason}: ${d.failure_message ?? ''}` : ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loaded>
     </section>

@@ -1,6 +1,6 @@
 // A frame's domains (added, verified by a DNS TXT record, removed) and volumes (added, removed).
 // Everyone who reaches the project sees them; admins change them.
-import { fp, useRead, useWrite } from '../api.ts';
+import { fp, useList, useWrite } from '../api.ts';
 import { type FrameRef, frameKey, params } from '../frames.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
@@ -13,10 +13,8 @@ const pathOf = <E extends Record<string, string>>(f: FrameRef, extra: E) => ({
 
 export function FrameDomains({ frame, canManage }: { frame: FrameRef; canManage: boolean }) {
   const key = [...frameKey(frame), 'domains'];
-  const domains = useRead(key, () =>
-    fp().all((cursor) =>
-      fp().api.GET(`${FRAME}/domains`, { params: { ...params(frame).params, query: { cursor } } }),
-    ),
+  const domains = useList(key, (cursor) =>
+    fp().api.GET(`${FRAME}/domains`, { params: { ...params(frame).params, query: { cursor } } }),
   );
   const add = useWrite(
     (hostname: string) =>
@@ -88,10 +86,8 @@ export function FrameDomains({ frame, canManage }: { frame: FrameRef; canManage:
 
 export function FrameVolumes({ frame, canManage }: { frame: FrameRef; canManage: boolean }) {
   const key = [...frameKey(frame), 'volumes'];
-  const volumes = useRead(key, () =>
-    fp().all((cursor) =>
-      fp().api.GET(`${FRAME}/volumes`, { params: { ...params(frame).params, query: { cursor } } }),
-    ),
+  const volumes = useList(key, (cursor) =>
+    fp().api.GET(`${FRAME}/volumes`, { params: { ...params(frame).params, query: { cursor } } }),
   );
   const add = useWrite(
     (body: { name: string; mount_path: string; size_gb: number }) =>

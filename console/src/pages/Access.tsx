@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import type { Schemas } from '../api.ts';
 import { Loaded } from '../components/Loaded.tsx';
 import { useAccess } from './Project.tsx';
+import { Table } from '../components/Table.tsx';
 
 type Access = Schemas['ProjectAccess'];
 type Via = Access['members'][number]['via'][number];
@@ -43,36 +44,27 @@ export function AccessPage() {
               </section>
               <section aria-labelledby="people-title">
                 <h2 id="people-title">People</h2>
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Person</th>
-                      <th>Role</th>
-                      <th>Why</th>
+                <Table head={['Person', 'Role', 'Why']}>
+                  {a.members.map((m) => (
+                    <tr key={m.user_id}>
+                      <td>
+                        {m.name}
+                        <br />
+                        <span className="muted">{m.email}</span>
+                      </td>
+                      <td>{m.role}</td>
+                      <td>
+                        <ul className="list">
+                          {m.via.map((v) => (
+                            <li key={`${v.kind}-${v.team_id ?? v.org_id ?? ''}`}>
+                              {because(v, teams)}
+                            </li>
+                          ))}
+                        </ul>
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {a.members.map((m) => (
-                      <tr key={m.user_id}>
-                        <td>
-                          {m.name}
-                          <br />
-                          <span className="muted">{m.email}</span>
-                        </td>
-                        <td>{m.role}</td>
-                        <td>
-                          <ul className="list">
-                            {m.via.map((v) => (
-                              <li key={`${v.kind}-${v.team_id ?? v.org_id ?? ''}`}>
-                                {because(v, teams)}
-                              </li>
-                            ))}
-                          </ul>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                  ))}
+                </Table>
               </section>
             </>
           );

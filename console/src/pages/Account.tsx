@@ -1,16 +1,17 @@
 // Personal access tokens: create (the token is shown once, right after), list, revoke. Sessions
 // from sign-in are listed too, so a forgotten one can be revoked.
 import { useState } from 'react';
-import { fp, useRead, useWrite } from '../api.ts';
+import { fp, useList, useWrite } from '../api.ts';
 import { Field, formValues, Problem, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
+import { Table } from '../components/Table.tsx';
 
 const TOKENS = ['tokens'];
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 export function Account() {
-  const tokens = useRead(TOKENS, () =>
-    fp().all((cursor) => fp().api.GET('/v2/user/tokens', { params: { query: { cursor } } })),
+  const tokens = useList(TOKENS, (cursor) =>
+    fp().api.GET('/v2/user/tokens', { params: { query: { cursor } } }),
   );
   const [shown, setShown] = useState<string>();
   const create = useWrite(
@@ -71,40 +72,27 @@ export function Account() {
         <Problem error={revoke.error} />
         <Loaded query={tokens}>
           {(list) => (
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Kind</th>
-                  <th>Last used</th>
-                  <th>Expires</th>
-                  <th>
-                    <span className="sr-only">Actions</span>
-                  </th>
+            <Table head={['Name', 'Kind', 'Last used', 'Expires']} actions>
+              {list.map((t) => (
+                <tr key={t.id}>
+                  <td>{t.name}</td>
+                  <td>{t.kind}</td>
+                  <td>{when(t.last_used_at)}</td>
+                  <td>{when(t.expires_at)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="danger"
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(t.id)}
+                      aria-label={`Revoke ${t.name}`}
+                    >
+                      Revoke
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((t) => (
-                  <tr key={t.id}>
-                    <td>{t.name}</td>
-                    <td>{t.kind}</td>
-                    <td>{when(t.last_used_at)}</td>
-                    <td>{when(t.expires_at)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="danger"
-                        disabled={revoke.isPending}
-                        onClick={() => revoke.mutate(t.id)}
-                        aria-label={`Revoke ${t.name}`}
-                      >
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
         </Loaded>
       </section>

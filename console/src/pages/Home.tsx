@@ -1,7 +1,7 @@
 // The first page after signing in: whether the address still needs proving, the invitations
 // waiting for it, and the way to projects and teams.
 import { Link } from 'react-router';
-import { fp, useMe, useRead, useWrite } from '../api.ts';
+import { fp, useMe, useList, useWrite } from '../api.ts';
 import { Problem } from '../components/Form.tsx';
 
 function Verification() {
@@ -28,8 +28,8 @@ function Verification() {
 }
 
 function Invitations() {
-  const list = useRead(['user-invitations'], () =>
-    fp().all((cursor) => fp().api.GET('/v2/user/invitations', { params: { query: { cursor } } })),
+  const list = useList(['user-invitations'], (cursor) =>
+    fp().api.GET('/v2/user/invitations', { params: { query: { cursor } } }),
   );
   if (!list.data?.length) return null;
   return (

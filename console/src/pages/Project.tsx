@@ -2,13 +2,14 @@
 // its owner), and the way to "who has access and why". Admins manage spaces, the owner shares
 // and deletes; a viewer sees everything read-only.
 import { Link, useNavigate, useParams } from 'react-router';
-import { atLeast, fp, type Schemas, useRead, useWrite } from '../api.ts';
+import { atLeast, fp, type Schemas, useList, useRead, useWrite } from '../api.ts';
 import { Agents } from '../components/Agents.tsx';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { PROJECTS } from './Projects.tsx';
 import { useTeams } from './Teams.tsx';
+import { Table } from '../components/Table.tsx';
 
 type Project = Schemas['Project'];
 type GrantRole = 'viewer' | 'member' | 'admin';
@@ -29,12 +30,10 @@ export const useAccess = (project_id: string) =>
 function Spaces({ project }: { project: Project }) {
   const project_id = project.id;
   const key = ['project', project_id, 'spaces'];
-  const spaces = useRead(key, () =>
-    fp().all((cursor) =>
-      fp().api.GET('/v2/projects/{project_id}/spaces', {
-        params: { path: { project_id }, query: { cursor } },
-      }),
-    ),
+  const spaces = useList(key, (cursor) =>
+    fp().api.GET('/v2/projects/{project_id}/spaces', {
+      params: { path: { project_id }, query: { cursor } },
+    }),
   );
   const create = useWrite(
     (name: string) =>
@@ -142,64 +141,51 @@ function Sharing({ project }: { project: Project }) {
           a.grants.length === 0 ? (
             <p className="muted">Not shared with any team.</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th>Team</th>
-                  <th>Role</th>
-                  {owner && (
-                    <th>
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {a.grants.map((g) => {
-                  const ids = { team_id: g.team.id, grant_id: g.grant_id };
-                  return (
-                    <tr key={g.grant_id}>
-                      <td>{g.team.name}</td>
-                      <td>
-                        {owner ? (
-                          <form
-                            className="actions"
-                            onSubmit={(e) =>
-                              change.mutate({ ...ids, role: formValues(e).role as GrantRole })
-                            }
+            <Table head={['Team', 'Role']} actions={owner}>
+              {a.grants.map((g) => {
+                const ids = { team_id: g.team.id, grant_id: g.grant_id };
+                return (
+                  <tr key={g.grant_id}>
+                    <td>{g.team.name}</td>
+                    <td>
+                      {owner ? (
+                        <form
+                          className="actions"
+                          onSubmit={(e) =>
+                            change.mutate({ ...ids, role: formValues(e).role as GrantRole })
+                          }
+                        >
+                          <select
+                            name="role"
+                            defaultValue={g.role}
+                            aria-label={`Role of ${g.team.name}`}
                           >
-                            <select
-                              name="role"
-                              defaultValue={g.role}
-                              aria-label={`Role of ${g.team.name}`}
-                            >
-                              {GRANT_ROLES.map((r) => (
-                                <option key={r}>{r}</option>
-                              ))}
-                            </select>
-                            <button type="submit" disabled={change.isPending}>
-                              Change
-                            </button>
-                          </form>
-                        ) : (
-                          g.role
-                        )}
-                      </td>
-                      {owner && (
-                        <td>
-                          <ConfirmButton
-                            label="Revoke"
-                            question={`Stop sharing with ${g.team.name}?`}
-                            busy={revoke.isPending}
-                            onConfirm={() => revoke.mutate(ids)}
-                          />
-                        </td>
+                            {GRANT_ROLES.map((r) => (
+                              <option key={r}>{r}</option>
+                            ))}
+                          </select>
+                          <button type="submit" disabled={change.isPending}>
+                            Change
+                          </button>
+                        </form>
+                      ) : (
+                        g.role
                       )}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+                    </td>
+                    {owner && (
+                      <td>
+                        <ConfirmButton
+                          label="Revoke"
+                          question={`Stop sharing with ${g.team.name}?`}
+                          busy={revoke.isPending}
+                          onConfirm={() => revoke.mutate(ids)}
+                        />
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </Table>
           )
         }
       </Loaded>

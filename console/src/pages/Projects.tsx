@@ -1,16 +1,17 @@
 // The projects the caller reaches (owned, shared with their teams, or their organizations'),
 // with their role in each, and a form to create one.
 import { Link, useNavigate } from 'react-router';
-import { fp, useRead, useWrite } from '../api.ts';
+import { fp, useList, useWrite } from '../api.ts';
 import { Field, formValues, Problem, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
+import { Table } from '../components/Table.tsx';
 
 export const PROJECTS = ['projects'];
 
 export function Projects() {
   const navigate = useNavigate();
-  const projects = useRead(PROJECTS, () =>
-    fp().all((cursor) => fp().api.GET('/v2/projects', { params: { query: { cursor } } })),
+  const projects = useList(PROJECTS, (cursor) =>
+    fp().api.GET('/v2/projects', { params: { query: { cursor } } }),
   );
   const create = useWrite(
     (name: string) => fp().call(fp().api.POST('/v2/projects', { body: { name } })),
@@ -26,32 +27,23 @@ export function Projects() {
             list.length === 0 ? (
               <p className="muted">No project yet: create one, or ask to be invited to a team.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th>Project</th>
-                    <th>Your role</th>
-                    <th>Owned by</th>
+              <Table head={['Project', 'Your role', 'Owned by']}>
+                {list.map((p) => (
+                  <tr key={p.id}>
+                    <td>
+                      <Link to={`/console/projects/${p.id}`}>{p.name}</Link>
+                    </td>
+                    <td>{p.role}</td>
+                    <td>
+                      {p.owner_kind === 'org'
+                        ? 'an organization'
+                        : p.role === 'owner'
+                          ? 'you'
+                          : 'a person'}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((p) => (
-                    <tr key={p.id}>
-                      <td>
-                        <Link to={`/console/projects/${p.id}`}>{p.name}</Link>
-                      </td>
-                      <td>{p.role}</td>
-                      <td>
-                        {p.owner_kind === 'org'
-                          ? 'an organization'
-                          : p.role === 'owner'
-                            ? 'you'
-                            : 'a person'}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             )
           }
         </Loaded>

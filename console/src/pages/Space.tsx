@@ -2,22 +2,21 @@
 // one of the project's self-hosted agents. The list is read when opened and when the window
 // comes back into focus; each frame's own page follows its status live.
 import { Link, useNavigate, useParams } from 'react-router';
-import { atLeast, fp, useMe, useRead, useWrite, type Schemas } from '../api.ts';
+import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '../api.ts';
 import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { useProject } from './Project.tsx';
+import { Table } from '../components/Table.tsx';
 
 type CreateFrame = Schemas['CreateFrameBody'];
 
 export const useAgents = (project_id: string, enabled: boolean) =>
-  useRead(
+  useList(
     ['project', project_id, 'agents'],
-    () =>
-      fp().all((cursor) =>
-        fp().api.GET('/v2/projects/{project_id}/agents', {
-          params: { path: { project_id }, query: { cursor } },
-        }),
-      ),
+    (cursor) =>
+      fp().api.GET('/v2/projects/{project_id}/agents', {
+        params: { path: { project_id }, query: { cursor } },
+      }),
     enabled,
   );
 
@@ -107,12 +106,10 @@ export function SpacePage() {
       }),
     ),
   );
-  const frames = useRead(['space', spaceId, 'frames'], () =>
-    fp().all((cursor) =>
-      fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames', {
-        params: { path: { project_id: projectId, space_id: spaceId }, query: { cursor } },
-      }),
-    ),
+  const frames = useList(['space', spaceId, 'frames'], (cursor) =>
+    fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames', {
+      params: { path: { project_id: projectId, space_id: spaceId }, query: { cursor } },
+    }),
   );
   return (
     <>
@@ -127,36 +124,24 @@ export function SpacePage() {
             list.length === 0 ? (
               <p className="muted">No frame in this space yet.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th>Frame</th>
-                    <th>Status</th>
-                    <th>Repository</th>
-                    <th>Replicas</th>
+              <Table head={['Frame', 'Status', 'Repository', 'Replicas']}>
+                {list.map((f) => (
+                  <tr key={f.id}>
+                    <td>
+                      <Link to={`/console/projects/${projectId}/spaces/${spaceId}/frames/${f.id}`}>
+                        {f.name}
+                      </Link>
+                    </td>
+                    <td>
+                      <span className={`badge status-${f.status}`}>{f.status}</span>
+                    </td>
+                    <td>
+                      {f.git_repository_owner}/{f.git_repository}@{f.git_repository_branch}
+                    </td>
+                    <td>{f.replica_count}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((f) => (
-                    <tr key={f.id}>
-                      <td>
-                        <Link
-                          to={`/console/projects/${projectId}/spaces/${spaceId}/frames/${f.id}`}
-                        >
-                          {f.name}
-                        </Link>
-                      </td>
-                      <td>
-                        <span className={`badge status-${f.status}`}>{f.status}</span>
-                      </td>
-                      <td>
-                        {f.git_repository_owner}/{f.git_repository}@{f.git_repository_branch}
-                      </td>
-                      <td>{f.replica_count}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             )
           }
         </Loaded>

@@ -2,11 +2,12 @@
 // revoked by admins), leaving it and, for its owner, deleting it. Controls a role cannot use are
 // not shown; the service refuses them anyway.
 import { useNavigate, useParams } from 'react-router';
-import { atLeast, fp, type Schemas, useRead, useWrite } from '../api.ts';
+import { atLeast, fp, type Schemas, useList, useRead, useWrite } from '../api.ts';
 import { ConfirmButton } from '../components/Confirm.tsx';
 import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { TEAMS } from './Teams.tsx';
+import { Table } from '../components/Table.tsx';
 
 const GIVEN_ROLES = ['viewer', 'member', 'admin'] as const;
 type GivenRole = (typeof GIVEN_ROLES)[number];
@@ -15,12 +16,10 @@ type Team = Schemas['Team'];
 function Members({ team }: { team: Team }) {
   const team_id = team.id;
   const key = ['team', team_id, 'members'];
-  const members = useRead(key, () =>
-    fp().all((cursor) =>
-      fp().api.GET('/v2/teams/{team_id}/members', {
-        params: { path: { team_id }, query: { cursor } },
-      }),
-    ),
+  const members = useList(key, (cursor) =>
+    fp().api.GET('/v2/teams/{team_id}/members', {
+      params: { path: { team_id }, query: { cursor } },
+    }),
   );
   const refresh = [key, ['team', team_id], TEAMS];
   const change = useWrite(
@@ -49,62 +48,48 @@ function Members({ team }: { team: Team }) {
       <Problem error={change.error ?? remove.error} />
       <Loaded query={members}>
         {(list) => (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>E-mail</th>
-                <th>Role</th>
+          <Table head={['Name', 'E-mail', 'Role']} actions={manage}>
+            {list.map((m) => (
+              <tr key={m.user_id}>
+                <td>{m.name}</td>
+                <td>{m.email}</td>
+                <td>
+                  {manage && m.role !== 'owner' ? (
+                    <form
+                      className="actions"
+                      onSubmit={(e) => {
+                        const role = formValues(e).role as GivenRole;
+                        change.mutate({ user_id: m.user_id, role });
+                      }}
+                    >
+                      <select name="role" defaultValue={m.role} aria-label={`Role of ${m.email}`}>
+                        {GIVEN_ROLES.map((r) => (
+                          <option key={r}>{r}</option>
+                        ))}
+                      </select>
+                      <button type="submit" disabled={change.isPending}>
+                        Change
+                      </button>
+                    </form>
+                  ) : (
+                    m.role
+                  )}
+                </td>
                 {manage && (
-                  <th>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((m) => (
-                <tr key={m.user_id}>
-                  <td>{m.name}</td>
-                  <td>{m.email}</td>
                   <td>
-                    {manage && m.role !== 'owner' ? (
-                      <form
-                        className="actions"
-                        onSubmit={(e) => {
-                          const role = formValues(e).role as GivenRole;
-                          change.mutate({ user_id: m.user_id, role });
-                        }}
-                      >
-                        <select name="role" defaultValue={m.role} aria-label={`Role of ${m.email}`}>
-                          {GIVEN_ROLES.map((r) => (
-                            <option key={r}>{r}</option>
-                          ))}
-                        </select>
-                        <button type="submit" disabled={change.isPending}>
-                          Change
-                        </button>
-                      </form>
-                    ) : (
-                      m.role
+                    {m.role !== 'owner' && (
+                      <ConfirmButton
+                        label="Remove"
+                        question={`Remove ${m.email}?`}
+                        busy={remove.isPending}
+                        onConfirm={() => remove.mutate(m.user_id)}
+                      />
                     )}
                   </td>
-                  {manage && (
-                    <td>
-                      {m.role !== 'owner' && (
-                        <ConfirmButton
-                          label="Remove"
-                          question={`Remove ${m.email}?`}
-                          busy={remove.isPending}
-                          onConfirm={() => remove.mutate(m.user_id)}
-                        />
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                )}
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
     </section>
@@ -114,12 +99,10 @@ function Members({ team }: { team: Team }) {
 function Invitations({ team }: { team: Team }) {
   const team_id = team.id;
   const key = ['team', team_id, 'invitations'];
-  const invitations = useRead(key, () =>
-    fp().all((cursor) =>
-      fp().api.GET('/v2/teams/{team_id}/invitations', {
-        params: { path: { team_id }, query: { cursor } },
-      }),
-    ),
+  const invitations = useList(key, (cursor) =>
+    fp().api.GET('/v2/teams/{team_id}/invitations', {
+      params: { path: { team_id }, query: { cursor } },
+    }),
   );
   const send = useWrite(
     (body: { email: string; role: GivenRole }) =>
@@ -168,50 +151,37 @@ function Invitations({ team }: { team: Team }) {
       <Loaded query={invitations}>
         {(list) =>
           list.length > 0 && (
-            <table>
-              <thead>
-                <tr>
-                  <th>E-mail</th>
-                  <th>Role</th>
-                  <th>Status</th>
-                  <th>Expires</th>
-                  <th>
-                    <span className="sr-only">Actions</span>
-                  </th>
+            <Table head={['E-mail', 'Role', 'Status', 'Expires']} actions>
+              {list.map((i) => (
+                <tr key={i.id}>
+                  <td>{i.email}</td>
+                  <td>{i.role}</td>
+                  <td>
+                    <span className={`badge status-${i.status}`}>{i.status}</span>
+                  </td>
+                  <td>{new Date(i.expires_at).toLocaleDateString()}</td>
+                  <td className="actions">
+                    {(i.status === 'pending' || i.status === 'expired') && (
+                      <button
+                        type="button"
+                        disabled={resend.isPending}
+                        onClick={() => resend.mutate(i.id)}
+                      >
+                        Resend
+                      </button>
+                    )}
+                    {i.status === 'pending' && (
+                      <ConfirmButton
+                        label="Revoke"
+                        question={`Revoke the invitation of ${i.email}?`}
+                        busy={revoke.isPending}
+                        onConfirm={() => revoke.mutate(i.id)}
+                      />
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((i) => (
-                  <tr key={i.id}>
-                    <td>{i.email}</td>
-                    <td>{i.role}</td>
-                    <td>
-                      <span className={`badge status-${i.status}`}>{i.status}</span>
-                    </td>
-                    <td>{new Date(i.expires_at).toLocaleDateString()}</td>
-                    <td className="actions">
-                      {(i.status === 'pending' || i.status === 'expired') && (
-                        <button
-                          type="button"
-                          disabled={resend.isPending}
-                          onClick={() => resend.mutate(i.id)}
-                        >
-                          Resend
-                        </button>
-                      )}
-                      {i.status === 'pending' && (
-                        <ConfirmButton
-                          label="Revoke"
-                          question={`Revoke the invitation of ${i.email}?`}
-                          busy={revoke.isPending}
-                          onConfirm={() => revoke.mutate(i.id)}
-                        />
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loaded>

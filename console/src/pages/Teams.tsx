@@ -1,14 +1,13 @@
 // The caller's teams, with their role and member count, and a form to create one.
 import { Link, useNavigate } from 'react-router';
-import { fp, useRead, useWrite } from '../api.ts';
+import { fp, useList, useWrite } from '../api.ts';
 import { Field, formValues, Problem, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
+import { Table } from '../components/Table.tsx';
 
 export const TEAMS = ['teams'];
 export const useTeams = () =>
-  useRead(TEAMS, () =>
-    fp().all((cursor) => fp().api.GET('/v2/teams', { params: { query: { cursor } } })),
-  );
+  useList(TEAMS, (cursor) => fp().api.GET('/v2/teams', { params: { query: { cursor } } }));
 
 export function Teams() {
   const teams = useTeams();
@@ -27,28 +26,18 @@ export function Teams() {
             list.length === 0 ? (
               <p className="muted">You are in no team yet.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th>Team</th>
-                    <th>Slug</th>
-                    <th>Your role</th>
-                    <th>Members</th>
+              <Table head={['Team', 'Slug', 'Your role', 'Members']}>
+                {list.map((t) => (
+                  <tr key={t.id}>
+                    <td>
+                      <Link to={`/console/teams/${t.id}`}>{t.name}</Link>
+                    </td>
+                    <td>{t.slug}</td>
+                    <td>{t.role}</td>
+                    <td>{t.member_count}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((t) => (
-                    <tr key={t.id}>
-                      <td>
-                        <Link to={`/console/teams/${t.id}`}>{t.name}</Link>
-                      </td>
-                      <td>{t.slug}</td>
-                      <td>{t.role}</td>
-                      <td>{t.member_count}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             )
           }
         </Loaded>
