@@ -92,7 +92,7 @@ export function scenarios(f: Fixtures, cold: ColdPools, syncState: string): Scen
       cold.members,
       "GET /v2/teams/:id/members (a team of the caller's)",
     ),
-    // Member pages are memoized per team version (src/teams/member-pages.ts, 500 pages): warm,
+    // Member lists are held whole per team version (src/teams/member-rosters.ts): warm,
     // a page after a random member of the big team per caller; cold, a new caller each request
     // and a page of one of its teams.
     ...read(

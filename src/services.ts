@@ -23,6 +23,7 @@ import { createSyncService } from './agent-api/sync-service.ts';
 import { createFramesService } from './frames/frames-service.ts';
 import { createFrameOpsService } from './frames/frame-ops-service.ts';
 import { createHistoryService } from './frames/history-service.ts';
+import { createProjectEventsService } from './frames/project-events-service.ts';
 import { createEnvService } from './frames/env-service.ts';
 import { createDomainsService } from './frames/domains-service.ts';
 import { systemTxtResolver, type TxtResolver } from './frames/domain-verification.ts';
@@ -117,6 +118,7 @@ export function createServices(core: Core) {
       deploymentHistory,
     }),
     history: createHistoryService({ db, clock, access, frames, notifier }),
+    projectEvents: createProjectEventsService({ db, clock, access, notifier }),
     env: createEnvService({
       db,
       clock,

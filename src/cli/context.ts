@@ -31,13 +31,16 @@ export function serverOf(opts: GlobalOptions): string | undefined {
   return server.replace(/\/+$/, '');
 }
 
-/** The context of a command that needs a logged-in user. */
-export function context(command: Command): Context {
+/**
+ * The context of a command that needs a logged-in user; with `anonymous`, of one that also works
+ * without a login (declining an invitation: the token in its link suffices).
+ */
+export function context(command: Command, anonymous = false): Context {
   const opts = command.optsWithGlobals<GlobalOptions>();
   const stored = readLogin();
   const server = serverOf(opts);
   const token = opts.token ?? process.env.FRAMEPLANE_TOKEN ?? stored?.token;
-  if (!server || !token)
+  if (!server || (!token && !anonymous))
     throw new CliError(
       'not logged in: run `frameplane login --server URL` ' +
         '(or set FRAMEPLANE_SERVER and FRAMEPLANE_TOKEN)',
@@ -54,6 +57,9 @@ export function context(command: Command): Context {
     },
   };
 }
+
+/** The option that names a frame's or space's project: `.requiredOption(...projectOption)`. */
+export const projectOption = ['-p, --project <project>', 'the project (id or name)'] as const;
 
 /** A command group registered earlier (teams, frames…), to add commands to it from another file. */
 export function group(program: Command, name: string): Command {

@@ -1,7 +1,7 @@
 // frames logs (--follow), events (--follow) and status (--watch): what a frame did and does.
 import type { Command } from 'commander';
 import type { Schemas } from '../sdk/index.ts';
-import { context, group } from './context.ts';
+import { context, group, projectOption } from './context.ts';
 import { pathOf } from './frames.ts';
 import { paint, statusColour } from './output.ts';
 import { frame as findFrame } from './resolve.ts';
@@ -26,7 +26,7 @@ export function register(program: Command) {
   frames
     .command('logs <frame>')
     .description("a frame's log lines (--follow: keep printing new ones)")
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .option('-f, --follow', 'keep the stream open and print lines as they come')
     .option('-n, --tail <n>', 'the newest n lines', '100')
     .action(async (ref: string, opts: { project: string; follow?: boolean; tail: string }, cmd) => {
@@ -53,7 +53,7 @@ export function register(program: Command) {
   frames
     .command('events <frame>')
     .description("a frame's events: operations, deployments, status changes")
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .option('-f, --follow', 'then keep printing new ones')
     .action(async (ref: string, opts: { project: string; follow?: boolean }, cmd) => {
       const { fp, json } = context(cmd);
@@ -81,7 +81,7 @@ export function register(program: Command) {
   frames
     .command('status <frame>')
     .description("a frame's status (--watch: print each change until Ctrl-C)")
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .option('-w, --watch', 'keep printing the status as it changes')
     .action(async (ref: string, opts: { project: string; watch?: boolean }, cmd) => {
       const { fp, json } = context(cmd);

@@ -1,13 +1,11 @@
 // frames update/scale/delete and env list/set/unset: a frame's settings.
 import type { Command } from 'commander';
 import type { Schemas } from '../sdk/index.ts';
-import { context, group } from './context.ts';
+import { context, group, projectOption } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { pathOf, showFrame } from './frames.ts';
 import { details, note, paint, table } from './output.ts';
 import { frame as findFrame } from './resolve.ts';
-
-const project = ['-p, --project <project>', 'the project (id or name)'] as const;
 
 function count(raw: string, name: string): number {
   const n = Number(raw);
@@ -29,7 +27,7 @@ export function register(program: Command) {
   frames
     .command('update <frame>')
     .description("change a frame's settings (a port change re-rolls a running frame)")
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .option('--name <name>', 'a new name')
     .option('--branch <branch>', 'deploy this branch from now on')
     .option('--port <port>', 'the port the app listens on')
@@ -50,7 +48,7 @@ export function register(program: Command) {
   frames
     .command('scale <frame> <replicas>')
     .description('run this many replicas')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, replicas: string, opts: { project: string }, cmd: Command) => {
       const ctx = context(cmd);
       const f = await findFrame(ctx.fp, opts.project, ref);
@@ -60,7 +58,7 @@ export function register(program: Command) {
   frames
     .command('delete <frame>')
     .description('delete a frame, its domains and volumes')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .option('--yes', 'really (required: nothing asks again)')
     .action(async (ref: string, opts: { project: string; yes?: boolean }, cmd: Command) => {
       if (!opts.yes) throw new CliError('deleting needs --yes', EXIT.usage);
@@ -87,7 +85,7 @@ export function register(program: Command) {
   env
     .command('list <frame>')
     .description('the variables (values hidden from viewers)')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);
       const f = await findFrame(fp, opts.project, ref);
@@ -97,7 +95,7 @@ export function register(program: Command) {
   env
     .command('set <frame> <NAME=value...>')
     .description('set variables (a running frame re-rolls)')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, pairs: string[], opts: { project: string }, cmd: Command) => {
       const vars: Record<string, string> = {};
       for (const pair of pairs) {
@@ -110,7 +108,7 @@ export function register(program: Command) {
   env
     .command('unset <frame> <NAME...>')
     .description('remove variables')
-    .requiredOption(...project)
+    .requiredOption(...projectOption)
     .action(async (ref: string, names: string[], opts: { project: string }, cmd: Command) => {
       await patchEnv(cmd, ref, opts.project, Object.fromEntries(names.map((n) => [n, null])));
     });

@@ -3,10 +3,10 @@
 // project given by --project (id or name).
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
-import { type Context, context } from './context.ts';
+import { type Context, context, projectOption } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { details, paint, statusColour, table } from './output.ts';
-import { frame as findFrame, projectId } from './resolve.ts';
+import { frame as findFrame, projectId, spaceId } from './resolve.ts';
 import { deployed, online, stopped, type Verdict, waitFor } from './wait.ts';
 
 type Frame = Schemas['Frame'];
@@ -78,7 +78,7 @@ function operation(frames: Command, name: string, description: string) {
   return frames
     .command(`${name} <frame>`)
     .description(description)
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .option('--wait', 'follow the frame until the final status; exit 6 if it fails')
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 7)', '600');
 }
@@ -88,25 +88,25 @@ export function register(program: Command) {
   frames
     .command('create')
     .description('create a frame from a Git repository (it deploys at once)')
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .requiredOption('--name <name>', 'its name')
     .requiredOption('--repo <owner/name>', 'the Git repository')
     .option('--branch <branch>', 'the branch to deploy', 'main')
     .requiredOption('--port <port>', 'the port the app listens on (PORT)')
-    .option('--space <space>', 'the space (default: the first one)')
+    .option('--space <space>', 'the space, by id or name (default: the first one)')
     .option('--agent <agent>', 'run it on this self-hosted agent (default: the cloud)')
     .option('--replicas <n>', 'how many replicas')
     .action(async (opts, cmd: Command) => {
       const ctx = context(cmd);
       const { fp } = ctx;
       const project_id = await projectId(fp, opts.project);
-      const space_id =
-        opts.space ??
-        (
-          await fp.call(
-            fp.api.GET('/v2/projects/{project_id}/spaces', { params: { path: { project_id } } }),
-          )
-        ).data[0]?.id;
+      const space_id = opts.space
+        ? await spaceId(fp, project_id, opts.space)
+        : (
+            await fp.call(
+              fp.api.GET('/v2/projects/{project_id}/spaces', { params: { path: { project_id } } }),
+            )
+          ).data[0]?.id;
       const [owner, repo] = String(opts.repo).split('/');
       if (!owner || !repo) throw new CliError('--repo must be owner/name', EXIT.usage);
       const me = await fp.call(fp.api.GET('/v2/user'));
@@ -130,7 +130,7 @@ export function register(program: Command) {
   frames
     .command('list')
     .description("a project's frames with their status")
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .action(async (opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);
       const path = { project_id: await projectId(fp, opts.project) };
@@ -148,7 +148,7 @@ export function register(program: Command) {
   frames
     .command('show <frame>')
     .description('one frame: status, deployment, settings')
-    .requiredOption('-p, --project <project>', 'the project (id or name)')
+    .requiredOption(...projectOption)
     .action(async (ref: string, opts: { project: string }, cmd: Command) => {
       const ctx = context(cmd);
       showFrame(ctx, await readFrame(ctx.fp, await findFrame(ctx.fp, opts.project, ref)));

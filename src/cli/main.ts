@@ -5,18 +5,24 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { FrameplaneError } from '../sdk/index.ts';
 import * as auth from './auth.ts';
+import * as completion from './completion.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
+import * as frameDomains from './frame-domains.ts';
 import * as frameHistory from './frame-history.ts';
 import * as frameSettings from './frame-settings.ts';
+import * as frameVolumes from './frame-volumes.ts';
 import * as frames from './frames.ts';
+import * as orgMembers from './org-members.ts';
+import * as orgs from './orgs.ts';
 import * as projects from './projects.ts';
+import * as spaces from './spaces.ts';
 import * as teamAdmin from './team-admin.ts';
 import * as teams from './teams.ts';
 import * as tokens from './tokens.ts';
 
 export function program(): Command {
   const cli = new Command('frameplane')
-    .description('Frameplane on the command line: teams, projects, sharing and frames.')
+    .description('Frameplane on the command line: teams, orgs, projects, sharing and frames.')
     .version(pkg.version, '-V, --version')
     .addOption(new Option('--server <url>', 'the service').env('FRAMEPLANE_SERVER'))
     .addOption(
@@ -33,10 +39,15 @@ export function program(): Command {
   tokens.register(cli);
   teams.register(cli);
   teamAdmin.register(cli);
+  orgs.register(cli);
+  orgMembers.register(cli);
   projects.register(cli);
+  spaces.register(cli);
   frames.register(cli);
   frameSettings.register(cli);
   frameHistory.register(cli);
+  frameDomains.register(cli);
+  frameVolumes.register(cli);
   cli
     .command('agent')
     .description('run frames on this machine (frameplane agent --help)')
@@ -46,6 +57,7 @@ export function program(): Command {
     .action(async () => {
       await import('../runner/cli.ts');
     });
+  completion.register(cli);
   return cli;
 }
 

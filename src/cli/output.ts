@@ -1,6 +1,6 @@
 // Output: tables for people, JSON for scripts (--json: stdout holds one JSON value and nothing
 // else), colour only when stdout is a terminal and NO_COLOR is unset.
-const wantsColour = (stream: NodeJS.WriteStream) =>
+const colourOn = (stream: NodeJS.WriteStream) =>
   stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
 
 const CODES = { green: 32, red: 31, yellow: 33, dim: 2, bold: 1 } as const;
@@ -11,7 +11,7 @@ export function paint(
   colour: Colour,
   stream: NodeJS.WriteStream = process.stdout,
 ): string {
-  return wantsColour(stream) ? `\x1b[${CODES[colour]}m${text}\x1b[0m` : text;
+  return colourOn(stream) ? `\x1b[${CODES[colour]}m${text}\x1b[0m` : text;
 }
 
 /** The colour a frame status is shown in. */

@@ -1,28 +1,60 @@
-// Names people type, turned into ids: a team by id or slug, a project by id or name, a frame by
-// id or name within a project. An id is used as is; a name is looked up in the caller's lists.
+// Names people type, turned into ids: a team or org by id or slug, a project by id or name, a
+// space or frame by id or name within a project, a member by user id or e-mail, a domain by id
+// or hostname, a volume by id or name. An id is used as is; a name is looked up in the lists.
 import type { Frameplane, Schemas } from '../sdk/index.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 
+/**
+ * The one item of `items` whose `key` is `ref` (or whose id is), read page by page. A name that
+ * matches several is refused (exit 2) rather than guessed; none is "not found" (exit 4).
+ */
+export async function pick<T extends { id: string }>(
+  items: AsyncIterable<T>,
+  key: (item: T) => string,
+  ref: string,
+  noun: string,
+  where: string,
+): Promise<T> {
+  const found: T[] = [];
+  for await (const item of items) if (item.id === ref || key(item) === ref) found.push(item);
+  if (found.length === 1) return found[0] as T;
+  if (found.length > 1)
+    throw new CliError(`${found.length} ${noun}s are named "${ref}": use an id`, EXIT.usage);
+  throw new CliError(`no ${noun} "${ref}" ${where}`, EXIT.notFound);
+}
+
 export async function teamId(fp: Frameplane, ref: string): Promise<string> {
   if (ref.startsWith('team_')) return ref;
-  for await (const team of fp.pages((cursor) =>
+  const teams = fp.pages((cursor) =>
     fp.api.GET('/v2/teams', { params: { query: { cursor, limit: 200 } } }),
-  ))
-    if (team.slug === ref) return team.id;
-  throw new CliError(`no team "${ref}" among yours`, EXIT.notFound);
+  );
+  return (await pick(teams, (t) => t.slug, ref, 'team', 'among yours')).id;
+}
+
+export async function orgId(fp: Frameplane, ref: string): Promise<string> {
+  if (ref.startsWith('org_')) return ref;
+  const orgs = fp.pages((cursor) =>
+    fp.api.GET('/v2/orgs', { params: { query: { cursor, limit: 200 } } }),
+  );
+  return (await pick(orgs, (o) => o.slug, ref, 'org', 'among yours')).id;
 }
 
 export async function projectId(fp: Frameplane, ref: string): Promise<string> {
   if (ref.startsWith('prj_')) return ref;
-  const found: string[] = [];
-  for await (const p of fp.pages((cursor) =>
+  const projects = fp.pages((cursor) =>
     fp.api.GET('/v2/projects', { params: { query: { cursor, limit: 200 } } }),
-  ))
-    if (p.name === ref) found.push(p.id);
-  if (found.length === 1) return found[0] as string;
-  if (found.length > 1)
-    throw new CliError(`${found.length} projects are named "${ref}": use an id`, EXIT.usage);
-  throw new CliError(`no project "${ref}" among yours`, EXIT.notFound);
+  );
+  return (await pick(projects, (p) => p.name, ref, 'project', 'among yours')).id;
+}
+
+export async function spaceId(fp: Frameplane, project_id: string, ref: string): Promise<string> {
+  if (ref.startsWith('spc_')) return ref;
+  const spaces = fp.pages((cursor) =>
+    fp.api.GET('/v2/projects/{project_id}/spaces', {
+      params: { path: { project_id }, query: { cursor, limit: 200 } },
+    }),
+  );
+  return (await pick(spaces, (s) => s.name, ref, 'space', `in project ${project_id}`)).id;
 }
 
 export async function frame(
@@ -31,17 +63,22 @@ export async function frame(
   ref: string,
 ): Promise<Schemas['Frame']> {
   const project_id = await projectId(fp, projectRef);
-  const found: Schemas['Frame'][] = [];
-  for await (const f of fp.pages((cursor) =>
+  const frames = fp.pages((cursor) =>
     fp.api.GET('/v2/projects/{project_id}/frames', {
       params: { path: { project_id }, query: { cursor, limit: 200 } },
     }),
-  ))
-    if (f.id === ref || f.name === ref) found.push(f);
-  if (found.length === 1) return found[0] as Schemas['Frame'];
-  if (found.length > 1)
-    throw new CliError(`${found.length} frames are named "${ref}": use an id`, EXIT.usage);
-  throw new CliError(`no frame "${ref}" in project ${project_id}`, EXIT.notFound);
+  );
+  return pick(frames, (f) => f.name, ref, 'frame', `in project ${project_id}`);
+}
+
+/** A member (of a team or an org) by user id or e-mail, among `members`. */
+export async function memberId(
+  members: AsyncIterable<{ user_id: string; email: string }>,
+  ref: string,
+): Promise<string> {
+  if (ref.startsWith('usr_')) return ref;
+  for await (const m of members) if (m.email.toLowerCase() === ref.toLowerCase()) return m.user_id;
+  throw new CliError(`no member "${ref}"`, EXIT.notFound);
 }
 
 /** The token of an invitation link (https://…/invitations/<token>), or the token itself. */

@@ -3,23 +3,21 @@
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
 import { context, group } from './context.ts';
-import { CliError, EXIT } from './exit-codes.ts';
 import { details, note, table } from './output.ts';
-import { teamId } from './resolve.ts';
+import { memberId, teamId } from './resolve.ts';
 
 type Role = Schemas['RoleBody']['role'];
 
-/** A member by user id or e-mail. */
-async function memberId(fp: Frameplane, team_id: string, ref: string): Promise<string> {
-  if (ref.startsWith('usr_')) return ref;
-  for await (const m of fp.pages((cursor) =>
-    fp.api.GET('/v2/teams/{team_id}/members', {
-      params: { path: { team_id }, query: { cursor, limit: 200 } },
-    }),
-  ))
-    if (m.email.toLowerCase() === ref.toLowerCase()) return m.user_id;
-  throw new CliError(`no member "${ref}" in the team`, EXIT.notFound);
-}
+/** A team's member by user id or e-mail. */
+const teamMember = (fp: Frameplane, team_id: string, ref: string) =>
+  memberId(
+    fp.pages((cursor) =>
+      fp.api.GET('/v2/teams/{team_id}/members', {
+        params: { path: { team_id }, query: { cursor, limit: 200 } },
+      }),
+    ),
+    ref,
+  );
 
 export function register(program: Command) {
   group(program, 'teams')
@@ -42,7 +40,7 @@ export function register(program: Command) {
     .action(async (ref: string, who: string, role: string, _opts, cmd: Command) => {
       const { fp, show } = context(cmd);
       const team_id = await teamId(fp, ref);
-      const path = { team_id, user_id: await memberId(fp, team_id, who) };
+      const path = { team_id, user_id: await teamMember(fp, team_id, who) };
       const member = await fp.call(
         fp.api.PATCH('/v2/teams/{team_id}/members/{user_id}', {
           params: { path },
@@ -57,7 +55,7 @@ export function register(program: Command) {
     .action(async (ref: string, who: string, _opts, cmd: Command) => {
       const { fp, json } = context(cmd);
       const team_id = await teamId(fp, ref);
-      const path = { team_id, user_id: await memberId(fp, team_id, who) };
+      const path = { team_id, user_id: await teamMember(fp, team_id, who) };
       await fp.call(fp.api.DELETE('/v2/teams/{team_id}/members/{user_id}', { params: { path } }));
       if (!json) note(`${who} is no longer a member of ${ref}.`);
     });

@@ -8,13 +8,13 @@ import { invitationToken, teamId } from './resolve.ts';
 const ROLES = 'viewer, member or admin';
 
 /** A slug from a name: "Web Team!" → "web-team". */
-const slugOf = (name: string) =>
+export const slugOf = (name: string, fallback = 'team') =>
   name
     .toLowerCase()
     .normalize('NFKD')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 63) || 'team';
+    .slice(0, 63) || fallback;
 
 const teamRow = (t: Schemas['Team']) => ({
   id: t.id,

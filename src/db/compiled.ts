@@ -8,7 +8,7 @@ import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Queryable } from './database.ts';
 import type { DB } from './schema.ts';
 
-type Value = string | number;
+type Value = string | number | null;
 type Slot = { arg: number } | { value: unknown };
 
 const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;

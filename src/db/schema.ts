@@ -259,6 +259,11 @@ export interface DB {
     detail: Json;
     actor_id: string | null;
     at: Timestamp;
+    /** The frame's (migrations/0017). */
+    project_id: string;
+    space_id: string;
+    /** The writing transaction's id (xid8, as text): the order of a project's events. */
+    xid: Generated<string>;
   };
   frame_logs: {
     id: Generated<number>;

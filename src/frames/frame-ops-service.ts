@@ -132,6 +132,8 @@ export function createFrameOpsService({
     );
     const row = await writeOperation(q, {
       frameId: f.id,
+      projectId: f.project_id,
+      spaceId: f.space_id,
       unchangedSince,
       set: change ? { ...set, last_status: change.status, last_status_reason: change.reason } : set,
       newGeneration: !noop,

@@ -89,7 +89,12 @@ export interface NewFrameEvent {
  */
 export async function insertFrameEvent(q: Queryable, event: NewFrameEvent) {
   await q
-    .with('e', (w) => w.insertInto('frame_events').values(event).returning('frame_id'))
+    .with('e', (w) =>
+      w
+        .insertInto('frame_events')
+        .values({ ...event, ...frameScope(event.frame_id) })
+        .returning('frame_id'),
+    )
     .with('newest', (w) =>
       w.updateTable('frames').set({ last_event_id: event.id }).where('id', '=', event.frame_id),
     )
@@ -97,6 +102,12 @@ export async function insertFrameEvent(q: Queryable, event: NewFrameEvent) {
     .select(sql`pg_notify('frameplane_frame_events', e.frame_id)`.as('notified'))
     .execute();
 }
+
+/** The frame's project and space, copied onto its events (migrations/0017). */
+const frameScope = (frameId: string) => ({
+  project_id: sql<string>`(select project_id from frames where id = ${frameId})`,
+  space_id: sql<string>`(select space_id from frames where id = ${frameId})`,
+});
 
 export async function frameExists(q: Queryable, frameId: string) {
   const f = await q.selectFrom('frames').select('id').where('id', '=', frameId).executeTakeFirst();

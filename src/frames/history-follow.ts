@@ -1,27 +1,36 @@
-// Follows of a frame's history: server-sent event streams that send every row committed after a
-// position, and end when the frame is deleted, the token is revoked or access is lost.
+// Follows of a frame's or a project's history: server-sent event streams that send every row
+// committed after a position, and end when what they follow is deleted, the token is revoked
+// or access is lost.
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Channel, Notifier } from '../db/notifier.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { AppError } from '../errors.ts';
 import type { EventStream } from '../http/sse.ts';
-import { frameExists, tokenState } from './history-dal.ts';
+import { tokenState } from './history-dal.ts';
 
 const BATCH = 500; // rows per query while catching up
 const RECHECK_MS = 15_000; // how often a stream re-checks that the frame exists and is still visible
 const POLL_MS = 1_000; // without LISTEN/NOTIFY, streams poll
+const HELD_MS = 100; // how soon to read again rows that were committed but not final yet
 
 /** A stream whose access was checked; `run` pumps rows into an opened event stream. */
 export interface Follow {
   run(stream: EventStream, onError: (err: unknown) => void): void;
 }
 
+/** Rows after a position; `held` when later rows exist that are not final yet (read again soon). */
+export interface Batch<R> {
+  rows: R[];
+  held?: boolean;
+}
+
 export interface FeedSpec<R> {
-  channel: Channel;
   event: string;
-  frameId: string;
-  agentId: string | null;
+  /** The notifications that may mean new rows or an end: a channel and a key ('*': any). */
+  wakeOn: Array<[Channel, string]>;
+  /** Why the stream ends because what it follows was deleted, if it was. */
+  gone(): Promise<string | undefined>;
   userId: string;
   projectId: string;
   /** The token the stream was opened with: a revoked or expired one ends it. */
@@ -29,7 +38,7 @@ export interface FeedSpec<R> {
   /** Where live rows begin; read after subscribing, so nothing committed in between is lost. */
   start(): Promise<string | undefined>;
   /** Rows after `position` (all when undefined), oldest first. */
-  after(position: string | undefined, limit: number): Promise<R[]>;
+  after(position: string | undefined, limit: number): Promise<Batch<R>>;
   key(r: R): string;
   present(r: R): unknown;
 }
@@ -42,13 +51,13 @@ interface Deps {
 }
 
 export function createFollower({ db, clock, access, notifier }: Deps) {
-  /** Why a stream must end, if it must: the frame is gone, its token is revoked or expired, or the caller lost access. */
+  /** Why a stream must end, if it must: what it follows is gone, its token is revoked or expired, or the caller lost access. */
   async function endReason<R>(
     spec: FeedSpec<R>,
     recheckAccess: boolean,
   ): Promise<string | undefined> {
-    if (!(await frameExists(db, spec.frameId))) return 'frame_deleted';
-    if (!recheckAccess) return undefined;
+    const gone = await spec.gone();
+    if (gone || !recheckAccess) return gone;
     const token = await tokenState(db, spec.tokenId);
     if (!token || token.revoked_at || (token.expires_at && token.expires_at <= clock.now()))
       return 'token_revoked';
@@ -80,9 +89,7 @@ export function createFollower({ db, clock, access, notifier }: Deps) {
         };
         const offs = notifier
           ? [
-              notifier.subscribe(spec.channel, spec.frameId, wake),
-              // Deleting a frame notifies only its agent; that wake-up finds the frame gone.
-              ...(spec.agentId ? [notifier.subscribe('frameplane_agent', spec.agentId, wake)] : []),
+              ...spec.wakeOn.map(([channel, key]) => notifier.subscribe(channel, key, wake)),
               // A logout or revocation of this token (on any instance) ends the stream at once.
               notifier.subscribe('frameplane_tokens', spec.tokenId, () => {
                 recheck = true;
@@ -98,9 +105,11 @@ export function createFollower({ db, clock, access, notifier }: Deps) {
         ];
         if (!notifier) timers.push(setInterval(wake, POLL_MS));
         for (const t of timers) t.unref();
+        let heldTimer: NodeJS.Timeout | undefined;
         stream.onClose(() => {
           for (const off of offs) off();
           for (const t of timers) clearInterval(t);
+          clearTimeout(heldTimer);
         });
 
         const fail = (err: unknown) => {
@@ -117,7 +126,7 @@ export function createFollower({ db, clock, access, notifier }: Deps) {
               again = false;
               let sent = 0;
               for (;;) {
-                const rows = await spec.after(position, BATCH);
+                const { rows, held } = await spec.after(position, BATCH);
                 if (stream.closed) return;
                 for (const r of rows) {
                   position = spec.key(r);
@@ -125,6 +134,11 @@ export function createFollower({ db, clock, access, notifier }: Deps) {
                 }
                 sent += rows.length;
                 await stream.drained();
+                if (held && !heldTimer && !stream.closed)
+                  heldTimer = setTimeout(() => {
+                    heldTimer = undefined;
+                    wake();
+                  }, HELD_MS);
                 if (rows.length < BATCH || stream.closed) break;
               }
               // A wake-up that brought nothing may be a deletion; the periodic one re-checks access too.

@@ -1,18 +1,39 @@
 // A frame's logs and events (CONTRACT 5): JSON pages, or with `Accept: text/event-stream` a live
 // stream. Access is checked before the stream opens, so a refusal is a normal problem answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf } from '../http/auth.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { eventStreams, lastEventId, wantsEventStream } from '../http/sse.ts';
+import { ProjectParams } from '../projects/projects-schemas.ts';
 import { FrameParams } from './frames-schemas.ts';
-import type { HistoryService } from './history-service.ts';
+import type { Follow, HistoryService } from './history-service.ts';
 import * as S from './history-schemas.ts';
+import type { ProjectEventsService } from './project-events-service.ts';
 
-export function historyRoutes({ history }: { history: HistoryService }): FastifyPluginAsyncTypebox {
+interface Deps {
+  history: HistoryService;
+  projectEvents: ProjectEventsService;
+}
+
+export function historyRoutes({ history, projectEvents }: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['frames'];
     const base = '/v2/projects/:project_id/spaces/:space_id/frames/:frame_id';
     const openStream = eventStreams(app);
+
+    /** A JSON page, or with `Accept: text/event-stream` the follow, streamed. */
+    async function pageOrStream(
+      req: FastifyRequest,
+      reply: FastifyReply,
+      page: () => Promise<unknown>,
+      follow: (lastEventId: string | undefined) => Promise<Follow>,
+    ) {
+      if (!wantsEventStream(req)) return page();
+      const f = await follow(lastEventId(req));
+      f.run(openStream(reply), (err) => req.log.warn({ err }, 'stream failed'));
+      return reply;
+    }
 
     app.get(
       `${base}/logs`,
@@ -33,17 +54,20 @@ export function historyRoutes({ history }: { history: HistoryService }): Fastify
       },
       async (req, reply) => {
         const { project_id, space_id, frame_id } = req.params;
-        if (!wantsEventStream(req))
-          return history.logs(actorOf(req), project_id, space_id, frame_id, {
-            ...req.query,
-            limit: req.query.limit ?? 100,
-          });
-        const follow = await history.followLogs(actorOf(req), project_id, space_id, frame_id, {
-          ...req.query,
-          lastEventId: lastEventId(req),
-        });
-        follow.run(openStream(reply), (err) => req.log.warn({ err }, 'log stream failed'));
-        return reply;
+        return pageOrStream(
+          req,
+          reply,
+          () =>
+            history.logs(actorOf(req), project_id, space_id, frame_id, {
+              ...req.query,
+              limit: req.query.limit ?? 100,
+            }),
+          (lastEventId) =>
+            history.followLogs(actorOf(req), project_id, space_id, frame_id, {
+              ...req.query,
+              lastEventId,
+            }),
+        );
       },
     );
 
@@ -66,21 +90,51 @@ export function historyRoutes({ history }: { history: HistoryService }): Fastify
       },
       async (req, reply) => {
         const { project_id, space_id, frame_id } = req.params;
-        if (!wantsEventStream(req))
-          return history.events(
-            actorOf(req),
-            project_id,
-            space_id,
-            frame_id,
-            req.query.limit ?? 50,
-            req.query.cursor,
-          );
-        const follow = await history.followEvents(actorOf(req), project_id, space_id, frame_id, {
-          cursor: req.query.cursor,
-          lastEventId: lastEventId(req),
-        });
-        follow.run(openStream(reply), (err) => req.log.warn({ err }, 'event stream failed'));
-        return reply;
+        const { limit = 50, cursor } = req.query;
+        return pageOrStream(
+          req,
+          reply,
+          () => history.events(actorOf(req), project_id, space_id, frame_id, limit, cursor),
+          (lastEventId) =>
+            history.followEvents(actorOf(req), project_id, space_id, frame_id, {
+              cursor,
+              lastEventId,
+            }),
+        );
+      },
+    );
+
+    app.get(
+      '/v2/projects/:project_id/events',
+      {
+        schema: {
+          tags,
+          params: ProjectParams,
+          querystring: S.ProjectEventsQuery,
+          response: { 200: S.ProjectEventPage, ...problemResponses },
+          produces: ['application/json', 'text/event-stream'],
+          summary:
+            "The events of every frame of the project (or of one space's frames), in one order; with Accept: text/event-stream a live stream",
+          description:
+            'The events of GET …/frames/{frame_id}/events, each with its `frame_id` and `space_id`, so that one connection ' +
+            'follows every frame of a project or, with `space_id`, of a space. Events of different frames come in the order ' +
+            'their writes committed (an event appears once every write begun before it has ended), so one position resumes ' +
+            'them all. As a stream (`Accept: text/event-stream`), each event is `id: <position>`, `event: frame_event`, ' +
+            '`data: <event as JSON>`; the position is opaque and is also a valid `cursor`. The stream sends what follows ' +
+            '`Last-Event-ID` or `cursor` when given, otherwise only events from now on. Comment lines keep it alive every ' +
+            '15 s; `event: end` closes it when the project is deleted or access to it is lost.',
+        },
+      },
+      async (req, reply) => {
+        const { project_id } = req.params;
+        const { limit = 50, cursor, space_id } = req.query;
+        return pageOrStream(
+          req,
+          reply,
+          () => projectEvents.events(actorOf(req), project_id, { limit, cursor, space_id }),
+          (lastEventId) =>
+            projectEvents.followEvents(actorOf(req), project_id, { cursor, space_id, lastEventId }),
+        );
       },
     );
   };

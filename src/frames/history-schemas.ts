@@ -33,18 +33,28 @@ export const LogLine = Type.Object(
 );
 export const LogPage = ListOf(LogLine);
 
-export const FrameEvent = Type.Object(
-  {
-    id: Type.String(),
-    type: Type.String({
-      description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
-    }),
-    status: Nullable(Type.String()),
-    status_reason: Nullable(Type.String()),
-    detail: Type.Unknown(),
-    actor_id: Nullable(Type.String()),
-    at: Timestamp,
-  },
-  { title: 'FrameEvent' },
-);
+const frameEventFields = {
+  id: Type.String(),
+  type: Type.String({
+    description: 'created, updated, start, stop, deploy, status, replica, backoff_tripped, …',
+  }),
+  status: Nullable(Type.String()),
+  status_reason: Nullable(Type.String()),
+  detail: Type.Unknown(),
+  actor_id: Nullable(Type.String()),
+  at: Timestamp,
+};
+export const FrameEvent = Type.Object(frameEventFields, { title: 'FrameEvent' });
 export const FrameEventPage = ListOf(FrameEvent);
+
+// A project's events: a frame's, with the frame they belong to. The space filter is any string:
+// like an id in a path, one that names no space of the project is a 404, not a 422.
+export const ProjectEventsQuery = Type.Object({
+  ...ListQuery.properties,
+  space_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+});
+export const ProjectEvent = Type.Object(
+  { ...frameEventFields, frame_id: Type.String(), space_id: Type.String() },
+  { title: 'ProjectEvent' },
+);
+export const ProjectEventPage = ListOf(ProjectEvent);

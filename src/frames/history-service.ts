@@ -5,7 +5,7 @@
 // resumes exactly where it stopped.
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import type { Notifier } from '../db/notifier.ts';
+import type { Channel, Notifier } from '../db/notifier.ts';
 import type { Actor } from '../actor.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { AppError } from '../errors.ts';
@@ -43,7 +43,7 @@ const presentLog = (r: LogRow) => ({
   at: iso(r.at),
   line: r.line,
 });
-const presentEvent = (r: EventRow) => ({
+export const presentEvent = (r: EventRow) => ({
   id: r.id,
   type: r.type,
   status: r.status,
@@ -92,6 +92,25 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
   const logRows = (frameId: string, o: LogRange) => dal.logRows(db, frameId, o);
   const eventRows = (frameId: string, after: string | undefined, limit: number) =>
     dal.eventRows(db, frameId, after, limit);
+
+  /** What a follow of one frame shares: its wake-ups, its end and the caller. */
+  const frameFeed = (
+    channel: Channel,
+    frameId: string,
+    agentId: string | null,
+    actor: Actor,
+    projectId: string,
+  ) => ({
+    wakeOn: [
+      [channel, frameId],
+      // Deleting a frame notifies only its agent; that wake-up finds the frame gone.
+      ...(agentId ? [['frameplane_agent', agentId]] : []),
+    ] as Array<[Channel, string]>,
+    gone: async () => ((await dal.frameExists(db, frameId)) ? undefined : 'frame_deleted'),
+    userId: actor.userId,
+    tokenId: actor.tokenId,
+    projectId,
+  });
 
   async function open(actor: Actor, projectId: string, spaceId: string, frameId: string) {
     await access.requireProject(actor.userId, projectId, 'project.read');
@@ -151,13 +170,8 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
       const since = o.since ? new Date(o.since) : undefined;
       const tail = o.tail ?? (since ? undefined : STREAM_TAIL);
       return follow<LogRow>({
-        channel: 'frameplane_logs',
+        ...frameFeed('frameplane_logs', frameId, frame.agent_id, actor, projectId),
         event: 'log',
-        frameId,
-        agentId: frame.agent_id,
-        userId: actor.userId,
-        tokenId: actor.tokenId,
-        projectId,
         async start() {
           if (resume !== undefined || tail === undefined) return resume;
           // Begin just before the tail-th newest line; with fewer lines, from the first.
@@ -165,7 +179,9 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
           return nth ? String(nth.id - 1) : undefined;
         },
         // `since` keeps filtering live lines: an agent's late report of older lines stays out.
-        after: (position, limit) => logRows(frameId, { after: position, since, limit }),
+        after: async (position, limit) => ({
+          rows: await logRows(frameId, { after: position, since, limit }),
+        }),
         key: (r) => String(r.id),
         present: presentLog,
       });
@@ -185,17 +201,12 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
           ? eventPosition(o.lastEventId, 'Last-Event-ID')
           : eventPosition(o.cursor, 'cursor');
       return follow<EventRow>({
-        channel: 'frameplane_frame_events',
+        ...frameFeed('frameplane_frame_events', frameId, frame.agent_id, actor, projectId),
         event: 'frame_event',
-        frameId,
-        agentId: frame.agent_id,
-        userId: actor.userId,
-        tokenId: actor.tokenId,
-        projectId,
         async start() {
           return resume ?? (await dal.newestEventId(db, frameId));
         },
-        after: (position, limit) => eventRows(frameId, position, limit),
+        after: async (position, limit) => ({ rows: await eventRows(frameId, position, limit) }),
         key: (r) => r.id,
         present: presentEvent,
       });

@@ -99,4 +99,15 @@ export const EXAMPLES: Record<string, unknown> = {
     created_at: at,
     updated_at: at,
   },
+  ProjectEvent: {
+    id: 'evt_01JNQ7V1W2X3Y4Z5A6B7C8D9EF',
+    type: 'stop',
+    status: null,
+    status_reason: null,
+    detail: { noop: false },
+    actor_id: usr,
+    at,
+    frame_id: frm,
+    space_id: spc,
+  },
 };

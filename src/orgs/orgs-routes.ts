@@ -1,4 +1,5 @@
 // /v2/orgs (CONTRACT 3a): organizations, their members, leaving one.
+import { jsonOrText } from '../http/json-text.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
@@ -110,8 +111,16 @@ export function orgRoutes({
           response: { 200: MemberList, ...problemResponses },
         },
       },
-      async (req) =>
-        orgMembers.list(actorOf(req), req.params.org_id, req.query.limit ?? 50, req.query.cursor),
+      async (req, reply) =>
+        jsonOrText(
+          reply,
+          await orgMembers.list(
+            actorOf(req),
+            req.params.org_id,
+            req.query.limit ?? 50,
+            req.query.cursor,
+          ),
+        ),
     );
 
     app.patch(

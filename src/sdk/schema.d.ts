@@ -1094,6 +1094,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events of every frame of the project (or of one space's frames), in one order; with Accept: text/event-stream a live stream
+         * @description The events of GET …/frames/{frame_id}/events, each with its `frame_id` and `space_id`, so that one connection follows every frame of a project or, with `space_id`, of a space. Events of different frames come in the order their writes committed (an event appears once every write begun before it has ended), so one position resumes them all. As a stream (`Accept: text/event-stream`), each event is `id: <position>`, `event: frame_event`, `data: <event as JSON>`; the position is opaque and is also a valid `cursor`. The stream sends what follows `Last-Event-ID` or `cursor` when given, otherwise only events from now on. Comment lines keep it alive every 15 s; `event: end` closes it when the project is deleted or access to it is lost.
+         *
+         *     Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/env": {
         parameters: {
             query?: never;
@@ -2346,6 +2368,42 @@ export interface components {
         /** FrameEventList */
         FrameEventList: components["schemas"]["ListEnvelope"] & {
             data: components["schemas"]["FrameEvent"][];
+        };
+        /**
+         * ProjectEvent
+         * @example {
+         *       "id": "evt_01JNQ7V1W2X3Y4Z5A6B7C8D9EF",
+         *       "type": "stop",
+         *       "status": null,
+         *       "status_reason": null,
+         *       "detail": {
+         *         "noop": false
+         *       },
+         *       "actor_id": "usr_01JNQ7M4Z8W2Y3X5V6T7S8R9QA",
+         *       "at": "2026-03-02T09:30:00.000Z",
+         *       "frame_id": "frm_01JNQ7R1S2T3V4W5X6Y7Z8A9BC",
+         *       "space_id": "spc_01JNQ7Q8R9S0T1V2W3X4Y5Z6AB"
+         *     }
+         */
+        ProjectEvent: {
+            id: string;
+            /** @description created, updated, start, stop, deploy, status, replica, backoff_tripped, … */
+            type: string;
+            status: string | null;
+            status_reason: string | null;
+            detail: unknown;
+            actor_id: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            at: string;
+            frame_id: string;
+            space_id: string;
+        };
+        /** ProjectEventList */
+        ProjectEventList: components["schemas"]["ListEnvelope"] & {
+            data: components["schemas"]["ProjectEvent"][];
         };
         /** EnvAnswer */
         EnvAnswer: {
@@ -5670,6 +5728,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameEventList"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                space_id?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: ProjectEventList. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectEventList"];
                     "text/event-stream": string;
                 };
             };

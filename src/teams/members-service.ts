@@ -12,7 +12,7 @@ import { notFound, ownerImmutable } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import * as dal from './teams-dal.ts';
-import { createMemberPages } from './member-pages.ts';
+import { createMemberRosters } from './member-rosters.ts';
 import { decideOfKind, type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 
 interface MemberRow {
@@ -39,7 +39,28 @@ interface Deps {
 }
 
 export function createMembersService({ db, clock, access, kind = 'team' }: Deps) {
-  const pages = createMemberPages<ReturnType<typeof presentMember>>();
+  const keyOf = (m: MemberRow) => [iso(m.joined_at), m.user_id];
+  // A roster that fails to load leaves its pages to the database, which reports its own errors.
+  const rosters = createMemberRosters(async (teamId, max) => {
+    const rows = await dal.memberRoster(db, teamId, kind, max + 1);
+    const members = rows.filter((r): r is typeof r & MemberRow => r.user_id !== null);
+    return {
+      version: rows[0]?.members_version ?? -1,
+      members: members.map((m) => ({ item: presentMember(m), key: keyOf(m) })),
+    };
+  });
+  /** A page read from the database. A list that fits on one page is not worth a roster. */
+  function missed(
+    teamId: string,
+    version: number,
+    cursor: string | undefined,
+    rows: MemberRow[],
+    limit: number,
+  ) {
+    const page = toPage(rows, limit, keyOf, presentMember);
+    if (cursor !== undefined || page.next_cursor !== null) rosters.missed(teamId, version);
+    return page;
+  }
   const requireKind = requireOfKind(access, kind);
   const decideKind = decideOfKind(kind);
   async function target(teamId: string, userId: string) {
@@ -60,26 +81,26 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
         2,
         ([at]) => at !== undefined && !Number.isNaN(Date.parse(at)),
       ) as [string, string] | undefined;
-      if (!pages.has(teamId, limit, cursor)) {
+      if (!rosters.has(teamId)) {
         // Nothing to reuse: the access check and the page in one statement.
         const rows = await dal.membersWithCaller(db, teamId, kind, actor.userId, limit, after);
         decideKind(rows[0]?.caller_role, 'members.read');
-        const version = rows[0]?.members_version ?? 0;
         const shown = rows.filter((r): r is typeof r & MemberRow => r.user_id !== null);
-        const page = toPage(shown, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
-        pages.set(teamId, version, limit, cursor, page);
-        return page;
+        return missed(teamId, rows[0]?.members_version ?? 0, cursor, shown, limit);
       }
-      // The access check reads the team's members_version too: a page read at that version is
-      // still exact (member-pages.ts).
+      // The access check reads the team's members_version too: a roster read at that version
+      // is still exact (member-rosters.ts).
       const team = await requireKind(actor.userId, teamId, 'members.read');
-      const known = pages.get(teamId, team.members_version, limit, cursor);
-      if (known) return known;
+      const text = rosters.page(teamId, team.members_version, limit, cursor);
+      if (text !== undefined) return text;
       const rows = await dal.listMembers(db, teamId, limit, after);
-      const page = toPage(rows, limit, (m) => [iso(m.joined_at), m.user_id], presentMember);
-      pages.set(teamId, team.members_version, limit, cursor, page);
-      return page;
+      return missed(teamId, team.members_version, cursor, rows, limit);
     },
+
+    /** Resolves when no roster is being read (tests, before they look at a roster's effect). */
+    settled: () => rosters.settled(),
+    /** Members held in rosters, across teams (bounded by member-rosters.ts). */
+    heldMembers: () => rosters.members,
 
     async changeRole(actor: Actor, teamId: string, userId: string, input: { role: Role }) {
       await requireKind(actor.userId, teamId, 'members.manage');

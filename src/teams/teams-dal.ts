@@ -136,6 +136,35 @@ export function membersWithCaller(
     : firstPageWithCaller(q, teamId, kind, userId, limit + 1);
 }
 
+// A whole member list with its members_version, in one statement (one snapshot), for the
+// rosters of member-rosters.ts: one row of nulls after the version when the team has none.
+const rosterOf = compiledOnce((q, teamId: string, kind: 'team' | 'org', max: number) =>
+  q
+    .selectFrom('teams as t')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('team_members as m')
+          .innerJoin('users as u', 'u.id', 'm.user_id')
+          .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+          .whereRef('m.team_id', '=', 't.id')
+          .orderBy('m.joined_at')
+          .orderBy('m.user_id')
+          .limit(max)
+          .as('p'),
+      (j) => j.onTrue(),
+    )
+    .select(['t.members_version', 'p.user_id', 'p.email', 'p.name', 'p.role', 'p.joined_at'])
+    .where('t.id', '=', teamId)
+    .where('t.kind', '=', kind)
+    .orderBy('p.joined_at')
+    .orderBy('p.user_id'),
+);
+
+/** At most `max` members of a team in list order, with the version they are of. */
+export const memberRoster = (q: Queryable, teamId: string, kind: 'team' | 'org', max: number) =>
+  rosterOf(q, teamId, kind, max);
+
 export function member(q: Queryable, teamId: string, userId: string) {
   return q
     .selectFrom('team_members as m')

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
-import { serializedOnce } from '../http/serialized-once.ts';
+import { jsonOrText } from '../http/json-text.ts';
 import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import type { TeamsService } from './teams-service.ts';
 import type { MembersService } from './members-service.ts';
@@ -18,8 +18,6 @@ export function teamRoutes({
     const tags = ['teams'];
     const T = { 200: Type.Ref('Team'), ...problemResponses };
     const none = { 204: NoContent, ...problemResponses };
-    // Pages the members service remembers are sent as the text they were serialized to.
-    const memberPage = serializedOnce();
 
     app.get(
       '/v2/teams',
@@ -113,7 +111,7 @@ export function teamRoutes({
         },
       },
       async (req, reply) =>
-        memberPage(
+        jsonOrText(
           reply,
           await members.list(
             actorOf(req),

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
-import { configHome, run, createWebFrame } from './run.ts';
+import { createWebFrame, run, runJson, userEnv } from './run.ts';
 
 let t: TestApp;
 let server: string;
@@ -13,17 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const envOf = (token: string) => ({
-  XDG_CONFIG_HOME: configHome(),
-  FRAMEPLANE_SERVER: server,
-  FRAMEPLANE_TOKEN: token,
-});
-
-async function ok(args: string[], env: Record<string, string>) {
-  const r = await run([...args, '--json'], env);
-  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-  return r.stdout ? JSON.parse(r.stdout) : undefined;
-}
+const envOf = (token: string) => userEnv(server, token);
+const ok = runJson;
 
 describe('tokens, teams, members, invitations', () => {
   it('manages tokens and a team from the command line', async () => {

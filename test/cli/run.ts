@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 
 const BIN = new URL('../../bin/frameplane.mjs', import.meta.url).pathname;
 
@@ -14,6 +15,13 @@ export interface Run {
 
 /** A fresh config directory: one per simulated user. */
 export const configHome = () => mkdtempSync(join(tmpdir(), 'frameplane-cli-'));
+
+/** A user logged in through FRAMEPLANE_TOKEN, with a config directory of their own. */
+export const userEnv = (server: string, token: string) => ({
+  XDG_CONFIG_HOME: configHome(),
+  FRAMEPLANE_SERVER: server,
+  FRAMEPLANE_TOKEN: token,
+});
 
 export interface Started {
   child: ChildProcess;
@@ -68,6 +76,20 @@ export async function run(
   const result = await p.done;
   clearTimeout(timer);
   return result;
+}
+
+/** Runs `args --json`, expects exit 0 and answers stdout parsed (undefined when empty). */
+export async function runJson(args: string[], env: Record<string, string>) {
+  const r = await run([...args, '--json'], env);
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  return r.stdout ? JSON.parse(r.stdout) : undefined;
+}
+
+/** A refusal as the CLI reports it: exit `exit`, the problem's detail, status and code. */
+export function expectProblem(r: Run, exit: number, status: number, code: string) {
+  expect(r.code, r.stderr).toBe(exit);
+  expect(r.stderr).toMatch(new RegExp(`^frameplane: .+ \\(${status} ${code}\\)$`, 'm'));
+  expect(r.stdout).toBe('');
 }
 
 /** `frames create` of the app "web" (acme/app, port 8080) in project Shop, on `agentId`. */

@@ -1,6 +1,6 @@
 // The `user_shown_in_teams` trigger (migrations/0003): a member's e-mail or name is part of
 // every member list the member is in, and those lists are remembered per team version
-// (src/teams/member-pages.ts). The trigger moves the version of each of the user's teams when
+// (src/teams/member-rosters.ts). The trigger moves the version of each of the user's teams when
 // one changes. Today the e-mail changes when an account that never proved its address loses
 // it to one that did (releaseAddress); without the trigger, a remembered page would go on
 // showing the address the account no longer holds.

@@ -35,6 +35,7 @@ const KIND_OF_PG: Record<string, Kind> = {
   jsonb: 'json',
   json: 'json',
   ARRAY: 'json',
+  xid8: 'string', // a transaction id (migrations/0017): pg has no parser for it, so text
 };
 
 function declaredTables(): Map<string, Map<string, Column>> {

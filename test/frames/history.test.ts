@@ -3,14 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import {
-  addMember,
-  expectProblem,
-  newProject,
-  newTeam,
-  newUser,
-  share,
-} from '../helpers/factories.ts';
+import { expectProblem, newProject, newUser, projectWithReaders } from '../helpers/factories.ts';
 import {
   cloudAgent,
   defaultSpace,
@@ -20,6 +13,7 @@ import {
   sync,
 } from '../helpers/frames.ts';
 import { at } from '../helpers/checked.ts';
+import { openEventStream, type SseEvent } from '../helpers/sse.ts';
 
 let t: TestApp;
 let origin: string;
@@ -32,91 +26,15 @@ afterAll(async () => {
   await t.close();
 });
 
-interface SseEvent {
-  id?: string;
-  event: string;
-  data: any;
-}
-
-/** Opens a stream and collects its events in the background. */
-async function openStream(path: string, token: string, headers: Record<string, string> = {}) {
-  const abort = new AbortController();
-  const res = await fetch(`${origin}${path}`, {
-    headers: { accept: 'text/event-stream', authorization: `Bearer ${token}`, ...headers },
-    signal: abort.signal,
-  });
-  const events: SseEvent[] = [];
-  const raw: string[] = [];
-  let ended = false;
-  const reading = (async () => {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buf += decoder.decode(value, { stream: true });
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          raw.push(block);
-          const fields = Object.fromEntries(
-            block
-              .split('\n')
-              .filter((l) => !l.startsWith(':') && l.includes(':'))
-              .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]),
-          );
-          if (fields.data !== undefined)
-            events.push({
-              id: fields.id,
-              event: fields.event ?? 'message',
-              data: JSON.parse(fields.data),
-            });
-        }
-      }
-    } catch {
-      /* aborted */
-    }
-    ended = true;
-  })();
-  return {
-    res,
-    events,
-    raw,
-    get ended() {
-      return ended;
-    },
-    of: (type: string) => events.filter((e) => e.event === type),
-    /** Waits until `ok` holds, at most `ms`. */
-    async until(ok: () => boolean, ms = 10_000) {
-      const deadline = Date.now() + ms;
-      while (!ok()) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `stream condition not met within ${ms} ms; got ${JSON.stringify(events)}`,
-          );
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-    async close() {
-      abort.abort();
-      await reading;
-    },
-  };
-}
+/** Opens a stream of this app and collects its events in the background. */
+const openStream = (path: string, token: string, headers: Record<string, string> = {}) =>
+  openEventStream(`${origin}${path}`, token, headers);
 
 const logsOf = (s: Awaited<ReturnType<typeof openStream>>) => s.of('log').map((e) => e.data.line);
 
 /** An owner with a frame on a cloud agent of its own, a viewer (through a team grant) and an outsider. */
 async function world(name: string) {
-  const ann = await newUser(t, 'ann');
-  const viewer = await newUser(t, 'vic');
-  const outsider = await newUser(t, 'oscar');
-  const team = await newTeam(t, ann, 'Readers');
-  await addMember(t, team.id, viewer, 'viewer');
-  const project = await newProject(t, ann);
-  await share(t, team.id, project.id, 'viewer');
+  const { ann, viewer, outsider, project } = await projectWithReaders(t);
   const space = await defaultSpace(t, ann, project.id);
   const agent = await cloudAgent(t, name);
   const frame = await newFrame(t, ann, project.id, space);

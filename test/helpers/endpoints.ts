@@ -381,6 +381,13 @@ export const ENDPOINTS: Endpoint[] = [
     expect: minRole('admin', 200),
     prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/audit` }),
   },
+  // The events of every frame of the project (docs/api.md): whoever reads the project.
+  {
+    method: 'GET',
+    route: '/v2/projects/{project_id}/events',
+    expect: minRole('viewer', 200),
+    prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/events` }),
+  },
   {
     method: 'GET',
     route: '/v2/projects/{project_id}/spaces',

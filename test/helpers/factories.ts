@@ -87,6 +87,18 @@ export async function share(
   return id;
 }
 
+/** An owner's project, a viewer who reaches it through a team grant, and an outsider. */
+export async function projectWithReaders(t: TestApp) {
+  const ann = await newUser(t, 'ann');
+  const viewer = await newUser(t, 'vic');
+  const outsider = await newUser(t, 'oscar');
+  const team = await newTeam(t, ann, 'Readers');
+  await addMember(t, team.id, viewer, 'viewer');
+  const project = await newProject(t, ann);
+  await share(t, team.id, project.id, 'viewer');
+  return { ann, viewer, outsider, project };
+}
+
 /** The token from the newest invitation e-mail in the outbox for `email`. */
 export async function invitationToken(t: TestApp, email: string): Promise<string> {
   const mail = await t.db

@@ -90,6 +90,7 @@ describe('every operation', () => {
       ({ op }) => op.responses['200']?.content?.['text/event-stream'],
     );
     expect(streams.map(({ op }) => op.operationId).sort()).toEqual([
+      'getProjectEvents',
       'getProjectSpaceFrameEvents',
       'getProjectSpaceFrameLogs',
     ]);

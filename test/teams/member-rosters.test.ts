@@ -1,6 +1,7 @@
-// Member lists are remembered per team version (src/teams/member-pages.ts). Whatever changes
-// what a list shows must show at once, through this instance or another one on the same
-// database: joins, leaves, role changes, a member's new name or e-mail, on any page.
+// Member lists are remembered whole per team version (src/teams/member-rosters.ts). Whatever
+// changes what a list shows must show at once, through this instance or another one on the same
+// database: joins, leaves, role changes, a member's new name or e-mail, on any page. A page from
+// a roster is the text the database path answers, byte for byte.
 import { afterAll, describe, expect, it } from 'vitest';
 import { testAppOn } from '../helpers/app.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
@@ -25,6 +26,13 @@ const names = async (app: typeof a, token: string, teamId: string, query = '') =
   };
 };
 
+/** Two misses start a roster read (member-rosters.ts): wait for it, so the roster is held. */
+async function warm(app: typeof a, token: string, teamId: string, query = '') {
+  await names(app, token, teamId, query);
+  await names(app, token, teamId, query);
+  await app.services.members.settled();
+}
+
 describe('member pages', () => {
   it('show every change at once, on both instances and on later pages', async () => {
     const owner = await newUser(a, 'owner');
@@ -37,7 +45,9 @@ describe('member pages', () => {
     await addMember(a, team.id, ann, 'viewer');
     await addMember(a, team.id, bob, 'member');
 
-    // Warm both instances, first page and second page.
+    // Warm both instances, first page and second page; both hold the team's roster.
+    for (const app of [a, b]) await warm(app, owner.token, team.id, '?limit=2');
+    expect(a.services.members.heldMembers()).toBeGreaterThanOrEqual(3);
     const first = await names(a, owner.token, team.id, '?limit=2');
     expect(first.data.map((m) => m.user_id)).toEqual([owner.id, ann.id]);
     expect((await names(b, owner.token, team.id, '?limit=2')).data.map((m) => m.user_id)).toEqual([
@@ -99,6 +109,10 @@ describe('member pages', () => {
       owner.id,
       only.id,
     ]);
+    // A list that fits on one page is read in one statement each time: no roster for it.
+    const held = a.services.members.heldMembers();
+    await warm(a, owner.token, t2.id);
+    expect(a.services.members.heldMembers()).toBe(held);
   });
 
   it('a page not held yet is read with the access check, and says the same (issue 13)', async () => {
@@ -137,5 +151,76 @@ describe('member pages', () => {
         data: [],
         next_cursor: null,
       });
+  });
+
+  it('a page from a roster is the text of the database path, byte for byte, after any cursor', async () => {
+    const c = await testAppOn(url); // no roster yet: its first reads come from the database
+    try {
+      const owner = await newUser(a, 'owner');
+      const team = await newTeam(a, owner);
+      const odd = [
+        '"quoted" \\ back',
+        'ünïcödé 🚀',
+        'line\u2028sep',
+        'ctl\u0001x',
+        '<b>&</b>',
+        'Ann',
+      ];
+      const people = [];
+      for (const name of odd) {
+        const u = await newUser(a, 'odd');
+        await a.db.updateTable('users').set({ name }).where('id', '=', u.id).execute();
+        await addMember(a, team.id, u, 'viewer');
+        people.push(u);
+      }
+      const read = async (app: typeof a, query: string) => {
+        const r = await app.get(`/v2/teams/${team.id}/members${query}`, { token: owner.token });
+        expect(r.status, r.text).toBe(200);
+        expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+        return r.text;
+      };
+      // c's two reads are both the database's (the roster read starts after the second).
+      const fromDatabase = [await read(c, '?limit=3'), await read(c, '?limit=100')];
+      const before = a.services.members.heldMembers();
+      await warm(a, owner.token, team.id, '?limit=3');
+      const held = a.services.members.heldMembers();
+      expect(held - before).toBe(odd.length + 1); // this team's roster, owner included
+      expect([await read(a, '?limit=3'), await read(a, '?limit=100')]).toEqual(fromDatabase);
+      expect(a.services.members.heldMembers()).toBe(held);
+
+      // Every page after every member, as the table's own order gives it.
+      const order = await a.db
+        .selectFrom('team_members')
+        .select(['user_id', 'joined_at'])
+        .where('team_id', '=', team.id)
+        .orderBy('joined_at')
+        .orderBy('user_id')
+        .execute();
+      const ids = order.map((m) => m.user_id);
+      const cursorOf = (i: number) =>
+        encodeCursor([at(order, i).joined_at.toISOString(), at(order, i).user_id]);
+      for (let i = 0; i < order.length; i++) {
+        const page = JSON.parse(await read(a, `?limit=2&cursor=${cursorOf(i)}`));
+        expect(page.data.map((m: { user_id: string }) => m.user_id)).toEqual(
+          ids.slice(i + 1, i + 3),
+        );
+        expect(page.next_cursor).toBe(i + 3 < order.length ? cursorOf(i + 2) : null);
+      }
+
+      // A cursor naming a member who has left is not in the new roster: the database answers.
+      const gone = ids.indexOf(at(people, 2).id);
+      const goneCursor = cursorOf(gone);
+      const removed = await a.del(`/v2/teams/${team.id}/members/${at(people, 2).id}`, {
+        token: owner.token,
+      });
+      expect(removed.status).toBe(204);
+      await warm(a, owner.token, team.id, '?limit=3');
+      const after = JSON.parse(await read(a, `?limit=2&cursor=${goneCursor}`));
+      expect(after.data.map((m: { user_id: string }) => m.user_id)).toEqual(
+        ids.slice(gone + 1, gone + 3),
+      );
+    } finally {
+      await c.close();
+    }
   });
 });

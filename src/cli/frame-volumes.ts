@@ -1,0 +1,76 @@
+// frames volumes list/add/remove: a frame's persistent volumes. The API has no resize or
+// update: a volume is added or removed, and the agent mounts the set on its next rollout.
+import type { Command } from 'commander';
+import type { Schemas } from '../sdk/index.ts';
+import { context, group, projectOption } from './context.ts';
+import { CliError, EXIT } from './exit-codes.ts';
+import { pathOf } from './frames.ts';
+import { details, note, table } from './output.ts';
+import { frame as findFrame, pick } from './resolve.ts';
+
+const volumesPath = '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/volumes';
+const volumeRow = (v: Schemas['Volume']) => ({
+  id: v.id,
+  name: v.name,
+  mount: v.mount_path,
+  size: `${v.size_gb} GB`,
+});
+
+export function register(program: Command) {
+  const volumes = group(program, 'frames')
+    .command('volumes')
+    .description("a frame's volumes (kept across deployments; no resize: add another)");
+  volumes
+    .command('list <frame>')
+    .description("the frame's volumes")
+    .requiredOption(...projectOption)
+    .action(async (ref: string, opts: { project: string }, cmd: Command) => {
+      const { fp, show } = context(cmd);
+      const path = pathOf(await findFrame(fp, opts.project, ref));
+      const all = await fp.all((cursor) =>
+        fp.api.GET(volumesPath, { params: { path, query: { cursor } } }),
+      );
+      show(all, (list) => table(list.map(volumeRow), ['id', 'name', 'mount', 'size']));
+    });
+  volumes
+    .command('add <frame> <name>')
+    .description('add a volume (project admin); mounted on the next rollout')
+    .requiredOption(...projectOption)
+    .requiredOption('--mount <path>', 'where the app sees it (an absolute path)')
+    .requiredOption('--size <gb>', 'its size in GB')
+    .action(
+      async (
+        ref: string,
+        name: string,
+        opts: { project: string; mount: string; size: string },
+        cmd: Command,
+      ) => {
+        const size_gb = Number(opts.size);
+        if (!Number.isInteger(size_gb) || size_gb < 1)
+          throw new CliError(`--size must be a whole number of GB, got "${opts.size}"`, EXIT.usage);
+        const { fp, show } = context(cmd);
+        const path = pathOf(await findFrame(fp, opts.project, ref));
+        const body = { name, mount_path: opts.mount, size_gb };
+        const volume = await fp.call(fp.api.POST(volumesPath, { params: { path }, body }));
+        show(volume, (v) => details({ ...volumeRow(v), created: v.created_at }));
+      },
+    );
+  volumes
+    .command('remove <frame> <volume>')
+    .description('remove a volume (by id or name; project admin): the next rollout runs without it')
+    .requiredOption(...projectOption)
+    .action(async (ref: string, which: string, opts: { project: string }, cmd: Command) => {
+      const { fp, json } = context(cmd);
+      const f = await findFrame(fp, opts.project, ref);
+      const all = fp.pages((cursor) =>
+        fp.api.GET(volumesPath, { params: { path: pathOf(f), query: { cursor, limit: 200 } } }),
+      );
+      const v = await pick(all, (x) => x.name, which, 'volume', `on frame ${f.name}`);
+      await fp.call(
+        fp.api.DELETE(`${volumesPath}/{volume_id}`, {
+          params: { path: { ...pathOf(f), volume_id: v.id } },
+        }),
+      );
+      if (!json) note(`Removed volume ${v.name} (${v.mount_path}) from ${f.name}.`);
+    });
+}

@@ -1,0 +1,146 @@
+// Member lists, remembered whole per team version. Every change to a team's members (join,
+// leave, role change, a member's new name or e-mail) bumps `teams.members_version` in the same
+// transaction (triggers in migrations/0003). A request reads the version together with the
+// caller's role, in the access check it makes anyway, and is served from a roster only if the
+// roster was read at that version: never older than the caller's own view of the team, on any
+// instance. Any page of a held roster, after any cursor, is a slice of texts already serialized;
+// a page that misses is read from the database as before.
+//
+// A roster is read in the background, off the request, once a team has missed twice (one-off
+// reads of a team do not pay for it), one read at a time per team, and not again before twenty
+// times the last read's duration has passed: a team whose members change all the time is served
+// by the database, not by a reload after each change.
+import { performance } from 'node:perf_hooks';
+import { encodeCursor } from '../paging.ts';
+
+/** What a roster read answers: the version and every member in list order, of one snapshot. */
+export interface RosterRead<T> {
+  version: number;
+  members: Array<{ item: T; key: string[] }>;
+}
+
+interface Roster {
+  version: number;
+  /** Each member's JSON, in list order. */
+  texts: string[];
+  /** The cursor naming each member: a page after it starts at the next one. */
+  cursors: string[];
+  at: Map<string, number>;
+}
+
+interface Tracking {
+  misses: number;
+  loading: boolean;
+  readyAt: number;
+}
+
+export interface RosterOptions {
+  /** Members held across every roster: the memory bound (a larger team is never held). */
+  maxMembers?: number;
+  onError?: (err: unknown) => void;
+}
+
+const MAX_MEMBERS = 50_000;
+const MAX_TRACKED = 10_000;
+const RELOAD_FACTOR = 20;
+
+/** `load(teamId, max)` reads at most max + 1 members. Items serialize with JSON.stringify. */
+export function createMemberRosters<T>(
+  load: (teamId: string, max: number) => Promise<RosterRead<T>>,
+  { maxMembers = MAX_MEMBERS, onError = () => {} }: RosterOptions = {},
+) {
+  // Maps keep insertion order: re-inserting on use makes the first key the least recent.
+  const rosters = new Map<string, Roster>();
+  const tracked = new Map<string, Tracking>();
+  const loads = new Set<Promise<void>>();
+  let held = 0;
+
+  function drop(teamId: string) {
+    const r = rosters.get(teamId);
+    if (r) held -= r.texts.length;
+    rosters.delete(teamId);
+  }
+
+  function keep(teamId: string, read: RosterRead<T>) {
+    if ((rosters.get(teamId)?.version ?? -1) >= read.version) return;
+    drop(teamId);
+    const n = read.members.length;
+    if (n > maxMembers) return;
+    while (held + n > maxMembers) {
+      const oldest = rosters.keys().next();
+      if (oldest.done) break;
+      drop(oldest.value);
+    }
+    const texts = read.members.map((m) => JSON.stringify(m.item));
+    const cursors = read.members.map((m) => encodeCursor(m.key));
+    rosters.set(teamId, {
+      version: read.version,
+      texts,
+      cursors,
+      at: new Map(cursors.map((c, i) => [c, i])),
+    });
+    held += n;
+  }
+
+  function startLoad(teamId: string, t: Tracking) {
+    t.loading = true;
+    const started = performance.now();
+    const done = load(teamId, maxMembers)
+      .then((read) => keep(teamId, read), onError)
+      .finally(() => {
+        const took = performance.now() - started;
+        t.loading = false;
+        t.misses = 0;
+        t.readyAt = performance.now() + took * RELOAD_FACTOR;
+        loads.delete(done);
+      });
+    loads.add(done);
+  }
+
+  return {
+    /** Whether a roster of the team is held at any version: worth an access check of its own. */
+    has(teamId: string): boolean {
+      return rosters.has(teamId);
+    },
+
+    /** The page's JSON text, if the roster held is of this version and knows the cursor. */
+    page(teamId: string, version: number, limit: number, cursor?: string): string | undefined {
+      const r = rosters.get(teamId);
+      if (r?.version !== version) return undefined;
+      const start = cursor === undefined ? 0 : (r.at.get(cursor) ?? -2) + 1;
+      if (start < 0) return undefined;
+      rosters.delete(teamId);
+      rosters.set(teamId, r);
+      const end = Math.min(start + limit, r.texts.length);
+      const next = end < r.texts.length && end > start ? `"${r.cursors[end - 1]}"` : 'null';
+      return `{"data":[${r.texts.slice(start, end).join(',')}],"next_cursor":${next}}`;
+    },
+
+    /** A page of this version was read from the database: read the roster if it is worth it. */
+    missed(teamId: string, version: number) {
+      if ((rosters.get(teamId)?.version ?? -1) >= version) return;
+      let t = tracked.get(teamId);
+      if (!t) {
+        if (tracked.size >= MAX_TRACKED) {
+          const oldest = tracked.keys().next();
+          if (!oldest.done) tracked.delete(oldest.value);
+        }
+        t = { misses: 0, loading: false, readyAt: 0 };
+        tracked.set(teamId, t);
+      }
+      t.misses += 1;
+      if (t.misses >= 2 && !t.loading && performance.now() >= t.readyAt) startLoad(teamId, t);
+    },
+
+    /** Resolves when no roster read is in flight (tests; closing). */
+    async settled() {
+      while (loads.size > 0) await Promise.all(loads);
+    },
+
+    get members() {
+      return held;
+    },
+  };
+}
+
+export type MemberRosters = ReturnType<typeof createMemberRosters>;

@@ -1,0 +1,96 @@
+// The roster memo's own rules (src/teams/member-rosters.ts), on a loader the test controls:
+// when a roster is read, what it serves, what it keeps within its bound.
+import { describe, expect, it } from 'vitest';
+import { createMemberRosters, type RosterRead } from '../../src/teams/member-rosters.ts';
+import { encodeCursor } from '../../src/paging.ts';
+
+const roster = (version: number, n: number, team = 't'): RosterRead<{ id: string }> => ({
+  version,
+  members: Array.from({ length: n }, (_, i) => ({
+    item: { id: `${team}${i}` },
+    key: ['2026-01-01T00:00:00.000Z', `${team}${i}`],
+  })),
+});
+
+function loader(reads: Record<string, RosterRead<{ id: string }>>) {
+  const calls: string[] = [];
+  const load = async (teamId: string) => {
+    calls.push(teamId);
+    const read = reads[teamId];
+    if (!read) throw new Error(`no team ${teamId}`);
+    return read;
+  };
+  return { calls, load };
+}
+
+const ids = (text: string | undefined) =>
+  text === undefined
+    ? undefined
+    : (JSON.parse(text).data as Array<{ id: string }>).map((m) => m.id);
+
+describe('member rosters', () => {
+  it('are read on the second miss, once, and serve any page of their version', async () => {
+    const { calls, load } = loader({ t: roster(3, 5) });
+    const r = createMemberRosters(load);
+    r.missed('t', 3);
+    expect(calls).toEqual([]);
+    r.missed('t', 3);
+    r.missed('t', 3); // a read in flight is not started again
+    await r.settled();
+    expect(calls).toEqual(['t']);
+    expect(r.has('t')).toBe(true);
+    expect(ids(r.page('t', 3, 2))).toEqual(['t0', 't1']);
+    const after1 = encodeCursor(['2026-01-01T00:00:00.000Z', 't1']);
+    expect(JSON.parse(r.page('t', 3, 2, after1) ?? '')).toEqual({
+      data: [{ id: 't2' }, { id: 't3' }],
+      next_cursor: encodeCursor(['2026-01-01T00:00:00.000Z', 't3']),
+    });
+    const last = encodeCursor(['2026-01-01T00:00:00.000Z', 't4']);
+    expect(JSON.parse(r.page('t', 3, 2, last) ?? '')).toEqual({ data: [], next_cursor: null });
+    // Another version, or a cursor it does not hold: not served.
+    expect(r.page('t', 4, 2)).toBeUndefined();
+    expect(r.page('t', 3, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 'x']))).toBeUndefined();
+  });
+
+  it('keep within their bound, drop the least recent, never hold a larger team', async () => {
+    const { load } = loader({
+      a: roster(1, 4, 'a'),
+      b: roster(1, 4, 'b'),
+      big: roster(1, 9),
+      c: roster(1, 2, 'c'),
+    });
+    const r = createMemberRosters(load, { maxMembers: 8 });
+    const hold = async (team: string) => {
+      r.missed(team, 1);
+      r.missed(team, 1);
+      await r.settled();
+    };
+    for (const team of ['a', 'b', 'big']) await hold(team);
+    expect([r.has('a'), r.has('b'), r.has('big'), r.members]).toEqual([true, true, false, 8]);
+    r.page('a', 1, 1); // a is now the more recent
+    await hold('c');
+    expect([r.has('a'), r.has('b'), r.has('c'), r.members]).toEqual([true, false, true, 6]);
+  });
+
+  it('never replace a newer roster with an older read, and survive a failed read', async () => {
+    const reads = { t: roster(5, 2) };
+    const errors: unknown[] = [];
+    const r = createMemberRosters(loader(reads).load, { onError: (e) => errors.push(e) });
+    r.missed('t', 5);
+    r.missed('t', 5);
+    await r.settled();
+    expect(r.page('t', 5, 10)).toBeDefined();
+    reads.t = roster(4, 3); // a slower replica's answer, say
+    r.missed('t', 6);
+    r.missed('t', 6);
+    await r.settled();
+    expect(r.page('t', 5, 10)).toBeDefined();
+    expect(r.members).toBe(2);
+    const failing = createMemberRosters(loader({}).load, { onError: (e) => errors.push(e) });
+    failing.missed('u', 1);
+    failing.missed('u', 1);
+    await failing.settled();
+    expect(failing.has('u')).toBe(false);
+    expect(errors).toHaveLength(1);
+  });
+});
