@@ -48,6 +48,8 @@ export function useLiveEvents(frame: FrameRef) {
       for await (const e of fp().events(frame, {}, signal)) {
         setEvents((list) => [e.data, ...list].slice(0, KEEP));
         await client.invalidateQueries({ queryKey: frameKey(frame) });
+        // The space's list is not shown now; it is read again when it is.
+        await client.invalidateQueries({ queryKey: ['space', frame.space_id, 'frames'] });
       }
     },
     [frame.id],
@@ -67,4 +69,18 @@ export function useLiveLogs(frame: FrameRef) {
     [frame.id],
   );
   return { lines, error };
+}
+
+/** A space's frames as they change: one project stream for the space, on one connection. */
+export function useLiveSpace(project_id: string, space_id: string, listKey: unknown[]) {
+  const client = useQueryClient();
+  return useStream(
+    async (signal) => {
+      // What changed while the list was not shown (its copy may look fresh) is read first.
+      await client.invalidateQueries({ queryKey: listKey });
+      for await (const _ of fp().projectEvents(project_id, { space_id }, signal))
+        await client.invalidateQueries({ queryKey: listKey });
+    },
+    [project_id, space_id],
+  );
 }

@@ -99,15 +99,19 @@ export function createFrameplane(opts: FrameplaneOptions) {
     frame_id: f.id,
   });
 
+  /** Opens a stream: headers (Accept, Last-Event-ID) and whether it resumes (no start query). */
+  type Open = (
+    req: { headers: Record<string, string>; parseAs: 'stream'; signal?: AbortSignal },
+    resume: boolean,
+  ) => Promise<Answer<unknown>>;
+
   /**
-   * Follows one of a frame's streams. When the connection drops without `event: end`, it opens
-   * again after a pause with Last-Event-ID, so no event is lost or repeated; it ends on `end`,
-   * on `signal`, or when the consumer stops iterating.
+   * Follows a stream of events. When the connection drops without `event: end`, it opens again
+   * after a pause with Last-Event-ID, so no event is lost or repeated; it ends on `end`, on
+   * `signal`, or when the consumer stops iterating.
    */
   async function* follow<T>(
-    path: 'logs' | 'events',
-    frame: FrameRef,
-    query: Record<string, string | number | undefined>,
+    open: Open,
     signal?: AbortSignal,
     after?: string,
   ): AsyncGenerator<StreamEvent<T>> {
@@ -116,12 +120,9 @@ export function createFrameplane(opts: FrameplaneOptions) {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastId) headers['last-event-id'] = lastId;
       const body = await call(
-        api.GET(`/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/${path}`, {
-          params: { path: frameParams(frame), query: lastId ? {} : query },
-          headers,
-          parseAs: 'stream',
-          signal,
-        }) as Promise<Answer<ReadableStream<Uint8Array> | null>>,
+        open({ headers, parseAs: 'stream', signal }, lastId !== undefined) as Promise<
+          Answer<ReadableStream<Uint8Array> | null>
+        >,
       ).catch((err) => {
         if (signal?.aborted) return null;
         throw err;
@@ -141,6 +142,15 @@ export function createFrameplane(opts: FrameplaneOptions) {
     }
   }
 
+  /** One of a frame's streams, started from `query` (a resumed one from Last-Event-ID). */
+  const frameStream =
+    (path: 'logs' | 'events', frame: FrameRef, query: Record<string, string | number>): Open =>
+    (req, resume) =>
+      api.GET(`/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/${path}`, {
+        ...req,
+        params: { path: frameParams(frame), query: resume ? {} : query },
+      });
+
   return {
     api,
     call,
@@ -152,14 +162,34 @@ export function createFrameplane(opts: FrameplaneOptions) {
       query: { tail?: number; since?: string; cursor?: string } = {},
       signal?: AbortSignal,
     ) {
-      return follow<Schemas['LogLine']>('logs', frame, query, signal);
+      return follow<Schemas['LogLine']>(frameStream('logs', frame, query), signal);
     },
     /**
      * A frame's events (status changes, deployments, …) from now on, or after `cursor`, or
      * after the event whose id is `after` (as Last-Event-ID).
      */
     events(frame: FrameRef, query: { cursor?: string } = {}, signal?: AbortSignal, after?: string) {
-      return follow<Schemas['FrameEvent']>('events', frame, query, signal, after);
+      return follow<Schemas['FrameEvent']>(frameStream('events', frame, query), signal, after);
+    },
+    /**
+     * The events of every frame of a project, or of one space's frames (`space_id`), on one
+     * connection: from now on, or after `cursor`, or after the position `after`.
+     */
+    projectEvents(
+      project_id: string,
+      query: { space_id?: string; cursor?: string } = {},
+      signal?: AbortSignal,
+      after?: string,
+    ) {
+      const open: Open = (req, resume) =>
+        api.GET('/v2/projects/{project_id}/events', {
+          ...req,
+          params: {
+            path: { project_id },
+            query: resume ? { space_id: query.space_id } : query,
+          },
+        });
+      return follow<Schemas['ProjectEvent']>(open, signal, after);
     },
     /** Updates a frame's settings; with `ifMatch` (an ETag) only if nobody changed it since. */
     async updateFrame(

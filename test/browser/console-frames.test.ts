@@ -1,7 +1,8 @@
 // Frames in the console on a self-hosted agent that the test plays over the agent API, as the
 // real agent does: created in the console, the frame goes Online and its logs appear live (the
 // page follows the frame's event and log streams, no polling); a settings change waits as a
-// pending change until Deploy, which the page follows to its end; stop and start too.
+// pending change until Deploy, which the page follows to its end; stop and start too. The
+// space's list follows its frames on the project's event stream.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { newProject, newUser } from '../helpers/factories.ts';
@@ -55,7 +56,8 @@ describe('console: frames', () => {
     await port.fill('8080');
     await ann.page.getByRole('button', { name: 'Create frame' }).click();
     await ann.page.getByRole('heading', { name: 'web' }).waitFor();
-    const frameId = /\/frames\/([^/?#]+)/.exec(ann.page.url())?.[1] ?? '';
+    const [, spaceId = '', frameId = ''] =
+      /\/spaces\/([^/?#]+)\/frames\/([^/?#]+)/.exec(ann.page.url()) ?? [];
     await expect.poll(() => status(ann.page).textContent()).toBe('Starting');
     expect(await ann.page.getByText('on a self-hosted agent (online)').count()).toBe(1);
 
@@ -119,6 +121,21 @@ describe('console: frames', () => {
     await expect.poll(() => status(ann.page).textContent()).toBe('Degraded');
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+
+    // The space's list follows its frames live too (one project stream for the space).
+    await ann.page.getByRole('link', { name: '← Space' }).click();
+    const listed = ann.page.getByRole('row').filter({ hasText: 'web' });
+
+    await listed.getByText('Online').waitFor();
+    await screenshots(ann.page, 'space');
+    const stop = await s.t.post(
+      `/v2/projects/${project.id}/spaces/${spaceId}/frames/${frameId}/stop`,
+      {
+        token: annUser.token,
+      },
+    );
+    expect(stop.status, stop.text).toBe(202);
+    await listed.getByText('Stopped').waitFor();
 
     expect(ann.realErrors()).toEqual([]);
     await ann.close();

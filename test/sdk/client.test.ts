@@ -194,4 +194,34 @@ describe('streams', () => {
     expect(statuses).toContain('stop');
     abort.abort();
   });
+
+  it("follows a space's frames on one connection (the project stream)", async () => {
+    const ann = await newUser(t, 'ann');
+    const { fp, agent, frame } = await frameOnAgent(ann);
+    await sync(t, agent.token); // online: a stop goes to it
+    const abort = new AbortController();
+    const seen: Array<{ type: string; frame_id: string; space_id: string }> = [];
+    const events = fp.projectEvents(frame.project_id, { space_id: frame.space_id }, abort.signal);
+    const reading = (async () => {
+      for await (const e of events) {
+        seen.push(e.data);
+        if (e.data.type === 'stop') break;
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 500));
+    await fp.call(
+      fp.api.POST('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/stop', {
+        params: {
+          path: { project_id: frame.project_id, space_id: frame.space_id, frame_id: frame.id },
+        },
+      }),
+    );
+    await reading;
+    expect(seen.at(-1)).toMatchObject({
+      type: 'stop',
+      frame_id: frame.id,
+      space_id: frame.space_id,
+    });
+    abort.abort();
+  });
 });

@@ -1,10 +1,11 @@
 // A space's frames with their status, and (for admins) a form to create one, in the cloud or on
-// one of the project's self-hosted agents. The list is read when opened and when the window
-// comes back into focus; each frame's own page follows its status live.
+// one of the project's self-hosted agents. The list follows its frames live, on one connection
+// (the project's event stream for this space).
 import { Link, useNavigate, useParams } from 'react-router';
 import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '../api.ts';
 import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
+import { useLiveSpace } from '../frames.ts';
 import { useProject } from './Project.tsx';
 import { Table } from '../components/Table.tsx';
 
@@ -106,11 +107,14 @@ export function SpacePage() {
       }),
     ),
   );
-  const frames = useList(['space', spaceId, 'frames'], (cursor) =>
+  const listKey = ['space', spaceId, 'frames'];
+  const frames = useList(listKey, (cursor) =>
     fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames', {
       params: { path: { project_id: projectId, space_id: spaceId }, query: { cursor } },
     }),
   );
+  // Every event of a frame of this space reads the list again: statuses stay current.
+  const live = useLiveSpace(projectId, spaceId, listKey);
   return (
     <>
       <p>
@@ -119,6 +123,7 @@ export function SpacePage() {
       <h1>{space.data?.name ?? 'Space'}</h1>
       <section aria-labelledby="frames-title">
         <h2 id="frames-title">Frames</h2>
+        <Problem error={live} />
         <Loaded query={frames}>
           {(list) =>
             list.length === 0 ? (
