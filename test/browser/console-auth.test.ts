@@ -47,9 +47,27 @@ describe('console: signing up, in and out', () => {
     await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('.field-error').textContent()).toMatch(/password/i);
 
-    await password.fill('a-long-enough-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // With the keyboard only: Tab to each field, Enter to send.
+    await page.reload();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('a-long-enough-password');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
+    // "Skip to content" (the first link) leads past the navigation; a link followed with the
+    // keyboard moves focus to the new page's content.
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    expect(await page.evaluate(() => document.querySelector('a')?.textContent)).toBe(
+      'Skip to content',
+    );
+    await skip.focus();
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('content');
+    await page.getByRole('link', { name: 'Teams' }).first().focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/console/teams');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('content');
     expect(realErrors()).toEqual([]);
     await close();
   });

@@ -122,6 +122,20 @@ describe('console: frames', () => {
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
 
+    // A volume, and a domain verified by its DNS record (the test's DNS table).
+    await ann.page.getByLabel('Volume name').fill('data');
+    await ann.page.getByLabel('Mount path').fill('/data');
+    await ann.page.getByRole('button', { name: 'Add volume' }).click();
+    await ann.page.getByText('at /data, 1 GB').waitFor();
+    await ann.page.getByLabel('Hostname').fill('shop.example.com');
+    await ann.page.getByRole('button', { name: 'Add domain' }).click();
+    const record = ann.page.locator('#domains-title + * code, section:has(#domains-title) code');
+    await record.first().waitFor();
+    const [name = '', value = ''] = await record.allTextContents();
+    s.t.dns.add(name, value);
+    await ann.page.getByRole('button', { name: 'Verify' }).click();
+    await ann.page.getByText('verified', { exact: true }).waitFor();
+
     // The space's list follows its frames live too (one project stream for the space).
     await ann.page.getByRole('link', { name: '← Space' }).click();
     const listed = ann.page.getByRole('row').filter({ hasText: 'web' });
