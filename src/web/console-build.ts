@@ -4,13 +4,16 @@
 // builds once (a few seconds) and every later start finds the build ready.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CONSOLE_DIR = join(ROOT, 'console');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'frameplane-console');
+// Where the build goes when node_modules is read-only (an installed, locked-down service).
+const FALLBACK = join(tmpdir(), 'frameplane-console');
 // What the build reads: the console, the SDK it imports, how it is built, the exact packages.
 const INPUTS = [CONSOLE_DIR, join(ROOT, 'src', 'sdk'), fileURLToPath(import.meta.url)];
 const LOCK = join(ROOT, 'package-lock.json');
@@ -40,23 +43,38 @@ export async function sourceHash(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function pruneOld(keep: string) {
+/** The cache folder, or the fallback when node_modules cannot be written. */
+async function cacheDir(): Promise<string> {
+  try {
+    await mkdir(CACHE, { recursive: true });
+    await access(CACHE, constants.W_OK);
+    return CACHE;
+  } catch {
+    await mkdir(FALLBACK, { recursive: true });
+    return FALLBACK;
+  }
+}
+
+async function pruneOld(cache: string, keep: string) {
   const now = Date.now();
-  for (const name of await readdir(CACHE).catch(() => [])) {
+  for (const name of await readdir(cache).catch(() => [])) {
     if (name === keep) continue;
-    const dir = join(CACHE, name);
-    const { mtimeMs } = await stat(dir);
-    if (now - mtimeMs > KEEP_MS) await rm(dir, { recursive: true, force: true });
+    const dir = join(cache, name);
+    // Another process may be renaming or pruning it right now.
+    const made = await stat(dir).catch(() => undefined);
+    if (made && now - made.mtimeMs > KEEP_MS) await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** The directory of the console's build for the current sources, built if missing. */
 export async function buildConsole(): Promise<string> {
   const hash = await sourceHash();
-  const dir = join(CACHE, hash);
-  if (existsSync(join(dir, 'index.html'))) return dir;
+  for (const cache of [CACHE, FALLBACK])
+    if (existsSync(join(cache, hash, 'index.html'))) return join(cache, hash);
+  const cache = await cacheDir();
+  const dir = join(cache, hash);
   // Built aside and renamed into place: a process that finds the directory finds it whole.
-  const tmp = join(CACHE, `${hash}.tmp-${process.pid}-${Date.now()}`);
+  const tmp = join(cache, `${hash}.tmp-${process.pid}-${Date.now()}`);
   const [{ build }, { default: react }] = await Promise.all([
     import('vite'),
     import('@vitejs/plugin-react'),
@@ -84,6 +102,6 @@ export async function buildConsole(): Promise<string> {
     await rm(tmp, { recursive: true, force: true });
     if (!existsSync(join(dir, 'index.html'))) throw err;
   }
-  await pruneOld(hash);
+  await pruneOld(cache, hash);
   return dir;
 }
