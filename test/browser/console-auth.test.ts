@@ -20,6 +20,8 @@ describe('console: signing up, in and out', () => {
     expect(await page.locator('h1').textContent()).toBe('Welcome, Ann');
     // A new account has not proved its address yet: the console offers a new link.
     await page.getByRole('heading', { name: 'Confirm your e-mail address' }).waitFor();
+    await page.getByRole('button', { name: 'Send a new link' }).click();
+    await page.getByText(`A new link is on its way to ${email}.`).waitFor();
     await screenshots(page, 'home');
 
     await page.getByRole('link', { name: 'Account' }).first().click();

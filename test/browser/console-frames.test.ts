@@ -151,6 +151,12 @@ describe('console: frames', () => {
     expect(stop.status, stop.text).toBe(202);
     await listed.getByText('Stopped').waitFor();
 
+    // Deleted from its page, the frame leaves the list.
+    await ann.page.getByRole('link', { name: 'web' }).click();
+    await ann.page.getByRole('button', { name: 'Delete frame' }).click();
+    await ann.page.getByRole('button', { name: 'Yes, delete frame' }).click();
+    await ann.page.getByText('No frame in this space yet.').waitFor();
+
     expect(ann.realErrors()).toEqual([]);
     await ann.close();
   });

@@ -64,12 +64,23 @@ describe('console: projects, sharing and access', () => {
     for (const name of ['Create space', 'Share', 'Rename', 'Delete', 'Revoke'])
       expect(await bob.page.getByRole('button', { name }).count(), name).toBe(0);
     await bob.page.getByRole('link', { name: 'default' }).click();
+    await bob.page.getByRole('link', { name: 'web' }).waitFor();
+    expect(await bob.page.getByRole('button', { name: 'Create frame' }).count()).toBe(0);
     await bob.page.getByRole('link', { name: 'web' }).click();
     await bob.page.getByRole('heading', { name: 'web' }).waitFor();
     await bob.page.getByText('Values are hidden from viewers.').waitFor();
     expect(await row(bob.page, 'SECRET').textContent()).toContain('hidden');
     expect(await bob.page.getByText('hunter2').count()).toBe(0);
-    for (const name of ['Deploy', 'Stop', 'Start', 'Save settings', 'Set variable', 'Add domain'])
+    for (const name of [
+      'Deploy',
+      'Stop',
+      'Start',
+      'Save settings',
+      'Set variable',
+      'Add domain',
+      'Add volume',
+      'Delete frame',
+    ])
       expect(await bob.page.getByRole('button', { name }).count(), name).toBe(0);
     await screenshots(bob.page, 'frame-viewer');
     // The service agrees: a viewer's deploy is refused.

@@ -4,6 +4,7 @@
 import { Link, useParams } from 'react-router';
 import { atLeast, fp, useRead } from '../api.ts';
 import { FrameActions } from '../components/FrameActions.tsx';
+import { FrameDelete } from '../components/FrameDelete.tsx';
 import { FrameEnv } from '../components/FrameEnv.tsx';
 import { Deployments, Events, Logs } from '../components/FrameHistory.tsx';
 import { FrameDomains, FrameVolumes } from '../components/FrameResources.tsx';
@@ -56,6 +57,7 @@ export function FramePage() {
       <FrameEnv frame={ref} canEdit={atLeast(role, 'member')} />
       <FrameDomains frame={ref} canManage={atLeast(role, 'admin')} />
       <FrameVolumes frame={ref} canManage={atLeast(role, 'admin')} />
+      {frame.data && atLeast(role, 'admin') && <FrameDelete frame={frame.data} />}
     </>
   );
 }
