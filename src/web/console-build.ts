@@ -66,8 +66,36 @@ async function pruneOld(cache: string, keep: string) {
   }
 }
 
+export interface BuildLog {
+  info(o: object, msg: string): void;
+  warn(o: object, msg: string): void;
+  error(o: object, msg: string): void;
+}
+
+/** Vite's messages through the service's log, so that its output stays one JSON line each. */
+function viteLogger(log: BuildLog) {
+  const warned = new Set<string>();
+  return {
+    hasWarned: false,
+    info: (msg: string) => log.info({ vite: msg }, 'console build'),
+    warn(msg: string) {
+      this.hasWarned = true;
+      log.warn({ vite: msg }, 'console build');
+    },
+    warnOnce(msg: string) {
+      if (!warned.has(msg)) this.warn(msg);
+      warned.add(msg);
+    },
+    error: (msg: string) => log.error({ vite: msg }, 'console build'),
+    clearScreen() {},
+    hasErrorLogged: () => false,
+  };
+}
+
+const quiet: BuildLog = { info() {}, warn() {}, error() {} };
+
 /** The directory of the console's build for the current sources, built if missing. */
-export async function buildConsole(): Promise<string> {
+export async function buildConsole(log: BuildLog = quiet): Promise<string> {
   const hash = await sourceHash();
   for (const cache of [CACHE, FALLBACK])
     if (existsSync(join(cache, hash, 'index.html'))) return join(cache, hash);
@@ -84,6 +112,7 @@ export async function buildConsole(): Promise<string> {
     root: CONSOLE_DIR,
     base: '/console/',
     logLevel: 'warn',
+    customLogger: viteLogger(log),
     plugins: [react()],
     build: {
       outDir: tmp,
@@ -103,5 +132,6 @@ export async function buildConsole(): Promise<string> {
     if (!existsSync(join(dir, 'index.html'))) throw err;
   }
   await pruneOld(cache, hash);
+  log.info({ dir }, 'console built');
   return dir;
 }

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { AppError, serviceUnavailable } from '../errors.ts';
-import { buildConsole } from './console-build.ts';
+import { type BuildLog, buildConsole } from './console-build.ts';
 
 const TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',
@@ -22,8 +22,8 @@ interface Built {
   assets: Map<string, Buffer>;
 }
 
-async function load(): Promise<Built> {
-  const dir = await buildConsole();
+async function load(log?: BuildLog): Promise<Built> {
+  const dir = await buildConsole(log);
   const assets = new Map<string, Buffer>();
   const names = await readdir(join(dir, 'assets')).catch(() => []);
   for (const name of names) assets.set(name, await readFile(join(dir, 'assets', name)));
@@ -35,11 +35,11 @@ export interface ConsoleBuild {
 }
 
 /** The console's build, made once per process; a failed build is tried again next time. */
-export function consoleBuild(log?: { error(o: object, msg: string): void }): ConsoleBuild {
+export function consoleBuild(log?: BuildLog): ConsoleBuild {
   let pending: Promise<Built> | undefined;
   return {
     async get() {
-      pending ??= load();
+      pending ??= load(log);
       try {
         return await pending;
       } catch (err) {
