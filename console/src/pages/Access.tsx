@@ -44,7 +44,7 @@ export function AccessPage() {
               </section>
               <section aria-labelledby="people-title">
                 <h2 id="people-title">People</h2>
-                <Table head={['Person', 'Role', 'Why']}>
+                <Table head={['Person', 'Role', 'Why']} stacked>
                   {a.members.map((m) => (
                     <tr key={m.user_id}>
                       <td>

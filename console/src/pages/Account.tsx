@@ -72,13 +72,13 @@ export function Account() {
         <Problem error={revoke.error} />
         <Loaded query={tokens}>
           {(list) => (
-            <Table head={['Name', 'Kind', 'Last used', 'Expires']} actions>
+            <Table head={['Name', 'Kind', 'Last used', 'Expires']} actions stacked>
               {list.map((t) => (
                 <tr key={t.id}>
                   <td>{t.name}</td>
-                  <td>{t.kind}</td>
-                  <td>{when(t.last_used_at)}</td>
-                  <td>{when(t.expires_at)}</td>
+                  <td data-label="Kind">{t.kind}</td>
+                  <td data-label="Last used">{when(t.last_used_at)}</td>
+                  <td data-label="Expires">{when(t.expires_at)}</td>
                   <td>
                     <button
                       type="button"

@@ -141,7 +141,7 @@ function Sharing({ project }: { project: Project }) {
           a.grants.length === 0 ? (
             <p className="muted">Not shared with any team.</p>
           ) : (
-            <Table head={['Team', 'Role']} actions={owner}>
+            <Table head={['Team', 'Role']} actions={owner} stacked>
               {a.grants.map((g) => {
                 const ids = { team_id: g.team.id, grant_id: g.grant_id };
                 return (

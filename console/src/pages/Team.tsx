@@ -48,7 +48,7 @@ function Members({ team }: { team: Team }) {
       <Problem error={change.error ?? remove.error} />
       <Loaded query={members}>
         {(list) => (
-          <Table head={['Name', 'E-mail', 'Role']} actions={manage}>
+          <Table head={['Name', 'E-mail', 'Role']} actions={manage} stacked>
             {list.map((m) => (
               <tr key={m.user_id}>
                 <td>{m.name}</td>
@@ -151,7 +151,7 @@ function Invitations({ team }: { team: Team }) {
       <Loaded query={invitations}>
         {(list) =>
           list.length > 0 && (
-            <Table head={['E-mail', 'Role', 'Status', 'Expires']} actions>
+            <Table head={['E-mail', 'Role', 'Status', 'Expires']} actions stacked>
               {list.map((i) => (
                 <tr key={i.id}>
                   <td>{i.email}</td>
@@ -159,7 +159,7 @@ function Invitations({ team }: { team: Team }) {
                   <td>
                     <span className={`badge status-${i.status}`}>{i.status}</span>
                   </td>
-                  <td>{new Date(i.expires_at).toLocaleDateString()}</td>
+                  <td data-label="Expires">{new Date(i.expires_at).toLocaleDateString()}</td>
                   <td className="actions">
                     {(i.status === 'pending' || i.status === 'expired') && (
                       <button
