@@ -106,6 +106,21 @@ describe('console: teams and invitations', () => {
       .poll(() => ann.page.getByLabel('E-mail to invite').getAttribute('aria-invalid'))
       .toBe('true');
 
+    // A slug another team holds is refused next to the slug field; a free one is saved.
+    const other = await s.t.post('/v2/teams', {
+      token: annToken,
+      body: { name: 'Day Shift', slug: 'day-shift' },
+    });
+    expect(other.status, other.text).toBe(201);
+    await ann.page.getByLabel('Team slug').fill('day-shift');
+    await ann.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect
+      .poll(() => ann.page.getByLabel('Team slug').getAttribute('aria-invalid'))
+      .toBe('true');
+    await ann.page.getByLabel('Team slug').fill('nights');
+    await ann.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => ann.page.locator('#team-slug').textContent()).toBe('nights');
+
     await ann.page.getByRole('link', { name: 'Teams' }).first().click();
     await row(ann.page, 'Night Shift').getByRole('cell', { name: '2', exact: true }).waitFor();
     await screenshots(ann.page, 'teams');
@@ -115,6 +130,8 @@ describe('console: teams and invitations', () => {
     await bob.page.getByRole('button', { name: 'Yes, leave team' }).click();
     await bob.page.waitForURL('**/console/teams');
     await bob.page.getByText('You are in no team yet.').waitFor();
+    const dayShift = await s.t.del(`/v2/teams/${other.json.id}`, { token: annToken });
+    expect(dayShift.status).toBe(204);
     await ann.page.getByRole('link', { name: 'Night Shift' }).click();
     await ann.page.getByRole('button', { name: 'Delete team' }).click();
     await ann.page.getByRole('button', { name: 'Yes, delete team' }).click();

@@ -129,9 +129,11 @@ function Sharing({ project }: { project: Project }) {
       ),
     refresh,
   );
-  // Sharing needs the project's owner, and admin of the team it is shared with.
+  // Sharing needs the project's owner and admin of the team; changing (lowering) or revoking a
+  // grant needs admin of its team only (raising it also needs the owner: the service says so).
   const owner = project.role === 'owner';
   const adminOf = (teams.data ?? []).filter((t) => atLeast(t.role, 'admin'));
+  const manages = (teamId: string) => adminOf.some((t) => t.id === teamId);
   return (
     <section aria-labelledby="sharing-title">
       <h2 id="sharing-title">Shared with teams</h2>
@@ -141,14 +143,18 @@ function Sharing({ project }: { project: Project }) {
           a.grants.length === 0 ? (
             <p className="muted">Not shared with any team.</p>
           ) : (
-            <Table head={['Team', 'Role']} actions={owner} stacked>
+            <Table
+              head={['Team', 'Role']}
+              actions={a.grants.some((g) => manages(g.team.id))}
+              stacked
+            >
               {a.grants.map((g) => {
                 const ids = { team_id: g.team.id, grant_id: g.grant_id };
                 return (
                   <tr key={g.grant_id}>
                     <td>{g.team.name}</td>
                     <td>
-                      {owner ? (
+                      {manages(g.team.id) ? (
                         <form
                           className="actions"
                           onSubmit={(e) =>
@@ -172,7 +178,7 @@ function Sharing({ project }: { project: Project }) {
                         g.role
                       )}
                     </td>
-                    {owner && (
+                    {manages(g.team.id) && (
                       <td>
                         <ConfirmButton
                           label="Revoke"

@@ -189,6 +189,38 @@ function Invitations({ team }: { team: Team }) {
   );
 }
 
+/** Name and slug (admins); the slug must stay unique, which the service checks. */
+function Rename({ team }: { team: Team }) {
+  const team_id = team.id;
+  const save = useWrite(
+    (body: { name?: string; slug?: string }) =>
+      fp().call(fp().api.PATCH('/v2/teams/{team_id}', { params: { path: { team_id } }, body })),
+    [['team', team_id], TEAMS],
+  );
+  return (
+    <section aria-labelledby="rename-title">
+      <h2 id="rename-title">Name and slug</h2>
+      <form
+        className="row"
+        key={`${team.name}/${team.slug}`}
+        onSubmit={(e) => {
+          const v = formValues(e);
+          const body = {
+            ...(v.name !== team.name ? { name: v.name } : {}),
+            ...(v.slug !== team.slug ? { slug: v.slug } : {}),
+          };
+          if (Object.keys(body).length) save.mutate(body);
+        }}
+      >
+        <Field label="Team name" name="name" required defaultValue={team.name} error={save.error} />
+        <Field label="Team slug" name="slug" required defaultValue={team.slug} error={save.error} />
+        <Submit busy={save.isPending}>Save</Submit>
+      </form>
+      <Problem error={save.error} fields={['name', 'slug']} />
+    </section>
+  );
+}
+
 function Leave({ team }: { team: Team }) {
   const navigate = useNavigate();
   const team_id = team.id;
@@ -246,6 +278,7 @@ export function Team() {
           </p>
           <Members team={t} />
           {atLeast(t.role, 'admin') && <Invitations team={t} />}
+          {atLeast(t.role, 'admin') && <Rename team={t} />}
           <Leave team={t} />
         </>
       )}
