@@ -35,6 +35,7 @@ import { Org, OrgInvitation } from './orgs/orgs-schemas.ts';
 import { auditRoutes } from './audit/audit-routes.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
+import { type ConsoleBuild, consoleBuild, consoleRoutes } from './web/console-routes.ts';
 import { downloadRoutes } from './downloads/downloads-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './frames/history-routes.ts';
@@ -47,6 +48,8 @@ import { Agent } from './agent-api/agents-schemas.ts';
 export interface AppOptions {
   logger?: Logger;
   isReady?: () => boolean;
+  /** The web console's build; main.ts passes one to start building it at once. */
+  console?: ConsoleBuild;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -174,6 +177,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }),
   );
   await app.register(webRoutes(services));
+  await app.register(consoleRoutes(opts.console ?? consoleBuild(app.log)));
   await app.register(downloadRoutes());
   return app;
 }

@@ -20,6 +20,7 @@ import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
 import { startBuiltinAgent } from './cloud/builtin.ts';
 import { stopOnSignals } from './stop-signals.ts';
+import { consoleBuild } from './web/console-routes.ts';
 
 const config = loadConfig();
 const log = pino({
@@ -94,7 +95,8 @@ async function main() {
   const core = { config, db, clock, sealer: sealer(secretKey()), notifier };
   const services = createServices(core);
   let ready = false;
-  const app = await buildApp(core, services, { logger: log, isReady: () => ready });
+  const web = consoleBuild(log);
+  const app = await buildApp(core, services, { logger: log, isReady: () => ready, console: web });
   await app.listen({ port: config.port, host: config.host });
 
   const applied = await migrate(pool);
@@ -119,6 +121,8 @@ async function main() {
     log,
   );
   ready = true;
+  // The console is built now (once per change of its sources), not on the first visitor's click.
+  void web.get().catch(() => {});
   // The built-in cloud: a reference agent run as a child, so a frame goes Online on one machine.
   const builtin =
     config.cloudAgent === 'builtin'

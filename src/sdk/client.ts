@@ -1,7 +1,6 @@
 // The typed client of the Frameplane API: openapi-fetch over the generated types, plus what every
 // caller would otherwise write again: the bearer token, problem+json as FrameplaneError, an
 // Idempotency-Key on every POST, every page of a cursor list, and the SSE streams.
-import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import { FrameplaneError } from './errors.ts';
 import type { components, paths } from './schema.d.ts';
@@ -31,6 +30,18 @@ export interface FrameRef {
   id: string;
 }
 
+/**
+ * A random UUID (v4). Not crypto.randomUUID: browsers offer that only on HTTPS or localhost,
+ * and the console runs in browsers on plain-HTTP deployments too.
+ */
+function randomKey(): string {
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 export function createFrameplane(opts: FrameplaneOptions) {
@@ -44,7 +55,7 @@ export function createFrameplane(opts: FrameplaneOptions) {
       // A retry of the same Request (same key) is answered from the service's record instead of
       // creating the thing twice; callers who retry themselves pass their own key.
       if (request.method === 'POST' && !request.headers.has('idempotency-key'))
-        request.headers.set('idempotency-key', randomUUID());
+        request.headers.set('idempotency-key', randomKey());
       return request;
     },
   });
@@ -88,15 +99,19 @@ export function createFrameplane(opts: FrameplaneOptions) {
     frame_id: f.id,
   });
 
+  /** Opens a stream: headers (Accept, Last-Event-ID) and whether it resumes (no start query). */
+  type Open = (
+    req: { headers: Record<string, string>; parseAs: 'stream'; signal?: AbortSignal },
+    resume: boolean,
+  ) => Promise<Answer<unknown>>;
+
   /**
-   * Follows one of a frame's streams. When the connection drops without `event: end`, it opens
-   * again after a pause with Last-Event-ID, so no event is lost or repeated; it ends on `end`,
-   * on `signal`, or when the consumer stops iterating.
+   * Follows a stream of events. When the connection drops without `event: end`, it opens again
+   * after a pause with Last-Event-ID, so no event is lost or repeated; it ends on `end`, on
+   * `signal`, or when the consumer stops iterating.
    */
   async function* follow<T>(
-    path: 'logs' | 'events',
-    frame: FrameRef,
-    query: Record<string, string | number | undefined>,
+    open: Open,
     signal?: AbortSignal,
     after?: string,
   ): AsyncGenerator<StreamEvent<T>> {
@@ -105,12 +120,9 @@ export function createFrameplane(opts: FrameplaneOptions) {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastId) headers['last-event-id'] = lastId;
       const body = await call(
-        api.GET(`/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/${path}`, {
-          params: { path: frameParams(frame), query: lastId ? {} : query },
-          headers,
-          parseAs: 'stream',
-          signal,
-        }) as Promise<Answer<ReadableStream<Uint8Array> | null>>,
+        open({ headers, parseAs: 'stream', signal }, lastId !== undefined) as Promise<
+          Answer<ReadableStream<Uint8Array> | null>
+        >,
       ).catch((err) => {
         if (signal?.aborted) return null;
         throw err;
@@ -130,6 +142,15 @@ export function createFrameplane(opts: FrameplaneOptions) {
     }
   }
 
+  /** One of a frame's streams, started from `query` (a resumed one from Last-Event-ID). */
+  const frameStream =
+    (path: 'logs' | 'events', frame: FrameRef, query: Record<string, string | number>): Open =>
+    (req, resume) =>
+      api.GET(`/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/${path}`, {
+        ...req,
+        params: { path: frameParams(frame), query: resume ? {} : query },
+      });
+
   return {
     api,
     call,
@@ -141,14 +162,34 @@ export function createFrameplane(opts: FrameplaneOptions) {
       query: { tail?: number; since?: string; cursor?: string } = {},
       signal?: AbortSignal,
     ) {
-      return follow<Schemas['LogLine']>('logs', frame, query, signal);
+      return follow<Schemas['LogLine']>(frameStream('logs', frame, query), signal);
     },
     /**
      * A frame's events (status changes, deployments, …) from now on, or after `cursor`, or
      * after the event whose id is `after` (as Last-Event-ID).
      */
     events(frame: FrameRef, query: { cursor?: string } = {}, signal?: AbortSignal, after?: string) {
-      return follow<Schemas['FrameEvent']>('events', frame, query, signal, after);
+      return follow<Schemas['FrameEvent']>(frameStream('events', frame, query), signal, after);
+    },
+    /**
+     * The events of every frame of a project, or of one space's frames (`space_id`), on one
+     * connection: from now on, or after `cursor`, or after the position `after`.
+     */
+    projectEvents(
+      project_id: string,
+      query: { space_id?: string; cursor?: string } = {},
+      signal?: AbortSignal,
+      after?: string,
+    ) {
+      const open: Open = (req, resume) =>
+        api.GET('/v2/projects/{project_id}/events', {
+          ...req,
+          params: {
+            path: { project_id },
+            query: resume ? { space_id: query.space_id } : query,
+          },
+        });
+      return follow<Schemas['ProjectEvent']>(open, signal, after);
     },
     /** Updates a frame's settings; with `ifMatch` (an ETag) only if nobody changed it since. */
     async updateFrame(

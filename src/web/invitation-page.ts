@@ -106,7 +106,8 @@ function actions(p: Preview, token: string): string {
     </div>
   </div>
 </section>
-<div id="result" class="result" hidden><h2 id="result-title" tabindex="-1"></h2><p id="result-text"></p></div>`;
+<div id="result" class="result" hidden><h2 id="result-title" tabindex="-1"></h2><p id="result-text"></p>
+<p id="result-next" hidden><a id="result-link" href="/console">Open the console</a></p></div>`;
 }
 
 export function invitationPage(p: Preview, token: string, assets: Assets): string {

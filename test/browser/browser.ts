@@ -2,7 +2,7 @@
 // the browser tests. Each test gets its own browser context, so sessionStorage never leaks.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { AddressInfo } from 'node:net';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { testApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -23,8 +23,8 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** The app on 127.0.0.1:<free port>; `base` is its origin. */
-export async function listeningApp(): Promise<TestApp & { base: string }> {
-  const t = await testApp();
+export async function listeningApp(opts: TestAppOptions = {}): Promise<TestApp & { base: string }> {
+  const t = await testApp(opts);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   return Object.assign(t, { base: `http://127.0.0.1:${port}` });

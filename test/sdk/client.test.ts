@@ -154,6 +154,32 @@ describe('writes', () => {
   });
 });
 
+/** Reads `events` until the frame's stop, which it sends once the stream is open. */
+async function untilStopped<T extends { type: string }>(
+  fp: ReturnType<typeof client>,
+  frame: { project_id: string; space_id: string; id: string },
+  events: AsyncIterable<{ data: T }>,
+) {
+  const seen: T[] = [];
+  const reading = (async () => {
+    for await (const e of events) {
+      seen.push(e.data);
+      if (e.data.type === 'stop') break;
+    }
+  })();
+  // The stream sends events from the moment it opens; give it that moment.
+  await new Promise((r) => setTimeout(r, 500));
+  await fp.call(
+    fp.api.POST('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/stop', {
+      params: {
+        path: { project_id: frame.project_id, space_id: frame.space_id, frame_id: frame.id },
+      },
+    }),
+  );
+  await reading;
+  return seen;
+}
+
 describe('streams', () => {
   it('follows log lines and frame events as async iterators', async () => {
     const ann = await newUser(t, 'ann');
@@ -173,25 +199,23 @@ describe('streams', () => {
     }
     expect(lines).toEqual(['one', 'two', 'three']);
 
-    const statuses: Array<string | null> = [];
-    const events = fp.events(frame, {}, abort.signal);
-    const reading = (async () => {
-      for await (const e of events) {
-        statuses.push(e.data.type);
-        if (e.data.type === 'stop') break;
-      }
-    })();
-    // The stream sends events from the moment it opens; give it that moment.
-    await new Promise((r) => setTimeout(r, 500));
-    await fp.call(
-      fp.api.POST('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/stop', {
-        params: {
-          path: { project_id: frame.project_id, space_id: frame.space_id, frame_id: frame.id },
-        },
-      }),
-    );
-    await reading;
-    expect(statuses).toContain('stop');
+    const seen = await untilStopped(fp, frame, fp.events(frame, {}, abort.signal));
+    expect(seen.map((e) => e.type)).toContain('stop');
+    abort.abort();
+  });
+
+  it("follows a space's frames on one connection (the project stream)", async () => {
+    const ann = await newUser(t, 'ann');
+    const { fp, agent, frame } = await frameOnAgent(ann);
+    await sync(t, agent.token); // online: a stop goes to it
+    const abort = new AbortController();
+    const events = fp.projectEvents(frame.project_id, { space_id: frame.space_id }, abort.signal);
+    const seen = await untilStopped(fp, frame, events);
+    expect(seen.at(-1)).toMatchObject({
+      type: 'stop',
+      frame_id: frame.id,
+      space_id: frame.space_id,
+    });
     abort.abort();
   });
 });

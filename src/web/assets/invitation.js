@@ -99,14 +99,17 @@
     document.querySelector('#fact-status .expiry')?.remove();
   }
 
-  /** The end of the road: no more buttons, one message. */
-  function finish(title, text, kind) {
+  /** The end of the road: no more buttons, one message (and where to go next, if anywhere). */
+  function finish(title, text, kind, next) {
     root.hidden = true;
     say('');
     const result = $('result');
     result.className = `result result-${kind}`;
     $('result-title').textContent = title;
     $('result-text').textContent = text;
+    // The console adopts this tab's session (sessionStorage), so the link needs no new login.
+    if (next) $('result-link').href = next;
+    $('result-next').hidden = !next;
     result.hidden = false;
     $('result-title').focus();
   }
@@ -212,6 +215,7 @@
         `Welcome to ${team}!`,
         `You joined ${team} as ${article(r.data.role)} ${r.data.role}.`,
         'success',
+        kind === 'org' ? '/console' : `/console/teams/${encodeURIComponent(r.data.team_id)}`,
       );
       return;
     }

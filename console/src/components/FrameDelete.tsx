@@ -1,0 +1,39 @@
+// Deleting a frame (admins): its domains and volumes are released with it, and the page goes
+// back to the space.
+import { useNavigate } from 'react-router';
+import { fp, useWrite } from '../api.ts';
+import { type Frame, params } from '../frames.ts';
+import { ConfirmButton } from './Confirm.tsx';
+import { Problem } from './Form.tsx';
+
+export function FrameDelete({ frame }: { frame: Frame }) {
+  const navigate = useNavigate();
+  const remove = useWrite(
+    () =>
+      fp().call(
+        fp().api.DELETE(
+          '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}',
+          params(frame),
+        ),
+      ),
+    [['space', frame.space_id, 'frames']],
+  );
+  return (
+    <section aria-labelledby="delete-title">
+      <h2 id="delete-title">Delete the frame</h2>
+      <p className="muted">Its replicas stop; its domains and volumes are released.</p>
+      <ConfirmButton
+        label="Delete frame"
+        question={`Delete ${frame.name}?`}
+        busy={remove.isPending}
+        onConfirm={() =>
+          remove.mutate(undefined, {
+            onSuccess: () =>
+              navigate(`/console/projects/${frame.project_id}/spaces/${frame.space_id}`),
+          })
+        }
+      />
+      <Problem error={remove.error} />
+    </section>
+  );
+}

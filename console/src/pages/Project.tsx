@@ -1,0 +1,296 @@
+// One project: its spaces, who it is shared with (grants to teams, changed and revoked by
+// its owner), and the way to "who has access and why". Admins manage spaces, the owner shares
+// and deletes; a viewer sees everything read-only.
+import { Link, useNavigate, useParams } from 'react-router';
+import { atLeast, fp, type Schemas, useList, useRead, useWrite } from '../api.ts';
+import { Agents } from '../components/Agents.tsx';
+import { ConfirmButton } from '../components/Confirm.tsx';
+import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
+import { Loaded } from '../components/Loaded.tsx';
+import { PROJECTS } from './Projects.tsx';
+import { useTeams } from './Teams.tsx';
+import { Table } from '../components/Table.tsx';
+
+type Project = Schemas['Project'];
+type GrantRole = 'viewer' | 'member' | 'admin';
+const GRANT_ROLES = ['viewer', 'member', 'admin'] as const;
+
+export const useProject = (project_id: string) =>
+  useRead(['project', project_id], () =>
+    fp().call(fp().api.GET('/v2/projects/{project_id}', { params: { path: { project_id } } })),
+  );
+
+export const useAccess = (project_id: string) =>
+  useRead(['project', project_id, 'access'], () =>
+    fp().call(
+      fp().api.GET('/v2/projects/{project_id}/access', { params: { path: { project_id } } }),
+    ),
+  );
+
+function Spaces({ project }: { project: Project }) {
+  const project_id = project.id;
+  const key = ['project', project_id, 'spaces'];
+  const spaces = useList(key, (cursor) =>
+    fp().api.GET('/v2/projects/{project_id}/spaces', {
+      params: { path: { project_id }, query: { cursor } },
+    }),
+  );
+  const create = useWrite(
+    (name: string) =>
+      fp().call(
+        fp().api.POST('/v2/projects/{project_id}/spaces', {
+          params: { path: { project_id } },
+          body: { name },
+        }),
+      ),
+    [key],
+  );
+  const remove = useWrite(
+    (space_id: string) =>
+      fp().call(
+        fp().api.DELETE('/v2/projects/{project_id}/spaces/{space_id}', {
+          params: { path: { project_id, space_id } },
+        }),
+      ),
+    [key],
+  );
+  const manage = atLeast(project.role, 'admin');
+  return (
+    <section aria-labelledby="spaces-title">
+      <h2 id="spaces-title">Spaces</h2>
+      <Problem error={remove.error} />
+      <Loaded query={spaces}>
+        {(list) => (
+          <ul className="list">
+            {list.map((s) => (
+              <li key={s.id} className="actions">
+                <Link to={`/console/projects/${project_id}/spaces/${s.id}`}>{s.name}</Link>
+                {manage && (
+                  <ConfirmButton
+                    label="Delete"
+                    question={`Delete the space ${s.name}?`}
+                    busy={remove.isPending}
+                    onConfirm={() => remove.mutate(s.id)}
+                  />
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+      {manage && (
+        <form
+          className="row"
+          onSubmit={(e) => {
+            const form = e.currentTarget;
+            create.mutate(formValues(e).name ?? '', { onSuccess: () => form.reset() });
+          }}
+        >
+          <Field label="New space" name="name" required maxLength={100} error={create.error} />
+          <Submit busy={create.isPending}>Create space</Submit>
+        </form>
+      )}
+      <Problem error={create.error} fields={['name']} />
+    </section>
+  );
+}
+
+function Sharing({ project }: { project: Project }) {
+  const project_id = project.id;
+  const access = useAccess(project_id);
+  const teams = useTeams();
+  const refresh = [['project', project_id, 'access']];
+  const share = useWrite(
+    ({ team_id, role }: { team_id: string; role: GrantRole }) =>
+      fp().call(
+        fp().api.POST('/v2/teams/{team_id}/grants', {
+          params: { path: { team_id } },
+          body: { project_id, role },
+        }),
+      ),
+    refresh,
+  );
+  const change = useWrite(
+    ({ team_id, grant_id, role }: { team_id: string; grant_id: string; role: GrantRole }) =>
+      fp().call(
+        fp().api.PATCH('/v2/teams/{team_id}/grants/{grant_id}', {
+          params: { path: { team_id, grant_id } },
+          body: { role },
+        }),
+      ),
+    refresh,
+  );
+  const revoke = useWrite(
+    ({ team_id, grant_id }: { team_id: string; grant_id: string }) =>
+      fp().call(
+        fp().api.DELETE('/v2/teams/{team_id}/grants/{grant_id}', {
+          params: { path: { team_id, grant_id } },
+        }),
+      ),
+    refresh,
+  );
+  // Sharing needs the project's owner and admin of the team; changing (lowering) or revoking a
+  // grant needs admin of its team only (raising it also needs the owner: the service says so).
+  const owner = project.role === 'owner';
+  const adminOf = (teams.data ?? []).filter((t) => atLeast(t.role, 'admin'));
+  const manages = (teamId: string) => adminOf.some((t) => t.id === teamId);
+  return (
+    <section aria-labelledby="sharing-title">
+      <h2 id="sharing-title">Shared with teams</h2>
+      <Problem error={change.error ?? revoke.error} />
+      <Loaded query={access}>
+        {(a) =>
+          a.grants.length === 0 ? (
+            <p className="muted">Not shared with any team.</p>
+          ) : (
+            <Table
+              head={['Team', 'Role']}
+              actions={a.grants.some((g) => manages(g.team.id))}
+              stacked
+            >
+              {a.grants.map((g) => {
+                const ids = { team_id: g.team.id, grant_id: g.grant_id };
+                return (
+                  <tr key={g.grant_id}>
+                    <td>{g.team.name}</td>
+                    <td>
+                      {manages(g.team.id) ? (
+                        <form
+                          className="actions"
+                          onSubmit={(e) =>
+                            change.mutate({ ...ids, role: formValues(e).role as GrantRole })
+                          }
+                        >
+                          <select
+                            name="role"
+                            defaultValue={g.role}
+                            aria-label={`Role of ${g.team.name}`}
+                          >
+                            {GRANT_ROLES.map((r) => (
+                              <option key={r}>{r}</option>
+                            ))}
+                          </select>
+                          <button type="submit" disabled={change.isPending}>
+                            Change
+                          </button>
+                        </form>
+                      ) : (
+                        g.role
+                      )}
+                    </td>
+                    {manages(g.team.id) && (
+                      <td>
+                        <ConfirmButton
+                          label="Revoke"
+                          question={`Stop sharing with ${g.team.name}?`}
+                          busy={revoke.isPending}
+                          onConfirm={() => revoke.mutate(ids)}
+                        />
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </Table>
+          )
+        }
+      </Loaded>
+      {owner && adminOf.length > 0 && (
+        <form
+          className="row"
+          onSubmit={(e) => {
+            const v = formValues(e);
+            share.mutate({ team_id: v.team_id ?? '', role: v.role as GrantRole });
+          }}
+        >
+          <Select
+            label="Share with team"
+            name="team_id"
+            options={adminOf.map((t) => [t.id, t.name] as [string, string])}
+            error={share.error}
+          />
+          <Select
+            label="At role"
+            name="role"
+            options={GRANT_ROLES}
+            defaultValue="viewer"
+            error={share.error}
+          />
+          <Submit busy={share.isPending}>Share</Submit>
+        </form>
+      )}
+      <Problem error={share.error} fields={['team_id', 'role']} />
+    </section>
+  );
+}
+
+function Danger({ project }: { project: Project }) {
+  const navigate = useNavigate();
+  const project_id = project.id;
+  const rename = useWrite(
+    (name: string) =>
+      fp().call(
+        fp().api.PATCH('/v2/projects/{project_id}', {
+          params: { path: { project_id } },
+          body: { name },
+        }),
+      ),
+    [['project', project_id], PROJECTS],
+  );
+  const remove = useWrite(
+    () =>
+      fp().call(fp().api.DELETE('/v2/projects/{project_id}', { params: { path: { project_id } } })),
+    [PROJECTS],
+  );
+  return (
+    <section aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <form className="row" onSubmit={(e) => rename.mutate(formValues(e).name ?? '')}>
+        <Field
+          label="Project name"
+          name="name"
+          required
+          defaultValue={project.name}
+          error={rename.error}
+        />
+        <Submit busy={rename.isPending}>Rename</Submit>
+      </form>
+      <Problem error={rename.error} fields={['name']} />
+      {project.role === 'owner' && (
+        <p>
+          <ConfirmButton
+            label="Delete project"
+            question={`Delete ${project.name} and everything in it?`}
+            busy={remove.isPending}
+            onConfirm={() =>
+              remove.mutate(undefined, { onSuccess: () => navigate('/console/projects') })
+            }
+          />
+        </p>
+      )}
+      <Problem error={remove.error} />
+    </section>
+  );
+}
+
+export function ProjectPage() {
+  const { projectId = '' } = useParams();
+  const project = useProject(projectId);
+  return (
+    <Loaded query={project}>
+      {(p) => (
+        <>
+          <h1>{p.name}</h1>
+          <p className="muted">
+            You are <strong id="my-role">{p.role}</strong> ·{' '}
+            <Link to={`/console/projects/${p.id}/access`}>Who has access and why</Link>
+          </p>
+          <Spaces project={p} />
+          <Sharing project={p} />
+          {atLeast(p.role, 'admin') && <Agents project_id={p.id} />}
+          {atLeast(p.role, 'admin') && <Danger project={p} />}
+        </>
+      )}
+    </Loaded>
+  );
+}

@@ -1,0 +1,159 @@
+// A space's frames with their status, and (for admins) a form to create one, in the cloud or on
+// one of the project's self-hosted agents. The list follows its frames live, on one connection
+// (the project's event stream for this space).
+import { Link, useNavigate, useParams } from 'react-router';
+import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '../api.ts';
+import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
+import { Loaded } from '../components/Loaded.tsx';
+import { useLiveSpace } from '../frames.ts';
+import { useProject } from './Project.tsx';
+import { Table } from '../components/Table.tsx';
+
+type CreateFrame = Schemas['CreateFrameBody'];
+
+export const useAgents = (project_id: string, enabled: boolean) =>
+  useList(
+    ['project', project_id, 'agents'],
+    (cursor) =>
+      fp().api.GET('/v2/projects/{project_id}/agents', {
+        params: { path: { project_id }, query: { cursor } },
+      }),
+    enabled,
+  );
+
+function NewFrame({ project_id, space_id }: { project_id: string; space_id: string }) {
+  const navigate = useNavigate();
+  const me = useMe();
+  const agents = useAgents(project_id, true);
+  const create = useWrite(
+    (body: CreateFrame) =>
+      fp().call(
+        fp().api.POST('/v2/projects/{project_id}/spaces/{space_id}/frames', {
+          params: { path: { project_id, space_id } },
+          body,
+        }),
+      ),
+    [['space', space_id, 'frames']],
+  );
+  const runtimes: Array<[string, string]> = [
+    ['', 'Frameplane cloud'],
+    ...(agents.data ?? []).map((a): [string, string] => [a.id, `Agent ${a.name}`]),
+  ];
+  const fields = ['name', 'git_repository_owner', 'git_repository', 'git_repository_branch'];
+  return (
+    <section aria-labelledby="new-frame">
+      <h2 id="new-frame">New frame</h2>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          const v = formValues(e);
+          const body: CreateFrame = {
+            name: v.name ?? '',
+            owner_id: me.data?.id ?? '',
+            git_repository_owner: v.git_repository_owner ?? '',
+            git_repository: v.git_repository ?? '',
+            git_repository_branch: v.git_repository_branch ?? '',
+            port: Number(v.port),
+            replica_count: Number(v.replica_count),
+            ...(v.agent_id ? { agent_id: v.agent_id } : {}),
+          };
+          create.mutate(body, {
+            onSuccess: (f) =>
+              navigate(`/console/projects/${project_id}/spaces/${space_id}/frames/${f.id}`),
+          });
+        }}
+      >
+        <Field label="Name" name="name" required error={create.error} />
+        <Field label="Git owner" name="git_repository_owner" required error={create.error} />
+        <Field label="Repository" name="git_repository" required error={create.error} />
+        <Field
+          label="Branch"
+          name="git_repository_branch"
+          required
+          defaultValue="main"
+          error={create.error}
+        />
+        <Field
+          label="Port"
+          name="port"
+          type="number"
+          required
+          defaultValue={8080}
+          error={create.error}
+        />
+        <Field
+          label="Replicas"
+          name="replica_count"
+          type="number"
+          min={1}
+          defaultValue={1}
+          error={create.error}
+        />
+        <Select label="Runs on" name="agent_id" options={runtimes} error={create.error} />
+        <Submit busy={create.isPending}>Create frame</Submit>
+      </form>
+      <Problem error={create.error} fields={[...fields, 'port', 'replica_count', 'agent_id']} />
+    </section>
+  );
+}
+
+export function SpacePage() {
+  const { projectId = '', spaceId = '' } = useParams();
+  const project = useProject(projectId);
+  const space = useRead(['space', spaceId], () =>
+    fp().call(
+      fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}', {
+        params: { path: { project_id: projectId, space_id: spaceId } },
+      }),
+    ),
+  );
+  const listKey = ['space', spaceId, 'frames'];
+  const frames = useList(listKey, (cursor) =>
+    fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames', {
+      params: { path: { project_id: projectId, space_id: spaceId }, query: { cursor } },
+    }),
+  );
+  // Every event of a frame of this space reads the list again: statuses stay current.
+  const live = useLiveSpace(projectId, spaceId, listKey);
+  return (
+    <>
+      <p>
+        <Link to={`/console/projects/${projectId}`}>← {project.data?.name ?? 'Project'}</Link>
+      </p>
+      <h1>{space.data?.name ?? 'Space'}</h1>
+      <section aria-labelledby="frames-title">
+        <h2 id="frames-title">Frames</h2>
+        <Problem error={live} />
+        <Loaded query={frames}>
+          {(list) =>
+            list.length === 0 ? (
+              <p className="muted">No frame in this space yet.</p>
+            ) : (
+              <Table head={['Frame', 'Status', 'Repository', 'Replicas']}>
+                {list.map((f) => (
+                  <tr key={f.id}>
+                    <td>
+                      <Link to={`/console/projects/${projectId}/spaces/${spaceId}/frames/${f.id}`}>
+                        {f.name}
+                      </Link>
+                    </td>
+                    <td>
+                      <span className={`badge status-${f.status}`}>{f.status}</span>
+                    </td>
+                    <td>
+                      {f.git_repository_owner}/{f.git_repository}@{f.git_repository_branch}
+                    </td>
+                    <td>{f.replica_count}</td>
+                  </tr>
+                ))}
+              </Table>
+            )
+          }
+        </Loaded>
+      </section>
+      {atLeast(project.data?.role, 'admin') && (
+        <NewFrame project_id={projectId} space_id={spaceId} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,146 @@
+// The console's teams, two people in two browsers: Ann creates a team and invites Bob; the link
+// comes from an e-mail caught by a real SMTP server; Bob signs up on the invitation page,
+// accepts, and follows it into the console. Ann changes his role, and sends, resends and revokes
+// another invitation; at the end Bob leaves and Ann deletes the team.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
+import { person, screenshots, signUp, tokenOf, unique, consoleSuite } from './console.ts';
+
+let smtp: SmtpCatcher;
+const s = consoleSuite(async () => {
+  smtp = await startSmtp();
+  return { env: { SMTP_URL: smtp.url }, worker: true };
+});
+afterAll(() => smtp?.close());
+
+/** The path of the invitation link in the last e-mail to `email` (the host is PUBLIC_URL's). */
+async function invitationLink(email: string) {
+  await smtp.waitFor(() => smtp.to(email).length > 0);
+  const text = smtp.to(email).at(-1)?.text ?? '';
+  const path = /\/invitations\/[A-Za-z0-9_\-.~%]+/.exec(text)?.[0];
+  expect(path, text).toBeDefined();
+  return path ?? '';
+}
+
+const row = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text });
+
+describe('console: teams and invitations', () => {
+  it('invites a second person, who accepts in another browser and lands in the console', async () => {
+    const ann = await person(s.browser, s.t.base);
+    const bob = await person(s.browser, s.t.base);
+    const annEmail = unique('ann');
+    const bobEmail = unique('bob');
+    await signUp(ann.page, annEmail, 'Ann');
+
+    await ann.page.getByRole('link', { name: 'Teams' }).first().click();
+    await ann.page.getByLabel('Name').fill('Night Shift');
+    await ann.page.getByLabel('Slug').fill('night-shift!');
+    await ann.page.getByRole('button', { name: 'Create team' }).click();
+    // The slug's rule is shown under the slug field.
+    const slug = ann.page.getByLabel('Slug');
+    await expect.poll(() => slug.getAttribute('aria-invalid')).toBe('true');
+    expect(await ann.page.locator('.field-error').textContent()).toContain('lowercase letters');
+    await slug.fill('night-shift');
+    await ann.page.getByRole('button', { name: 'Create team' }).click();
+    await ann.page.getByRole('heading', { name: 'Night Shift' }).waitFor();
+    expect(await ann.page.locator('#my-role').textContent()).toBe('owner');
+    const teamId = /\/console\/teams\/([^/?#]+)/.exec(ann.page.url())?.[1];
+
+    await ann.page.getByLabel('E-mail to invite').fill(bobEmail);
+    await ann.page.getByLabel('Role', { exact: true }).selectOption('member');
+    await ann.page.getByRole('button', { name: 'Send invitation' }).click();
+    await row(ann.page, bobEmail).getByText('pending').waitFor();
+    await screenshots(ann.page, 'team');
+
+    // Bob, in his own browser, follows the e-mailed link and signs up with the invited address.
+    await bob.page.goto(await invitationLink(bobEmail));
+    await bob.page.getByRole('button', { name: 'Create an account' }).click();
+    const form = bob.page.locator('#signup-form');
+    await form.getByLabel('Password').fill('a-long-enough-password');
+    await form.getByRole('button', { name: 'Create account' }).click();
+    await bob.page.getByRole('button', { name: 'Accept invitation' }).click();
+    await bob.page.getByRole('link', { name: 'Open the console' }).click();
+    await bob.page.waitForURL(`**/console/teams/${teamId}`);
+    await expect.poll(() => bob.page.locator('#my-role').textContent()).toBe('member');
+    await expect.poll(() => bob.page.locator('#signed-in-as').textContent()).toBe(bobEmail);
+    // A member manages nothing: no role controls, no invitations, no delete.
+    expect(await bob.page.getByRole('button', { name: 'Change' }).count()).toBe(0);
+    expect(await bob.page.getByRole('heading', { name: 'Invitations' }).count()).toBe(0);
+    expect(await bob.page.getByRole('button', { name: 'Delete team' }).count()).toBe(0);
+
+    // Ann sees him join, and makes him an admin.
+    await ann.page.reload();
+    await row(ann.page, bobEmail).getByText('accepted').waitFor();
+    const member = row(ann.page, bobEmail).first();
+    await member.getByLabel(`Role of ${bobEmail}`).selectOption('admin');
+    await member.getByRole('button', { name: 'Change' }).click();
+    const annToken = (await tokenOf(ann.page)) ?? '';
+    await expect
+      .poll(async () => {
+        const r = await s.t.get(`/v2/teams/${teamId}/members`, { token: annToken });
+        return r.json.data.find((m: { email: string }) => m.email === bobEmail)?.role;
+      })
+      .toBe('admin');
+    await bob.page.reload();
+    await expect.poll(() => bob.page.locator('#my-role').textContent()).toBe('admin');
+    await bob.page.getByRole('heading', { name: 'Invitations' }).waitFor();
+
+    // Another invitation: resent (a second e-mail), then revoked.
+    const carol = unique('carol');
+    await ann.page.getByLabel('E-mail to invite').fill(carol);
+    await ann.page.getByRole('button', { name: 'Send invitation' }).click();
+    await row(ann.page, carol).getByText('pending').waitFor();
+    await invitationLink(carol);
+    await row(ann.page, carol).getByRole('button', { name: 'Resend' }).click();
+    await smtp.waitFor(() => smtp.to(carol).length === 2);
+    await row(ann.page, carol).getByRole('button', { name: 'Revoke' }).click();
+    await row(ann.page, carol).getByRole('button', { name: 'Yes, revoke' }).click();
+    await row(ann.page, carol).getByText('revoked').waitFor();
+    expect(await row(ann.page, carol).getByRole('button').count()).toBe(0);
+
+    // Sending to a member again is refused next to the e-mail field.
+    await ann.page.getByLabel('E-mail to invite').fill(bobEmail);
+    await ann.page.getByRole('button', { name: 'Send invitation' }).click();
+    await expect
+      .poll(() => ann.page.getByLabel('E-mail to invite').getAttribute('aria-invalid'))
+      .toBe('true');
+
+    // A slug another team holds is refused next to the slug field; a free one is saved.
+    const other = await s.t.post('/v2/teams', {
+      token: annToken,
+      body: { name: 'Day Shift', slug: 'day-shift' },
+    });
+    expect(other.status, other.text).toBe(201);
+    await ann.page.getByLabel('Team slug').fill('day-shift');
+    await ann.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect
+      .poll(() => ann.page.getByLabel('Team slug').getAttribute('aria-invalid'))
+      .toBe('true');
+    await ann.page.getByLabel('Team slug').fill('nights');
+    await ann.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => ann.page.locator('#team-slug').textContent()).toBe('nights');
+
+    await ann.page.getByRole('link', { name: 'Teams' }).first().click();
+    await row(ann.page, 'Night Shift').getByRole('cell', { name: '2', exact: true }).waitFor();
+    await screenshots(ann.page, 'teams');
+
+    // Bob leaves; Ann, the owner, deletes the team.
+    await bob.page.getByRole('button', { name: 'Leave team' }).click();
+    await bob.page.getByRole('button', { name: 'Yes, leave team' }).click();
+    await bob.page.waitForURL('**/console/teams');
+    await bob.page.getByText('You are in no team yet.').waitFor();
+    const dayShift = await s.t.del(`/v2/teams/${other.json.id}`, { token: annToken });
+    expect(dayShift.status).toBe(204);
+    await ann.page.getByRole('link', { name: 'Night Shift' }).click();
+    await ann.page.getByRole('button', { name: 'Delete team' }).click();
+    await ann.page.getByRole('button', { name: 'Yes, delete team' }).click();
+    await ann.page.waitForURL('**/console/teams');
+    await ann.page.getByText('You are in no team yet.').waitFor();
+
+    expect(ann.realErrors()).toEqual([]);
+    expect(bob.realErrors()).toEqual([]);
+    await ann.close();
+    await bob.close();
+  });
+});
