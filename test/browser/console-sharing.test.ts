@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
+import { addOrgMember, newOrg, newOrgProject } from '../helpers/orgs.ts';
 import { person, screenshots, signIn, consoleSuite } from './console.ts';
 
 const s = consoleSuite();
@@ -112,5 +113,38 @@ describe('console: projects, sharing and access', () => {
     expect(bob.realErrors()).toEqual([]);
     await ann.close();
     await bob.close();
+  });
+
+  it("offers an org's project to the org's admins to share, not to its members", async () => {
+    const olga = await newUser(s.t, 'olga');
+    const [adminUser, memberUser] = [await newUser(s.t, 'ada'), await newUser(s.t, 'max')];
+    const org = await newOrg(s.t, olga, { name: 'Acme', baseRole: 'viewer' });
+    await addOrgMember(s.t, org.id, adminUser, 'admin');
+    await addOrgMember(s.t, org.id, memberUser, 'member');
+    // Each is admin of a team of their own: what decides is the org role.
+    await newTeam(s.t, adminUser, 'Ada Team');
+    await newTeam(s.t, memberUser, 'Max Team');
+    const project = await newOrgProject(s.t, olga, org.id, 'Acme Site');
+
+    const ada = await person(s.browser, s.t.base);
+    await signIn(ada.page, adminUser.email);
+    await ada.page.goto(`/console/projects/${project.id}`);
+    await ada.page.getByRole('heading', { name: 'Acme Site' }).waitFor();
+    await ada.page.getByLabel('Share with team').selectOption({ label: 'Ada Team' });
+    await ada.page.getByLabel('At role').selectOption('viewer');
+    await ada.page.getByRole('button', { name: 'Share' }).click();
+    await row(ada.page, 'Ada Team').waitFor();
+
+    const max = await person(s.browser, s.t.base);
+    await signIn(max.page, memberUser.email);
+    await max.page.goto(`/console/projects/${project.id}`);
+    await max.page.getByRole('heading', { name: 'Acme Site' }).waitFor();
+    await row(max.page, 'Ada Team').waitFor();
+    expect(await max.page.getByLabel('Share with team').count()).toBe(0);
+
+    expect(ada.realErrors()).toEqual([]);
+    expect(max.realErrors()).toEqual([]);
+    await ada.close();
+    await max.close();
   });
 });

@@ -129,9 +129,17 @@ function Sharing({ project }: { project: Project }) {
       ),
     refresh,
   );
-  // Sharing needs the project's owner and admin of the team; changing (lowering) or revoking a
-  // grant needs admin of its team only (raising it also needs the owner: the service says so).
-  const owner = project.role === 'owner';
+  // Sharing needs the project's owner (of an org's project: an owner or admin of the org,
+  // CONTRACT 3a) and admin of the team; changing (lowering) or revoking a grant needs admin of
+  // its team only (raising it also needs the sharer's right: the service says so).
+  const orgId = project.owner_kind === 'org' ? project.owner_id : null;
+  const org = useRead(
+    ['org', orgId],
+    () =>
+      fp().call(fp().api.GET('/v2/orgs/{org_id}', { params: { path: { org_id: orgId ?? '' } } })),
+    orgId !== null,
+  );
+  const owner = orgId !== null ? atLeast(org.data?.role, 'admin') : project.role === 'owner';
   const adminOf = (teams.data ?? []).filter((t) => atLeast(t.role, 'admin'));
   const manages = (teamId: string) => adminOf.some((t) => t.id === teamId);
   return (
