@@ -89,9 +89,18 @@ describe('console: frames', () => {
     await ann.page.getByRole('button', { name: 'Deploy' }).click();
     await expect.poll(() => status(ann.page).textContent()).toBe('Starting');
     expect(await ann.page.locator('#pending-changes').count()).toBe(0);
+    // The agent builds it and names the commit.
+    const building = (await sync(s.t, agentToken)).frames.find((f) => f.frame_id === frameId);
+    await sync(s.t, agentToken, {
+      builds: [
+        { deployment_id: building?.deployment_id, state: 'building', commit_sha: 'c0ffee12345' },
+      ],
+    });
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
     await ann.page.getByText('latest deployment succeeded').waitFor();
+    // Its deployment shows the commit (read again on the frame's events).
+    await expect.poll(() => ann.page.getByTitle('c0ffee12345').textContent()).toBe('c0ffee1');
 
     // Env: a variable is set, then shown with its value (Ann is the owner).
     await ann.page.getByLabel('Variable').fill('GREETING');

@@ -19,7 +19,7 @@ export function Deployments({ frame }: { frame: FrameRef }) {
       <h2 id="deployments-title">Deployments</h2>
       <Loaded query={deployments}>
         {(list) => (
-          <Table head={['Started', 'Trigger', 'Status', 'Branch', 'Why it failed']}>
+          <Table head={['Started', 'Trigger', 'Status', 'Branch', 'Commit', 'Why it failed']}>
             {[...list].reverse().map((d) => (
               <tr key={d.id}>
                 <td>{new Date(d.created_at).toLocaleString()}</td>
@@ -28,6 +28,14 @@ export function Deployments({ frame }: { frame: FrameRef }) {
                   <span className={`badge status-${d.status}`}>{d.status}</span>
                 </td>
                 <td>{d.git_repository_branch}</td>
+                {/* The commit the agent built, once it has reported it. */}
+                <td>
+                  {d.commit_sha ? (
+                    <code title={d.commit_sha}>{d.commit_sha.slice(0, 7)}</code>
+                  ) : (
+                    '-'
+                  )}
+                </td>
                 <td>{d.failure_reason ? `${d.failure_reason}: ${d.failure_message ?? ''}` : ''}</td>
               </tr>
             ))}
