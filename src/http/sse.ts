@@ -41,7 +41,11 @@ export function lastEventId(req: FastifyRequest): string | undefined {
  */
 export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
   const open = new Set<EventStream>();
+  // A stream whose request was still being checked when the app began closing opens after
+  // this hook ran: it is closed as soon as it opens, or the server would wait for it forever.
+  let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
     for (const s of [...open]) s.close();
   });
 
@@ -115,6 +119,7 @@ export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
       },
     };
     open.add(stream);
+    if (closing) stream.close();
     return stream;
   };
 }

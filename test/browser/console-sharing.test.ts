@@ -32,7 +32,13 @@ describe('console: projects, sharing and access', () => {
     await ann.page.getByRole('link', { name: 'default' }).waitFor();
     await ann.page.getByLabel('New space').fill('staging');
     await ann.page.getByRole('button', { name: 'Create space' }).click();
-    await ann.page.getByRole('link', { name: 'staging' }).waitFor();
+    await ann.page.getByRole('link', { name: 'staging' }).click();
+    await ann.page.getByRole('heading', { name: 'staging' }).waitFor();
+    await ann.page.getByLabel('Space name').fill('preview');
+    await ann.page.getByRole('button', { name: 'Rename space' }).click();
+    await ann.page.getByRole('heading', { name: 'preview' }).waitFor();
+    await ann.page.getByRole('link', { name: '← Shop' }).click();
+    await ann.page.getByRole('link', { name: 'preview' }).waitFor();
 
     await ann.page.getByLabel('Share with team').selectOption({ label: 'Night Shift' });
     await ann.page.getByLabel('At role').selectOption('viewer');

@@ -152,8 +152,45 @@ export function SpacePage() {
         </Loaded>
       </section>
       {atLeast(project.data?.role, 'admin') && (
-        <NewFrame project_id={projectId} space_id={spaceId} />
+        <>
+          <NewFrame project_id={projectId} space_id={spaceId} />
+          <RenameSpace project_id={projectId} space_id={spaceId} name={space.data?.name} />
+        </>
       )}
     </>
+  );
+}
+
+function RenameSpace(p: { project_id: string; space_id: string; name?: string }) {
+  const { project_id, space_id } = p;
+  const rename = useWrite(
+    (name: string) =>
+      fp().call(
+        fp().api.PATCH('/v2/projects/{project_id}/spaces/{space_id}', {
+          params: { path: { project_id, space_id } },
+          body: { name },
+        }),
+      ),
+    [
+      ['space', space_id],
+      ['project', project_id, 'spaces'],
+    ],
+  );
+  return (
+    <section aria-labelledby="space-settings">
+      <h2 id="space-settings">Settings</h2>
+      <form className="row" onSubmit={(e) => rename.mutate(formValues(e).name ?? '')}>
+        <Field
+          label="Space name"
+          name="name"
+          required
+          defaultValue={p.name}
+          key={p.name}
+          error={rename.error}
+        />
+        <Submit busy={rename.isPending}>Rename space</Submit>
+      </form>
+      <Problem error={rename.error} fields={['name']} />
+    </section>
   );
 }
