@@ -44,7 +44,7 @@ describe('console: frames', () => {
     await ann.page.getByText('box online').waitFor();
     await ann.page.getByRole('link', { name: 'default' }).click();
     await ann.page.getByText('No frame in this space yet.').waitFor();
-    await ann.page.getByLabel('Name').fill('web');
+    await ann.page.getByLabel('Name', { exact: true }).fill('web');
     await ann.page.getByLabel('Git owner').fill('acme');
     await ann.page.getByLabel('Repository').fill('app');
     await ann.page.getByLabel('Port').fill('80');

@@ -25,7 +25,7 @@ describe('console: projects, sharing and access', () => {
     await signIn(ann.page, annUser.email);
     await ann.page.getByRole('link', { name: 'Projects' }).first().click();
     await ann.page.getByText('No project yet').waitFor();
-    await ann.page.getByLabel('Name').fill('Shop');
+    await ann.page.getByLabel('Name', { exact: true }).fill('Shop');
     await ann.page.getByRole('button', { name: 'Create project' }).click();
     await ann.page.getByRole('heading', { name: 'Shop' }).waitFor();
     const projectId = /\/console\/projects\/([^/?#]+)/.exec(ann.page.url())?.[1] ?? '';

@@ -34,7 +34,7 @@ describe('console: teams and invitations', () => {
     await signUp(ann.page, annEmail, 'Ann');
 
     await ann.page.getByRole('link', { name: 'Teams' }).first().click();
-    await ann.page.getByLabel('Name').fill('Night Shift');
+    await ann.page.getByLabel('Name', { exact: true }).fill('Night Shift');
     await ann.page.getByLabel('Slug').fill('night-shift!');
     await ann.page.getByRole('button', { name: 'Create team' }).click();
     // The slug's rule is shown under the slug field.
