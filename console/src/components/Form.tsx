@@ -124,3 +124,30 @@ export function Submit({ busy, children }: { busy: boolean; children: ReactNode 
     </button>
   );
 }
+
+/** A one-field form that renames something, its error under the field and below it. */
+export function RenameForm(p: {
+  label: string;
+  button: string;
+  name: string | undefined;
+  rename: { mutate: (name: string) => void; isPending: boolean; error: unknown };
+}) {
+  const { rename } = p;
+  return (
+    <>
+      <form className="row" onSubmit={(e) => rename.mutate(formValues(e).name ?? '')}>
+        {/* Keyed by the name: the field shows a name that arrives (or changes) later. */}
+        <Field
+          label={p.label}
+          name="name"
+          required
+          defaultValue={p.name}
+          key={p.name}
+          error={rename.error}
+        />
+        <Submit busy={rename.isPending}>{p.button}</Submit>
+      </form>
+      <Problem error={rename.error} fields={['name']} />
+    </>
+  );
+}

@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { atLeast, fp, type Schemas, useList, useRead, useWrite } from '../api.ts';
 import { Agents } from '../components/Agents.tsx';
 import { ConfirmButton } from '../components/Confirm.tsx';
-import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
+import { Field, formValues, Problem, RenameForm, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { PROJECTS } from './Projects.tsx';
 import { useTeams } from './Teams.tsx';
@@ -253,17 +253,7 @@ function Danger({ project }: { project: Project }) {
   return (
     <section aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
-      <form className="row" onSubmit={(e) => rename.mutate(formValues(e).name ?? '')}>
-        <Field
-          label="Project name"
-          name="name"
-          required
-          defaultValue={project.name}
-          error={rename.error}
-        />
-        <Submit busy={rename.isPending}>Rename</Submit>
-      </form>
-      <Problem error={rename.error} fields={['name']} />
+      <RenameForm label="Project name" button="Rename" name={project.name} rename={rename} />
       {project.role === 'owner' && (
         <p>
           <ConfirmButton

@@ -3,7 +3,7 @@
 // (the project's event stream for this space).
 import { Link, useNavigate, useParams } from 'react-router';
 import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '../api.ts';
-import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
+import { Field, formValues, Problem, RenameForm, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { useLiveSpace } from '../frames.ts';
 import { useProject } from './Project.tsx';
@@ -179,18 +179,7 @@ function RenameSpace(p: { project_id: string; space_id: string; name?: string })
   return (
     <section aria-labelledby="space-settings">
       <h2 id="space-settings">Settings</h2>
-      <form className="row" onSubmit={(e) => rename.mutate(formValues(e).name ?? '')}>
-        <Field
-          label="Space name"
-          name="name"
-          required
-          defaultValue={p.name}
-          key={p.name}
-          error={rename.error}
-        />
-        <Submit busy={rename.isPending}>Rename space</Submit>
-      </form>
-      <Problem error={rename.error} fields={['name']} />
+      <RenameForm label="Space name" button="Rename space" name={p.name} rename={rename} />
     </section>
   );
 }
