@@ -40,7 +40,10 @@ const CHANGED = [
 ] as const;
 
 type SetColumn = keyof DesiredStateChange;
-type FrameColumns = Pick<Selectable<DB['frames']>, (typeof CHANGED)[number]>;
+type FrameColumns = Pick<Selectable<DB['frames']>, (typeof CHANGED)[number]> & {
+  /** The row's new version (frames-dal frameOf). */
+  row_version: string;
+};
 type Bound = string | number | null;
 type Statement = (q: Queryable, ...args: Bound[]) => Promise<Record<string, unknown>[]>;
 
@@ -69,7 +72,7 @@ function build(columns: SetColumn[], newGeneration: boolean, conditional: boolea
           if (conditional) update = update.where(sql`xmin::text`, '=', since);
           // Only what a stop or a start may change: the caller has the rest (its replicas and
           // deployments are large, and would cost parsing twice for nothing).
-          return update.returning(CHANGED);
+          return update.returning([...CHANGED, sql<string>`xmin::text`.as('row_version')]);
         })
         .with('e', (c) =>
           // Every column but xid, which comes from its default (the writing transaction's id).

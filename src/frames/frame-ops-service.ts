@@ -25,7 +25,7 @@ import { writeOperation } from './frame-ops-dal.ts';
 import type { Waker } from '../db/waker.ts';
 import {
   type DesiredStateChange,
-  frameForCaller,
+  type FrameForCaller,
   type FrameWithFacts,
   lockFrameIn,
 } from './frames-dal.ts';
@@ -37,7 +37,7 @@ interface Deps {
   access: AccessService;
   sealer: Sealer;
   waker: Waker;
-  frames: Pick<FramesService, 'load' | 'view'>;
+  frames: Pick<FramesService, 'load' | 'view' | 'forCaller' | 'wrote'>;
   offlineAfterSeconds: number;
   /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
   deploymentHistory: number;
@@ -86,9 +86,7 @@ export function createFrameOpsService({
   ) {
     const f =
       (await lockFrameIn(trx, projectId, spaceId, frameId)) &&
-      (await access.withRole(trx, actor.userId, projectId, (remembered) =>
-        frameForCaller(trx, projectId, spaceId, frameId, actor.userId, remembered),
-      ));
+      (await frames.forCaller(actor.userId, projectId, spaceId, frameId, trx));
     if (!f) {
       // Only now tell a project out of reach (404 for it, or 403) from a missing frame.
       await access.requireProject(actor.userId, projectId, 'frame.operate', trx);
@@ -105,7 +103,7 @@ export function createFrameOpsService({
   async function writeDesired(
     q: Queryable,
     actor: Actor,
-    f: FrameWithFacts,
+    f: FrameForCaller,
     desired: 'running' | 'stopped',
     now: Date,
     unchangedSince?: string,
@@ -149,7 +147,11 @@ export function createFrameOpsService({
             after: { desired_state: desired },
           }),
     });
-    return row && { view: frames.view({ ...f, ...row }), agentId: noop ? null : f.agent_id };
+    if (!row) return undefined;
+    const after = { ...f, ...row };
+    // Written outside a transaction, the row is committed as it is now (frame-rows.ts).
+    if (q === db) frames.wrote(after);
+    return { view: frames.view(after), agentId: noop ? null : f.agent_id };
   }
 
   async function setDesired(
@@ -162,9 +164,7 @@ export function createFrameOpsService({
     const now = clock.now();
     // Two round trips when nothing races: read the frame and the caller's role (remembered, as
     // reads do), then write on the condition that the frame row is still the one read.
-    const seen = await access.withRole(db, actor.userId, projectId, (remembered) =>
-      frameForCaller(db, projectId, spaceId, frameId, actor.userId, remembered),
-    );
+    const seen = await frames.forCaller(actor.userId, projectId, spaceId, frameId);
     if (seen) decideProject(seen.role, 'frame.operate');
     let done = seen && (await writeDesired(db, actor, seen, desired, now, seen.row_version));
     // The frame moved in between (or is out of reach): decide again under its lock. The answer

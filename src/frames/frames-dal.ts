@@ -18,14 +18,22 @@ export function payerBillingSql(projectRef: string) {
     (select po.billing_status from teams po where po.id = ${sql.ref(`${projectRef}.org_id`)}))`;
 }
 
-/** Frames with every fact their status is derived from; replicas and the latest deployment are columns of the row (migrations/0005). */
-export function framesWithFacts(q: Queryable) {
-  return q
+/** Frames with their project and agent: the tables a frame's status reads. */
+const framesJoined = (q: Queryable) =>
+  q
     .selectFrom('frames as f')
     .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .leftJoin('agents as a', 'a.id', 'f.agent_id')
-    .selectAll('f')
-    .select([payerBillingSql('p').as('billing_status'), 'a.last_seen_at as agent_last_seen_at']);
+    .leftJoin('agents as a', 'a.id', 'f.agent_id');
+
+/** The facts a frame's status reads outside its row: who pays, and its agent's last call. */
+const outsideFacts = [
+  payerBillingSql('p').as('billing_status'),
+  'a.last_seen_at as agent_last_seen_at',
+] as const;
+
+/** Frames with every fact their status is derived from; replicas and the latest deployment are columns of the row (migrations/0005). */
+export function framesWithFacts(q: Queryable) {
+  return framesJoined(q).selectAll('f').select(outsideFacts);
 }
 
 export type FrameWithFacts = Awaited<
@@ -43,7 +51,13 @@ export function frameInProject(
   return query.executeTakeFirst();
 }
 
-/** The frame of a project and space, with the caller's user row as `cu` (for ACCESS_VERSIONS). */
+/**
+ * The frame of a project and space: its row's version, the facts outside its row, and the
+ * caller's user row as `cu` (for ACCESS_VERSIONS). The version (xmin) moves with every change
+ * to the row, and the row with every change to the frame, its replicas, its deployments and its
+ * events (migrations/0005, 0006, 0016): by it a stop or a start knows that the frame did not
+ * move (frame-ops-dal), and a read that the row it remembers is current (frame-rows.ts).
+ */
 const frameOf = (
   q: Queryable,
   projectId: string,
@@ -51,25 +65,33 @@ const frameOf = (
   frameId: string,
   userId: string,
 ) =>
-  framesWithFacts(q)
+  framesJoined(q)
     .innerJoin('users as cu', (j) => j.on('cu.id', '=', userId))
     .where('f.id', '=', frameId)
     .where('f.project_id', '=', projectId)
     .where('f.space_id', '=', spaceId)
-    // The row's version, by which a stop or a start knows it did not move (frame-ops-dal).
-    .select(sql<string>`f.xmin::text`.as('row_version'));
+    .select([...outsideFacts, sql<string>`f.xmin::text`.as('row_version')]);
 
-const frameWithRole = compiledOnce(
-  (q, projectId: string, spaceId: string, frameId: string, userId: string) =>
-    frameOf(q, projectId, spaceId, frameId, userId).select([
-      projectRoleSql('p', userId).as('role'),
-      ...ACCESS_VERSIONS,
-    ]),
+type Scope = [projectId: string, spaceId: string, frameId: string, userId: string];
+const role = (userId: string) => [projectRoleSql('p', userId).as('role'), ...ACCESS_VERSIONS];
+
+const rowWithRole = compiledOnce((q, ...s: Scope) =>
+  frameOf(q, ...s)
+    .selectAll('f')
+    .select(role(s[3])),
 );
-const frameWithVersions = compiledOnce(
-  (q, projectId: string, spaceId: string, frameId: string, userId: string) =>
-    frameOf(q, projectId, spaceId, frameId, userId).select(ACCESS_VERSIONS),
+const rowWithVersions = compiledOnce((q, ...s: Scope) =>
+  frameOf(q, ...s)
+    .selectAll('f')
+    .select(ACCESS_VERSIONS),
 );
+const factsWithRole = compiledOnce((q, ...s: Scope) => frameOf(q, ...s).select(role(s[3])));
+const factsWithVersions = compiledOnce((q, ...s: Scope) =>
+  frameOf(q, ...s).select(ACCESS_VERSIONS),
+);
+
+export type FrameForCaller = Awaited<ReturnType<typeof rowWithRole>>[number] & RoleSeen;
+export type FrameFactsForCaller = Awaited<ReturnType<typeof factsWithRole>>[number] & RoleSeen;
 
 /**
  * The frame and the caller's role on its project, in one round trip (the read path); with
@@ -83,14 +105,23 @@ export async function frameForCaller(
   userId: string,
   remembered?: boolean,
 ) {
-  const rows = await (remembered ? frameWithVersions : frameWithRole)(
-    q,
-    projectId,
-    spaceId,
-    frameId,
-    userId,
-  );
-  return rows[0] as (Awaited<ReturnType<typeof frameWithRole>>[number] & RoleSeen) | undefined;
+  const read = remembered ? rowWithVersions : rowWithRole;
+  const rows = await read(q, projectId, spaceId, frameId, userId);
+  return rows[0] as FrameForCaller | undefined;
+}
+
+/** As frameForCaller, without the frame's row: its version and the facts outside it. */
+export async function frameFactsForCaller(
+  q: Queryable,
+  projectId: string,
+  spaceId: string,
+  frameId: string,
+  userId: string,
+  remembered?: boolean,
+) {
+  const read = remembered ? factsWithVersions : factsWithRole;
+  const rows = await read(q, projectId, spaceId, frameId, userId);
+  return rows[0] as FrameFactsForCaller | undefined;
 }
 
 /** Locks the frame row for a change; the change and its event commit together. */

@@ -24,6 +24,7 @@ import {
 } from './frame-settings.ts';
 import { etagOf, presentFrame } from './frame-view.ts';
 import * as dal from './frames-dal.ts';
+import { createFrameRows } from './frame-rows.ts';
 import type { FrameStatus } from './frame-status.ts';
 import { volumesReleasedWith } from './volumes-dal.ts';
 import { pageById } from '../db/paging.ts';
@@ -48,6 +49,7 @@ export function createFramesService({
   offlineAfterSeconds,
   deploymentHistory,
 }: Deps) {
+  const rows = createFrameRows();
   const view = (f: dal.FrameWithFacts) => presentFrame(f, clock.now(), offlineAfterSeconds);
 
   async function load(
@@ -73,7 +75,10 @@ export function createFramesService({
     if (!(await dal.spaceInProject(db, projectId, spaceId))) throw notFound('space');
   }
 
-  /** The frame with the caller's role on its project, in one query (the role memo's, on the pool). */
+  /**
+   * The frame with the caller's role on its project, in one query when nothing moved (the
+   * role memo's and the frame rows', on the pool).
+   */
   function forCaller(
     userId: string,
     projectId: string,
@@ -82,7 +87,7 @@ export function createFramesService({
     q: Queryable = db,
   ) {
     return access.withRole(q, userId, projectId, (remembered) =>
-      dal.frameForCaller(q, projectId, spaceId, frameId, userId, remembered),
+      rows.read(q, q === db, { projectId, spaceId, frameId, userId }, remembered),
     );
   }
 
@@ -91,6 +96,9 @@ export function createFramesService({
     loadLocked,
     view,
     forCaller,
+    /** A frame row as a committed stop or start left it (frame-rows.ts). */
+    wrote: rows.wrote,
+    rememberedFrames: () => rows.size,
 
     async create(actor: Actor, projectId: string, spaceId: string, input: FrameInput) {
       await access.requireProject(actor.userId, projectId, 'frame.manage');

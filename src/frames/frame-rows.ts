@@ -1,0 +1,63 @@
+// Frame rows as last read, each under its version (xmin). A frame read again is read as its
+// version and the facts outside its row (its payer's billing, its agent's last call) and, if
+// the version still holds, answered from the row remembered: a frame's row is most of a read's
+// bytes and of its parsing, and it moves only when the frame, its replicas, deployments or
+// events change (frames-dal frameOf). So an entry can be old but never wrong, on any instance:
+// a row whose version moved is read whole again.
+//
+// Only rows that a read outside any transaction answered are remembered: those are committed.
+// (Inside a transaction a row may be its own uncommitted change, which it may change again
+// under the same xmin.)
+import { LRUCache } from 'lru-cache';
+import type { Queryable } from '../db/database.ts';
+import type { RoleSeen } from '../access/role-memo.ts';
+import { type FrameForCaller, frameFactsForCaller, frameForCaller } from './frames-dal.ts';
+
+/** A frame row is about 2 kB in memory: 10,000 of them are some 20 MB. */
+const MAX_ROWS = 10_000;
+
+/** A frame row without whatever was read with it about one caller (the role and versions). */
+type FrameRow = Omit<FrameForCaller, keyof RoleSeen>;
+
+export function createFrameRows(max = MAX_ROWS) {
+  const rows = new LRUCache<string, FrameRow>({ max });
+
+  function remember(row: FrameForCaller) {
+    const { role, caller_access_version, project_access_version, ...frame } = row;
+    rows.set(row.id, frame);
+  }
+
+  return {
+    /**
+     * The frame and the caller's role (or, `remembered`, the role's versions) in one round
+     * trip when its row is remembered and current or not remembered; two when it moved.
+     * `committed`: `q` is the pool, not a transaction, so what it reads may be remembered.
+     */
+    async read(
+      q: Queryable,
+      committed: boolean,
+      scope: { projectId: string; spaceId: string; frameId: string; userId: string },
+      remembered: boolean,
+    ): Promise<FrameForCaller | undefined> {
+      const { projectId, spaceId, frameId, userId } = scope;
+      const known = rows.get(frameId);
+      if (known) {
+        const facts = await frameFactsForCaller(q, projectId, spaceId, frameId, userId, remembered);
+        if (!facts) return undefined;
+        if (facts.row_version === known.row_version) return { ...known, ...facts };
+      }
+      const row = await frameForCaller(q, projectId, spaceId, frameId, userId, remembered);
+      if (row && committed) remember(row);
+      return row;
+    },
+
+    /** The row as a committed write left it (one that returned the row's new version). */
+    wrote: remember,
+
+    get size() {
+      return rows.size;
+    },
+  };
+}
+
+export type FrameRows = ReturnType<typeof createFrameRows>;

@@ -1,0 +1,111 @@
+// Frame rows remembered under their version (src/frames/frame-rows.ts) are never answered
+// after the frame changed: two instances on one database, each holding the frame's row, read it
+// after every kind of change made through the other (settings, stop and start, env, replicas,
+// deployments) or outside the row (the payer's billing, the agent's last call), and both answer
+// what a read without any memo answers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testAppOn, testApp, type TestApp } from '../helpers/app.ts';
+import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
+
+let a: TestApp;
+let b: TestApp;
+beforeAll(async () => {
+  a = await testApp();
+  b = await testAppOn(a.url);
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+describe('a remembered frame row', () => {
+  it('is answered only while its version holds, on either instance', async () => {
+    const { ann, project, space, agent } = await cloudWorld(a);
+    const frame = await newFrame(a, ann, project.id, space, { replica_count: 2 });
+    const path = framePath(frame);
+
+    /** Both instances' answers, each compared with the frame read whole, without a memo. */
+    const bothAgree = async (step: string) => {
+      const fresh = a.services.frames.view(
+        await a.services.frames.load(project.id, space, frame.id),
+      );
+      for (const t of [a, b]) {
+        const r = await t.get(path, { token: ann.token });
+        expect(r.status, `${step}: ${r.text}`).toBe(200);
+        expect(r.json, step).toEqual(JSON.parse(JSON.stringify(fresh)));
+      }
+      return fresh;
+    };
+    await bothAgree('created');
+    expect(a.services.frames.rememberedFrames()).toBe(1);
+    expect(b.services.frames.rememberedFrames()).toBe(1);
+
+    const steps: Array<[string, () => Promise<{ status: number; text: string }>]> = [
+      ['renamed through b', () => b.patch(path, { token: ann.token, body: { name: 'api' } })],
+      [
+        'pulling, reported through a',
+        async () => {
+          await sync(a, agent.token, { events: replicaEvents(frame.id, 2, 'pulling') });
+          return { status: 200, text: '' };
+        },
+      ],
+      [
+        'healthy, reported through b',
+        async () => {
+          await sync(b, agent.token, { events: replicaEvents(frame.id, 2, 'healthy') });
+          return { status: 200, text: '' };
+        },
+      ],
+      ['stopped through a', () => a.post(`${path}/stop`, { token: ann.token })],
+      ['started through b', () => b.post(`${path}/start`, { token: ann.token })],
+      ['stopped again through b', () => b.post(`${path}/stop`, { token: ann.token })],
+      ['started again through a', () => a.post(`${path}/start`, { token: ann.token })],
+      [
+        'an env var set through b',
+        () => b.patch(`${path}/env`, { token: ann.token, body: { vars: { GREETING: 'hello' } } }),
+      ],
+      ['deployed through a', () => a.post(`${path}/deploy`, { token: ann.token })],
+      [
+        'the payer past due',
+        () =>
+          a.put(`/v2/admin/users/${ann.id}/billing`, {
+            token: ADMIN,
+            body: { status: 'past_due' },
+          }),
+      ],
+      [
+        'the payer active again',
+        () =>
+          b.put(`/v2/admin/users/${ann.id}/billing`, { token: ADMIN, body: { status: 'active' } }),
+      ],
+      [
+        'the agent calls again',
+        async () => {
+          await sync(b, agent.token);
+          return { status: 200, text: '' };
+        },
+      ],
+    ];
+    let before = await bothAgree('before the steps');
+    for (const [step, change] of steps) {
+      const r = await change();
+      expect(r.status, `${step}: ${r.text}`).toBeLessThan(300);
+      const after = await bothAgree(step);
+      expect(after, `${step} changed nothing the test can see`).not.toEqual(before);
+      before = after;
+    }
+  });
+
+  it('is not answered for another project or space than the frame is in', async () => {
+    const { ann, project, space } = await cloudWorld(a);
+    const frame = await newFrame(a, ann, project.id, space);
+    expect((await a.get(framePath(frame), { token: ann.token })).status).toBe(200);
+    const other = await a.post(`/v2/projects/${project.id}/spaces`, {
+      token: ann.token,
+      body: { name: 'elsewhere' },
+    });
+    expect(other.status, other.text).toBe(201);
+    const moved = { ...frame, space_id: other.json.id };
+    expect((await a.get(framePath(moved), { token: ann.token })).status).toBe(404);
+  });
+});
