@@ -80,6 +80,11 @@ export function createAccessService(db: Queryable, memo = createRoleMemo()) {
 
   return {
     withRole,
+    /**
+     * The caller's role on the project as last read, with the access versions it holds at, for
+     * a write that checks those versions itself (frame-ops-service fromMemory).
+     */
+    remembered: (userId: string, projectId: string) => memo.hint(userId, projectId),
     /** How many (user, project) roles are remembered: for tests and diagnostics. */
     rememberedRoles: () => memo.size,
 

@@ -5,7 +5,7 @@ import type { DB } from '../db/schema.ts';
 import type { Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
 import type { auditRow } from '../audit/audit-dal.ts';
-import type { DesiredStateChange } from './frames-dal.ts';
+import { type DesiredStateChange, payerBillingSql } from './frames-dal.ts';
 import type { NewFrameEvent } from './history-dal.ts';
 
 export interface OperationWrite {
@@ -20,11 +20,24 @@ export interface OperationWrite {
    * holds the frame's lock.
    */
   unchangedSince?: string;
+  /**
+   * Given (with `unchangedSince`), the statement also writes only if the caller's role and the
+   * payer's billing are still those the change was decided on: the access versions the role
+   * was read at (access/role-memo.ts) and the billing status (frame-ops-service fromMemory).
+   */
+  guard?: Guard;
   set: DesiredStateChange;
   newGeneration: boolean;
   /** In id order, the last the newest. */
   events: [NewFrameEvent, ...NewFrameEvent[]];
   audit?: ReturnType<typeof auditRow>;
+}
+
+export interface Guard {
+  userId: string;
+  userVersion: number;
+  projectVersion: number;
+  billing: 'active' | 'past_due';
 }
 
 const CHANGED = [
@@ -43,19 +56,40 @@ type SetColumn = keyof DesiredStateChange;
 type FrameColumns = Pick<Selectable<DB['frames']>, (typeof CHANGED)[number]> & {
   /** The row's new version (frames-dal frameOf). */
   row_version: string;
+  /** As the write saw it: the answer shows the agent as it is, not as remembered. */
+  agent_last_seen_at: Date | null;
 };
 type Bound = string | number | null;
 type Statement = (q: Queryable, ...args: Bound[]) => Promise<Record<string, unknown>[]>;
 
+/** The guard's condition (see OperationWrite), on the frame row being updated. */
+const guarded = (user: Bound, userVersion: Bound, projectVersion: Bound, billing: Bound) =>
+  sql<boolean>`exists (select from projects p join users cu on cu.id = ${user}
+    where p.id = frames.project_id and cu.access_version = ${userVersion}
+    and p.access_version = ${projectVersion} and ${payerBillingSql('p')} = ${billing})`;
+
 /**
- * The statement of one shape (which columns are set, a new generation or not, conditional or
- * not), built and compiled by Kysely once (db/compiled.ts): a stop or a start has a handful of
- * shapes, and building the statement was a tenth of its CPU. The arguments: the frame, its
- * newest event, the row version, the events and the audit record (JSON), then each set value.
+ * The statement of one shape (which columns are set, a new generation or not, conditional,
+ * guarded or neither), built and compiled by Kysely once (db/compiled.ts): a stop or a start has
+ * a handful of shapes, and building the statement was a tenth of its CPU. The arguments: the
+ * frame, its newest event, the row version, the events and the audit record (JSON), the guard's
+ * four values, then each set value.
  */
-function build(columns: SetColumn[], newGeneration: boolean, conditional: boolean) {
+function build(columns: SetColumn[], newGeneration: boolean, conditional: boolean, guard: boolean) {
   return compiledOnce(
-    (q, frameId: Bound, newest: Bound, since: Bound, ev: Bound, au: Bound, ...values: Bound[]) =>
+    (
+      q,
+      frameId: Bound,
+      newest: Bound,
+      since: Bound,
+      ev: Bound,
+      au: Bound,
+      user: Bound,
+      userVersion: Bound,
+      projectVersion: Bound,
+      billing: Bound,
+      ...values: Bound[]
+    ) =>
       q
         .with('f', (c) => {
           let update = c
@@ -70,9 +104,16 @@ function build(columns: SetColumn[], newGeneration: boolean, conditional: boolea
             })
             .where('id', '=', frameId as string);
           if (conditional) update = update.where(sql`xmin::text`, '=', since);
+          if (guard) update = update.where(guarded(user, userVersion, projectVersion, billing));
           // Only what a stop or a start may change: the caller has the rest (its replicas and
           // deployments are large, and would cost parsing twice for nothing).
-          return update.returning([...CHANGED, sql<string>`xmin::text`.as('row_version')]);
+          return update.returning([
+            ...CHANGED,
+            sql<string>`xmin::text`.as('row_version'),
+            sql<Date | null>`(select a.last_seen_at from agents a where a.id = frames.agent_id)`.as(
+              'agent_last_seen_at',
+            ),
+          ]);
         })
         .with('e', (c) =>
           // Every column but xid, which comes from its default (the writing transaction's id).
@@ -99,10 +140,11 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
   }));
   const columns = Object.keys(w.set) as SetColumn[];
   const conditional = w.unchangedSince !== undefined;
-  const shape = `${columns.join(',')}|${w.newGeneration}|${conditional}`;
+  const g = w.guard;
+  const shape = `${columns.join(',')}|${w.newGeneration}|${conditional}|${!!g}`;
   let statement = statements.get(shape);
   if (!statement) {
-    statement = build(columns, w.newGeneration, conditional);
+    statement = build(columns, w.newGeneration, conditional, !!g);
     statements.set(shape, statement);
   }
   const values = columns.map((k) => {
@@ -116,6 +158,10 @@ export async function writeOperation(q: Queryable, w: OperationWrite) {
     w.unchangedSince ?? null,
     JSON.stringify(events),
     JSON.stringify(w.audit ? [w.audit] : []),
+    g?.userId ?? null,
+    g?.userVersion ?? null,
+    g?.projectVersion ?? null,
+    g?.billing ?? null,
     ...values,
   );
   return rows[0] as FrameColumns | undefined;

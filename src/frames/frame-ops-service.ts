@@ -7,6 +7,7 @@ import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
+import { canOnProject } from '../access/roles.ts';
 import type { Sealer } from '../secrets.ts';
 import { auditRow, recordAudit } from '../audit/audit-dal.ts';
 import { AppError, notFound, serviceUnavailable } from '../errors.ts';
@@ -21,7 +22,7 @@ import {
   statusChange,
   statusEvent,
 } from './frame-events.ts';
-import { writeOperation } from './frame-ops-dal.ts';
+import { type Guard, writeOperation } from './frame-ops-dal.ts';
 import type { Waker } from '../db/waker.ts';
 import {
   type DesiredStateChange,
@@ -37,7 +38,7 @@ interface Deps {
   access: AccessService;
   sealer: Sealer;
   waker: Waker;
-  frames: Pick<FramesService, 'load' | 'view' | 'forCaller' | 'wrote'>;
+  frames: Pick<FramesService, 'load' | 'view' | 'forCaller' | 'wrote' | 'known'>;
   offlineAfterSeconds: number;
   /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
   deploymentHistory: number;
@@ -61,11 +62,17 @@ export function createFrameOpsService({
   offlineAfterSeconds,
   deploymentHistory,
 }: Deps) {
-  /** Self-hosted frames need their agent online to be stopped or started; cloud frames never wait. */
-  function requireAgentOnline(f: FrameWithFacts) {
-    if (f.runtime_kind !== 'agent' || !f.agent_id) return;
+  /** Cloud frames never wait; a self-hosted frame's agent is online if it called lately. */
+  function agentOnline(f: FrameWithFacts) {
+    if (f.runtime_kind !== 'agent' || !f.agent_id) return true;
     const seen = f.agent_last_seen_at;
-    if (seen && clock.now().getTime() - seen.getTime() <= offlineAfterSeconds * 1000) return;
+    return !!seen && clock.now().getTime() - seen.getTime() <= offlineAfterSeconds * 1000;
+  }
+
+  /** Self-hosted frames need their agent online to be stopped or started. */
+  function requireAgentOnline(f: FrameWithFacts) {
+    if (agentOnline(f)) return;
+    const seen = f.agent_last_seen_at;
     throw serviceUnavailable(
       'agent_offline',
       `The frame's self-hosted agent is offline (last seen ${seen ? seen.toISOString() : 'never'}); try again when it is back.`,
@@ -107,6 +114,7 @@ export function createFrameOpsService({
     desired: 'running' | 'stopped',
     now: Date,
     unchangedSince?: string,
+    guard?: Guard,
   ) {
     requireAgentOnline(f);
     if (desired === 'running' && f.billing_status === 'past_due') throw billingPastDue();
@@ -133,6 +141,7 @@ export function createFrameOpsService({
       projectId: f.project_id,
       spaceId: f.space_id,
       unchangedSince,
+      guard,
       set: change ? { ...set, last_status: change.status, last_status_reason: change.reason } : set,
       newGeneration: !noop,
       events: change ? [op, frameEventRow(f.id, now, statusEvent(change), op.id)] : [op],
@@ -154,6 +163,45 @@ export function createFrameOpsService({
     return { view: frames.view(after), agentId: noop ? null : f.agent_id };
   }
 
+  /**
+   * One round trip: the stop or start decided on the frame and the caller's role as this
+   * instance last saw them (frame-rows.ts, role-memo.ts), written on the condition that none of
+   * what it was decided on moved since: the frame's row, the role's access versions, the payer's
+   * billing. (An agent that was online then is online now: its last call only moves forward.)
+   * Undefined when something is not remembered, moved, or would refuse: then the request is
+   * decided on what is read now, refusals included.
+   */
+  async function fromMemory(
+    actor: Actor,
+    projectId: string,
+    spaceId: string,
+    frameId: string,
+    desired: 'running' | 'stopped',
+    now: Date,
+  ) {
+    const known = frames.known(frameId);
+    const hint = access.remembered(actor.userId, projectId);
+    if (!known || !hint?.role || known.project_id !== projectId || known.space_id !== spaceId)
+      return undefined;
+    const refused =
+      !canOnProject(hint.role, 'frame.operate') ||
+      !agentOnline(known) ||
+      (desired === 'running' && known.billing_status === 'past_due');
+    if (refused) return undefined;
+    const f = {
+      ...known,
+      role: hint.role,
+      caller_access_version: hint.userVersion,
+      project_access_version: hint.projectVersion,
+    };
+    return writeDesired(db, actor, f, desired, now, known.row_version, {
+      userId: actor.userId,
+      userVersion: hint.userVersion,
+      projectVersion: hint.projectVersion,
+      billing: known.billing_status,
+    });
+  }
+
   async function setDesired(
     actor: Actor,
     projectId: string,
@@ -162,11 +210,15 @@ export function createFrameOpsService({
     desired: 'running' | 'stopped',
   ) {
     const now = clock.now();
-    // Two round trips when nothing races: read the frame and the caller's role (remembered, as
-    // reads do), then write on the condition that the frame row is still the one read.
-    const seen = await frames.forCaller(actor.userId, projectId, spaceId, frameId);
-    if (seen) decideProject(seen.role, 'frame.operate');
-    let done = seen && (await writeDesired(db, actor, seen, desired, now, seen.row_version));
+    let done = await fromMemory(actor, projectId, spaceId, frameId, desired, now);
+    // Otherwise two round trips when nothing races: read the frame and the caller's role
+    // (remembered, as reads do), then write on the condition that the frame row is still the
+    // one read.
+    if (!done) {
+      const seen = await frames.forCaller(actor.userId, projectId, spaceId, frameId);
+      if (seen) decideProject(seen.role, 'frame.operate');
+      done = seen && (await writeDesired(db, actor, seen, desired, now, seen.row_version));
+    }
     // The frame moved in between (or is out of reach): decide again under its lock. The answer
     // is read there too: it shows this request's outcome, not a later one.
     done ||= await transaction(db, async (trx) => {

@@ -17,7 +17,7 @@ import { type FrameForCaller, frameFactsForCaller, frameForCaller } from './fram
 const MAX_ROWS = 10_000;
 
 /** A frame row without whatever was read with it about one caller (the role and versions). */
-type FrameRow = Omit<FrameForCaller, keyof RoleSeen>;
+export type FrameRow = Omit<FrameForCaller, keyof RoleSeen>;
 
 export function createFrameRows(max = MAX_ROWS) {
   const rows = new LRUCache<string, FrameRow>({ max });
@@ -53,6 +53,9 @@ export function createFrameRows(max = MAX_ROWS) {
 
     /** The row as a committed write left it (one that returned the row's new version). */
     wrote: remember,
+
+    /** The row as last read or written, with the facts outside it as they were then. */
+    known: (frameId: string) => rows.get(frameId),
 
     get size() {
       return rows.size;

@@ -98,6 +98,7 @@ export function createFramesService({
     forCaller,
     /** A frame row as a committed stop or start left it (frame-rows.ts). */
     wrote: rows.wrote,
+    known: rows.known,
     rememberedFrames: () => rows.size,
 
     async create(actor: Actor, projectId: string, spaceId: string, input: FrameInput) {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testAppOn, testApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
+import { addMember, expectProblem, newTeam, newUser, share } from '../helpers/factories.ts';
 
 let a: TestApp;
 let b: TestApp;
@@ -94,6 +95,57 @@ describe('a remembered frame row', () => {
       expect(after, `${step} changed nothing the test can see`).not.toEqual(before);
       before = after;
     }
+  });
+
+  it('decides a stop or start only while the role and billing it remembers still hold', async () => {
+    const { ann, project, space } = await cloudWorld(a);
+    const frame = await newFrame(a, ann, project.id, space);
+    const path = framePath(frame);
+    const bob = await newUser(a, 'bob');
+    const team = await newTeam(a, ann);
+    await addMember(a, team.id, bob, 'member');
+    await share(a, team.id, project.id, 'member');
+    // Through a, bob's role and the frame's row are remembered (each write remembers its row).
+    for (const op of ['stop', 'start', 'stop', 'start'])
+      expect((await a.post(`${path}/${op}`, { token: bob.token })).status).toBe(202);
+
+    // Through b, ann lowers bob to viewer: a's next stop must not be decided on the memo.
+    const lowered = await b.patch(`/v2/teams/${team.id}/members/${bob.id}`, {
+      token: ann.token,
+      body: { role: 'viewer' },
+    });
+    expect(lowered.status, lowered.text).toBe(200);
+    expectProblem(await a.post(`${path}/stop`, { token: bob.token }), 403, 'insufficient_role');
+    expect((await a.get(path, { token: ann.token })).json.desired_state).toBe('running');
+
+    // Back to member through b; then ann's billing goes past due through b: a must refuse the
+    // start that its memo (billing active) would allow, and the stop must show Suspended.
+    await b.patch(`/v2/teams/${team.id}/members/${bob.id}`, {
+      token: ann.token,
+      body: { role: 'member' },
+    });
+    expect((await a.post(`${path}/stop`, { token: bob.token })).status).toBe(202);
+    expect((await a.post(`${path}/start`, { token: bob.token })).status).toBe(202);
+    await b.put(`/v2/admin/users/${ann.id}/billing`, {
+      token: ADMIN,
+      body: { status: 'past_due' },
+    });
+    const stopped = await a.post(`${path}/stop`, { token: bob.token });
+    expect(stopped.status, stopped.text).toBe(202);
+    expect(stopped.json.status).toBe('Suspended');
+    expectProblem(await a.post(`${path}/start`, { token: bob.token }), 402, 'billing_past_due');
+    await b.put(`/v2/admin/users/${ann.id}/billing`, { token: ADMIN, body: { status: 'active' } });
+
+    // Removed from the team through b: the project no longer exists for bob on a either.
+    expect((await a.post(`${path}/start`, { token: bob.token })).status).toBe(202);
+    const removed = await b.del(`/v2/teams/${team.id}/members/${bob.id}`, { token: ann.token });
+    expect(removed.status, removed.text).toBe(204);
+    expectProblem(await a.post(`${path}/stop`, { token: bob.token }), 404, 'project_not_found');
+    const events = await a.get(`${path}/events?limit=100`, { token: ann.token });
+    const ops = events.json.data.filter((e: { type: string }) =>
+      ['stop', 'start'].includes(e.type),
+    );
+    expect(ops).toHaveLength(8); // 4 + stop, start, stop (suspended), start: none refused wrote
   });
 
   it('is not answered for another project or space than the frame is in', async () => {
