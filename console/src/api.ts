@@ -51,7 +51,7 @@ export function useRead<T>(key: QueryKey, read: () => Promise<T>, enabled = true
 }
 
 /** One page of a cursor list, as openapi-fetch answers it. */
-type Pager<T> = (
+export type Pager<T> = (
   cursor: string | undefined,
 ) => Promise<{ data?: Page<T>; error?: unknown; response: Response }>;
 

@@ -10,6 +10,8 @@ import { Account } from './pages/Account.tsx';
 import { AccessPage } from './pages/Access.tsx';
 import { FramePage } from './pages/Frame.tsx';
 import { Home } from './pages/Home.tsx';
+import { OrgPage } from './pages/Org.tsx';
+import { Orgs } from './pages/Orgs.tsx';
 import { ProjectPage } from './pages/Project.tsx';
 import { Projects } from './pages/Projects.tsx';
 import { SpacePage } from './pages/Space.tsx';
@@ -35,6 +37,8 @@ const router = createBrowserRouter([
       { path: 'projects/:projectId/spaces/:spaceId/frames/:frameId', element: <FramePage /> },
       { path: 'teams', element: <Teams /> },
       { path: 'teams/:teamId', element: <Team /> },
+      { path: 'orgs', element: <Orgs /> },
+      { path: 'orgs/:orgId', element: <OrgPage /> },
       { path: '*', element: <h1>Page not found</h1> },
     ],
   },

@@ -35,6 +35,8 @@ describe('console: signing up, in and out', () => {
     await expect
       .poll(async () => (await s.t.get('/v2/user', { token: secret ?? '' })).status)
       .toBe(401);
+    // Revoked, the token is no longer offered to be copied.
+    await expect.poll(() => page.locator('#new-token-value').count()).toBe(0);
     await screenshots(page, 'account');
 
     await page.getByRole('button', { name: 'Sign out' }).click();

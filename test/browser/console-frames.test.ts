@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { newProject, newUser } from '../helpers/factories.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
-import { person, screenshots, signIn, consoleSuite } from './console.ts';
+import { asPhone, overflow, person, screenshots, signIn, consoleSuite } from './console.ts';
 
 const s = consoleSuite();
 
@@ -78,6 +78,9 @@ describe('console: frames', () => {
       .toContain('[0] listening on 8080');
     await sync(s.t, agentToken, { logs: [line('GET / 200')] });
     await expect.poll(() => ann.page.locator('#logs').textContent()).toContain('[0] GET / 200');
+    // At phone width nothing is wider than the screen (the deployments are stacked).
+    await asPhone(ann.page);
+    expect(await overflow(ann.page)).toBe(0);
     await screenshots(ann.page, 'frame');
 
     // A branch change waits for a deploy; the deploy is followed until Online again.

@@ -2,36 +2,29 @@
 // comes from an e-mail caught by a real SMTP server; Bob signs up on the invitation page,
 // accepts, and follows it into the console. Ann changes his role, and sends, resends and revokes
 // another invitation; at the end Bob leaves and Ann deletes the team.
-import { afterAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
-import { person, screenshots, signUp, tokenOf, unique, consoleSuite } from './console.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  annAndBob,
+  changeRole,
+  closeClean,
+  confirmed,
+  createGroup,
+  invite,
+  joinByLink,
+  mailingConsoleSuite,
+  roleOf,
+  row,
+  screenshots,
+  tokenOf,
+  unique,
+} from './console.ts';
 
-let smtp: SmtpCatcher;
-const s = consoleSuite(async () => {
-  smtp = await startSmtp();
-  return { env: { SMTP_URL: smtp.url }, worker: true };
-});
-afterAll(() => smtp?.close());
-
-/** The path of the invitation link in the last e-mail to `email` (the host is PUBLIC_URL's). */
-async function invitationLink(email: string) {
-  await smtp.waitFor(() => smtp.to(email).length > 0);
-  const text = smtp.to(email).at(-1)?.text ?? '';
-  const path = /\/invitations\/[A-Za-z0-9_\-.~%]+/.exec(text)?.[0];
-  expect(path, text).toBeDefined();
-  return path ?? '';
-}
-
-const row = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text });
+const s = mailingConsoleSuite();
+const { invitationLink } = s;
 
 describe('console: teams and invitations', () => {
   it('invites a second person, who accepts in another browser and lands in the console', async () => {
-    const ann = await person(s.browser, s.t.base);
-    const bob = await person(s.browser, s.t.base);
-    const annEmail = unique('ann');
-    const bobEmail = unique('bob');
-    await signUp(ann.page, annEmail, 'Ann');
+    const { ann, bob, bobEmail } = await annAndBob(s, unique('ann'));
 
     await ann.page.getByRole('link', { name: 'Teams' }).first().click();
     await ann.page.getByLabel('Name', { exact: true }).fill('Night Shift');
@@ -41,26 +34,15 @@ describe('console: teams and invitations', () => {
     const slug = ann.page.getByLabel('Slug');
     await expect.poll(() => slug.getAttribute('aria-invalid')).toBe('true');
     expect(await ann.page.locator('.field-error').textContent()).toContain('lowercase letters');
-    await slug.fill('night-shift');
-    await ann.page.getByRole('button', { name: 'Create team' }).click();
-    await ann.page.getByRole('heading', { name: 'Night Shift' }).waitFor();
+    await createGroup(ann.page, 'Night Shift', 'night-shift', 'Create team');
     expect(await ann.page.locator('#my-role').textContent()).toBe('owner');
     const teamId = /\/console\/teams\/([^/?#]+)/.exec(ann.page.url())?.[1];
 
-    await ann.page.getByLabel('E-mail to invite').fill(bobEmail);
-    await ann.page.getByLabel('Role', { exact: true }).selectOption('member');
-    await ann.page.getByRole('button', { name: 'Send invitation' }).click();
-    await row(ann.page, bobEmail).getByText('pending').waitFor();
+    await invite(ann.page, bobEmail, 'member');
     await screenshots(ann.page, 'team');
 
     // Bob, in his own browser, follows the e-mailed link and signs up with the invited address.
-    await bob.page.goto(await invitationLink(bobEmail));
-    await bob.page.getByRole('button', { name: 'Create an account' }).click();
-    const form = bob.page.locator('#signup-form');
-    await form.getByLabel('Password').fill('a-long-enough-password');
-    await form.getByRole('button', { name: 'Create account' }).click();
-    await bob.page.getByRole('button', { name: 'Accept invitation' }).click();
-    await bob.page.getByRole('link', { name: 'Open the console' }).click();
+    await joinByLink(bob.page, await invitationLink(bobEmail));
     await bob.page.waitForURL(`**/console/teams/${teamId}`);
     await expect.poll(() => bob.page.locator('#my-role').textContent()).toBe('member');
     await expect.poll(() => bob.page.locator('#signed-in-as').textContent()).toBe(bobEmail);
@@ -72,30 +54,20 @@ describe('console: teams and invitations', () => {
     // Ann sees him join, and makes him an admin.
     await ann.page.reload();
     await row(ann.page, bobEmail).getByText('accepted').waitFor();
-    const member = row(ann.page, bobEmail).first();
-    await member.getByLabel(`Role of ${bobEmail}`).selectOption('admin');
-    await member.getByRole('button', { name: 'Change' }).click();
+    await changeRole(ann.page, bobEmail, 'admin');
     const annToken = (await tokenOf(ann.page)) ?? '';
-    await expect
-      .poll(async () => {
-        const r = await s.t.get(`/v2/teams/${teamId}/members`, { token: annToken });
-        return r.json.data.find((m: { email: string }) => m.email === bobEmail)?.role;
-      })
-      .toBe('admin');
+    await expect.poll(() => roleOf(s.t, `/v2/teams/${teamId}`, annToken, bobEmail)).toBe('admin');
     await bob.page.reload();
     await expect.poll(() => bob.page.locator('#my-role').textContent()).toBe('admin');
     await bob.page.getByRole('heading', { name: 'Invitations' }).waitFor();
 
     // Another invitation: resent (a second e-mail), then revoked.
     const carol = unique('carol');
-    await ann.page.getByLabel('E-mail to invite').fill(carol);
-    await ann.page.getByRole('button', { name: 'Send invitation' }).click();
-    await row(ann.page, carol).getByText('pending').waitFor();
+    await invite(ann.page, carol);
     await invitationLink(carol);
     await row(ann.page, carol).getByRole('button', { name: 'Resend' }).click();
-    await smtp.waitFor(() => smtp.to(carol).length === 2);
-    await row(ann.page, carol).getByRole('button', { name: 'Revoke' }).click();
-    await row(ann.page, carol).getByRole('button', { name: 'Yes, revoke' }).click();
+    await s.mail.smtp.waitFor(() => s.mail.smtp.to(carol).length === 2);
+    await confirmed(row(ann.page, carol), 'Revoke');
     await row(ann.page, carol).getByText('revoked').waitFor();
     expect(await row(ann.page, carol).getByRole('button').count()).toBe(0);
 
@@ -126,21 +98,16 @@ describe('console: teams and invitations', () => {
     await screenshots(ann.page, 'teams');
 
     // Bob leaves; Ann, the owner, deletes the team.
-    await bob.page.getByRole('button', { name: 'Leave team' }).click();
-    await bob.page.getByRole('button', { name: 'Yes, leave team' }).click();
+    await confirmed(bob.page, 'Leave team');
     await bob.page.waitForURL('**/console/teams');
     await bob.page.getByText('You are in no team yet.').waitFor();
     const dayShift = await s.t.del(`/v2/teams/${other.json.id}`, { token: annToken });
     expect(dayShift.status).toBe(204);
     await ann.page.getByRole('link', { name: 'Night Shift' }).click();
-    await ann.page.getByRole('button', { name: 'Delete team' }).click();
-    await ann.page.getByRole('button', { name: 'Yes, delete team' }).click();
+    await confirmed(ann.page, 'Delete team');
     await ann.page.waitForURL('**/console/teams');
     await ann.page.getByText('You are in no team yet.').waitFor();
 
-    expect(ann.realErrors()).toEqual([]);
-    expect(bob.realErrors()).toEqual([]);
-    await ann.close();
-    await bob.close();
+    await closeClean(ann, bob);
   });
 });

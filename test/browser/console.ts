@@ -3,11 +3,12 @@
 // git ignores, for people to look at; nothing compares them).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchBrowser, listeningApp } from './browser.ts';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { TestAppOptions } from '../helpers/app.ts';
+import type { TestApp, TestAppOptions } from '../helpers/app.ts';
 import { FACTORY_PASSWORD } from '../helpers/factories.ts';
+import { startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
 
 export const SHOTS = join(process.cwd(), 'test-results', 'console');
 const SIZES = {
@@ -76,4 +77,109 @@ export function consoleSuite(options: () => Promise<TestAppOptions> | TestAppOpt
     await suite.t?.close();
   });
   return suite;
+}
+
+/**
+ * consoleSuite with the service's e-mails sent to a real SMTP server that catches them (and the
+ * worker that sends them), and the path of the invitation link in the last one to an address.
+ */
+export function mailingConsoleSuite() {
+  const mail = {} as { smtp: SmtpCatcher };
+  const suite = consoleSuite(async () => {
+    mail.smtp = await startSmtp();
+    return { env: { SMTP_URL: mail.smtp.url }, worker: true };
+  });
+  afterAll(() => mail.smtp?.close());
+  /** The link's path (its host is PUBLIC_URL's). */
+  async function invitationLink(email: string) {
+    await mail.smtp.waitFor(() => mail.smtp.to(email).length > 0);
+    const text = mail.smtp.to(email).at(-1)?.text ?? '';
+    const path = /\/invitations\/[A-Za-z0-9_\-.~%]+/.exec(text)?.[0];
+    expect(path, text).toBeDefined();
+    return path ?? '';
+  }
+  return Object.assign(suite, { mail, invitationLink });
+}
+
+/** The table rows that contain `text`. */
+export const row = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text });
+
+/** How many pixels the page, or a table in it (a wide one scrolls on its own at phone width),
+ *  is wider than its box: 0 when nothing has to be scrolled sideways. */
+export const overflow = (page: Page) =>
+  page.evaluate(() =>
+    Math.max(
+      ...[document.documentElement, ...document.querySelectorAll('table')].map(
+        (e) => e.scrollWidth - e.clientWidth,
+      ),
+    ),
+  );
+
+/** Sets the phone's width (screenshots() goes back to the desktop's). */
+export const asPhone = (page: Page) => page.setViewportSize(SIZES.phone);
+
+/** Someone new follows an invitation link: signs up on the invitation page, accepts, and opens
+ *  the console from there. */
+export async function joinByLink(page: Page, link: string) {
+  await page.goto(link);
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  const form = page.locator('#signup-form');
+  await form.getByLabel('Password').fill('a-long-enough-password');
+  await form.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('button', { name: 'Accept invitation' }).click();
+  await page.getByRole('link', { name: 'Open the console' }).click();
+}
+
+/** Ann, signed up in the console, and Bob, not signed up: each in a browser of their own. */
+export async function annAndBob(
+  suite: { browser: Browser; t: { base: string } },
+  annEmail: string,
+) {
+  const ann = await person(suite.browser, suite.t.base);
+  const bob = await person(suite.browser, suite.t.base);
+  await signUp(ann.page, annEmail, 'Ann');
+  return { ann, bob, bobEmail: unique('bob') };
+}
+
+/** On the teams' or the orgs' page: creates one (`button` says which), and opens its page. */
+export async function createGroup(page: Page, name: string, slug: string, button: string) {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Slug').fill(slug);
+  await page.getByRole('button', { name: button }).click();
+  await page.getByRole('heading', { name }).waitFor();
+}
+
+/** On a team's or an org's page: invites `email` (at `role`, else the form's default). */
+export async function invite(page: Page, email: string, role?: string) {
+  await page.getByLabel('E-mail to invite').fill(email);
+  if (role) await page.getByLabel('Role', { exact: true }).selectOption(role);
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await row(page, email).getByText('pending').waitFor();
+}
+
+/** On a team's or an org's page: gives a member another role. */
+export async function changeRole(page: Page, email: string, role: string) {
+  const member = row(page, email).first();
+  await member.getByLabel(`Role of ${email}`).selectOption(role);
+  await member.getByRole('button', { name: 'Change' }).click();
+}
+
+/** A member's role as the API has it; `group` is the team's or the org's path. */
+export async function roleOf(t: TestApp, group: string, token: string, email: string) {
+  const r = await t.get(`${group}/members`, { token });
+  return r.json.data.find((m: { email: string }) => m.email === email)?.role;
+}
+
+/** No page had an error of its own (a CSP refusal, a script's); their browsers are closed. */
+export async function closeClean(...people: Array<Awaited<ReturnType<typeof person>>>) {
+  for (const p of people) {
+    expect(p.realErrors()).toEqual([]);
+    await p.close();
+  }
+}
+
+/** Presses a button that asks first (ConfirmButton), and answers yes. */
+export async function confirmed(scope: Page | Locator, label: string) {
+  await scope.getByRole('button', { name: label }).click();
+  await scope.getByRole('button', { name: `Yes, ${label.toLowerCase()}` }).click();
 }

@@ -125,6 +125,28 @@ export function Submit({ busy, children }: { busy: boolean; children: ReactNode 
   );
 }
 
+/** A row's role as a select and a Change button (a member's, a grant's), in its table cell. */
+export function RoleForm<R extends string>(p: {
+  label: string;
+  roles: readonly R[];
+  role: string;
+  busy: boolean;
+  change: (role: R) => void;
+}) {
+  return (
+    <form className="actions" onSubmit={(e) => p.change(formValues(e).role as R)}>
+      <select name="role" defaultValue={p.role} aria-label={p.label}>
+        {p.roles.map((r) => (
+          <option key={r}>{r}</option>
+        ))}
+      </select>
+      <button type="submit" disabled={p.busy}>
+        Change
+      </button>
+    </form>
+  );
+}
+
 /** A one-field form that renames something, its error under the field and below it. */
 export function RenameForm(p: {
   label: string;

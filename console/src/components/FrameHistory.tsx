@@ -19,24 +19,30 @@ export function Deployments({ frame }: { frame: FrameRef }) {
       <h2 id="deployments-title">Deployments</h2>
       <Loaded query={deployments}>
         {(list) => (
-          <Table head={['Started', 'Trigger', 'Status', 'Branch', 'Commit', 'Why it failed']}>
+          <Table
+            head={['Started', 'Trigger', 'Status', 'Branch', 'Commit', 'Why it failed']}
+            stacked
+          >
             {[...list].reverse().map((d) => (
               <tr key={d.id}>
                 <td>{new Date(d.created_at).toLocaleString()}</td>
-                <td>{d.trigger}</td>
+                <td data-label="Trigger">{d.trigger}</td>
                 <td>
                   <span className={`badge status-${d.status}`}>{d.status}</span>
                 </td>
-                <td>{d.git_repository_branch}</td>
+                <td data-label="Branch">{d.git_repository_branch}</td>
                 {/* The commit the agent built, once it has reported it. */}
-                <td>
+                <td data-label="Commit">
                   {d.commit_sha ? (
                     <code title={d.commit_sha}>{d.commit_sha.slice(0, 7)}</code>
                   ) : (
                     '-'
                   )}
                 </td>
-                <td>{d.failure_reason ? `${d.failure_reason}: ${d.failure_message ?? ''}` : ''}</td>
+                {/* Labelled only when there is a reason: stacked, an empty cell shows nothing. */}
+                <td data-label={d.failure_reason ? 'Why it failed' : undefined}>
+                  {d.failure_reason ? `${d.failure_reason}: ${d.failure_message ?? ''}` : ''}
+                </td>
               </tr>
             ))}
           </Table>

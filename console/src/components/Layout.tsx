@@ -40,10 +40,14 @@ export function Layout() {
         <nav aria-label="Main">
           <NavLink to="/console/projects">Projects</NavLink>
           <NavLink to="/console/teams">Teams</NavLink>
+          <NavLink to="/console/orgs">Orgs</NavLink>
           <NavLink to="/console/account">Account</NavLink>
         </nav>
         <div className="who">
-          <span id="signed-in-as">{me.data?.email}</span>
+          {/* Cut with an ellipsis where it does not fit (a phone); the title holds it whole. */}
+          <span id="signed-in-as" title={me.data?.email}>
+            {me.data?.email}
+          </span>
           <button
             type="button"
             className="secondary"

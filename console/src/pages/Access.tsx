@@ -3,6 +3,7 @@
 import { Link, useParams } from 'react-router';
 import type { Schemas } from '../api.ts';
 import { Loaded } from '../components/Loaded.tsx';
+import { OrgLink } from '../components/OrgLink.tsx';
 import { useAccess } from './Project.tsx';
 import { Table } from '../components/Table.tsx';
 
@@ -37,9 +38,14 @@ export function AccessPage() {
               <section aria-labelledby="owner-title">
                 <h2 id="owner-title">Owner</h2>
                 <p>
-                  {a.org
-                    ? `The organization ${a.org.name} (members get ${a.org.base_role})`
-                    : `${a.owner.name} (${a.owner.email})`}
+                  {a.org ? (
+                    <>
+                      The organization <OrgLink id={a.org.id} name={a.org.name} /> (members get{' '}
+                      {a.org.base_role})
+                    </>
+                  ) : (
+                    `${a.owner.name} (${a.owner.email})`
+                  )}
                 </p>
               </section>
               <section aria-labelledby="people-title">

@@ -13,7 +13,8 @@ export function Account() {
   const tokens = useList(TOKENS, (cursor) =>
     fp().api.GET('/v2/user/tokens', { params: { query: { cursor } } }),
   );
-  const [shown, setShown] = useState<string>();
+  // The new token's secret, shown once; with its id, so that it goes once the token is revoked.
+  const [shown, setShown] = useState<{ id: string; token: string }>();
   const create = useWrite(
     (body: { name: string; expires_in_days?: number }) =>
       fp().call(fp().api.POST('/v2/user/tokens', { body })),
@@ -39,7 +40,7 @@ export function Account() {
               { name: v.name ?? '', ...(days ? { expires_in_days: days } : {}) },
               {
                 onSuccess: (t) => {
-                  setShown(t.token);
+                  setShown({ id: t.id, token: t.token });
                   form.reset();
                 },
               },
@@ -58,11 +59,11 @@ export function Account() {
           <Submit busy={create.isPending}>Create token</Submit>
         </form>
         <Problem error={create.error} fields={['name', 'expires_in_days']} />
-        {shown && (
+        {shown && tokens.data?.some((t) => t.id === shown.id) && (
           <div className="notice" role="status">
             <p>Copy the token now: it is not shown again.</p>
             <code id="new-token-value" className="secret">
-              {shown}
+              {shown.token}
             </code>
           </div>
         )}

@@ -1,5 +1,5 @@
 // The first page after signing in: whether the address still needs proving, the invitations
-// waiting for it, and the way to projects and teams.
+// waiting for it, and the way to projects, teams and organizations.
 import { Link } from 'react-router';
 import { fp, useMe, useList, useWrite } from '../api.ts';
 import { Problem } from '../components/Form.tsx';
@@ -63,6 +63,10 @@ export function Home() {
         <li>
           <Link to="/console/teams">Teams</Link>
           <span className="muted">Members, roles and invitations</span>
+        </li>
+        <li>
+          <Link to="/console/orgs">Organizations</Link>
+          <span className="muted">Members, their role on its projects, invitations</span>
         </li>
         <li>
           <Link to="/console/account">Account</Link>

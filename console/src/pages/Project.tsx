@@ -1,14 +1,23 @@
-// One project: its spaces, who it is shared with (grants to teams, changed and revoked by
-// its owner), and the way to "who has access and why". Admins manage spaces, the owner shares
-// and deletes; a viewer sees everything read-only.
+// One project: who owns it (the caller, a person or an org), its spaces, who it is shared with
+// (grants to teams, changed and revoked by its owner), and the way to "who has access and why".
+// Admins manage spaces, the owner shares and deletes; a viewer sees everything read-only.
 import { Link, useNavigate, useParams } from 'react-router';
 import { atLeast, fp, type Schemas, useList, useRead, useWrite } from '../api.ts';
 import { Agents } from '../components/Agents.tsx';
 import { ConfirmButton } from '../components/Confirm.tsx';
-import { Field, formValues, Problem, RenameForm, Select, Submit } from '../components/Form.tsx';
+import {
+  Field,
+  formValues,
+  Problem,
+  RenameForm,
+  RoleForm,
+  Select,
+  Submit,
+} from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
+import { OrgLink } from '../components/OrgLink.tsx';
+import { ORG, useTeams } from '../groups.ts';
 import { PROJECTS } from './Projects.tsx';
-import { useTeams } from './Teams.tsx';
 import { Table } from '../components/Table.tsx';
 
 type Project = Schemas['Project'];
@@ -133,12 +142,7 @@ function Sharing({ project }: { project: Project }) {
   // CONTRACT 3a) and admin of the team; changing (lowering) or revoking a grant needs admin of
   // its team only (raising it also needs the sharer's right: the service says so).
   const orgId = project.owner_kind === 'org' ? project.owner_id : null;
-  const org = useRead(
-    ['org', orgId],
-    () =>
-      fp().call(fp().api.GET('/v2/orgs/{org_id}', { params: { path: { org_id: orgId ?? '' } } })),
-    orgId !== null,
-  );
+  const org = useRead(['org', orgId], () => ORG.get(orgId ?? ''), orgId !== null);
   const owner = orgId !== null ? atLeast(org.data?.role, 'admin') : project.role === 'owner';
   const adminOf = (teams.data ?? []).filter((t) => atLeast(t.role, 'admin'));
   const manages = (teamId: string) => adminOf.some((t) => t.id === teamId);
@@ -163,25 +167,13 @@ function Sharing({ project }: { project: Project }) {
                     <td>{g.team.name}</td>
                     <td>
                       {manages(g.team.id) ? (
-                        <form
-                          className="actions"
-                          onSubmit={(e) =>
-                            change.mutate({ ...ids, role: formValues(e).role as GrantRole })
-                          }
-                        >
-                          <select
-                            name="role"
-                            defaultValue={g.role}
-                            aria-label={`Role of ${g.team.name}`}
-                          >
-                            {GRANT_ROLES.map((r) => (
-                              <option key={r}>{r}</option>
-                            ))}
-                          </select>
-                          <button type="submit" disabled={change.isPending}>
-                            Change
-                          </button>
-                        </form>
+                        <RoleForm
+                          label={`Role of ${g.team.name}`}
+                          roles={GRANT_ROLES}
+                          role={g.role}
+                          busy={change.isPending}
+                          change={(role) => change.mutate({ ...ids, role })}
+                        />
                       ) : (
                         g.role
                       )}
@@ -271,6 +263,27 @@ function Danger({ project }: { project: Project }) {
   );
 }
 
+/** Who owns the project: the caller, a person (by name), or an org (its page's link). */
+function OwnedBy({ project }: { project: Project }) {
+  const access = useAccess(project.id).data;
+  const owner = !access ? (
+    '…'
+  ) : access.org ? (
+    <>
+      the organization <OrgLink id={access.org.id} name={access.org.name} />
+    </>
+  ) : project.role === 'owner' ? (
+    'you'
+  ) : (
+    access.owner.name || access.owner.email
+  );
+  return (
+    <>
+      Owned by <span id="project-owner">{owner}</span>
+    </>
+  );
+}
+
 export function ProjectPage() {
   const { projectId = '' } = useParams();
   const project = useProject(projectId);
@@ -280,7 +293,7 @@ export function ProjectPage() {
         <>
           <h1>{p.name}</h1>
           <p className="muted">
-            You are <strong id="my-role">{p.role}</strong> ·{' '}
+            <OwnedBy project={p} /> · you are <strong id="my-role">{p.role}</strong> ·{' '}
             <Link to={`/console/projects/${p.id}/access`}>Who has access and why</Link>
           </p>
           <Spaces project={p} />

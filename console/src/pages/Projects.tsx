@@ -1,20 +1,27 @@
 // The projects the caller reaches (owned, shared with their teams, or their organizations'),
-// with their role in each, and a form to create one.
-import { Link, useNavigate } from 'react-router';
-import { fp, useList, useWrite } from '../api.ts';
-import { Field, formValues, Problem, Submit } from '../components/Form.tsx';
+// with their role in each and who owns them, and a form to create one: owned by the caller, or
+// by an organization the caller is an owner or admin of (who alone may create its projects).
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { atLeast, fp, useList, useWrite } from '../api.ts';
+import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
+import { OrgLink } from '../components/OrgLink.tsx';
 import { Table } from '../components/Table.tsx';
+import { useOrgs } from '../groups.ts';
 
 export const PROJECTS = ['projects'];
+export const useProjects = () =>
+  useList(PROJECTS, (cursor) => fp().api.GET('/v2/projects', { params: { query: { cursor } } }));
 
 export function Projects() {
   const navigate = useNavigate();
-  const projects = useList(PROJECTS, (cursor) =>
-    fp().api.GET('/v2/projects', { params: { query: { cursor } } }),
-  );
+  const projects = useProjects();
+  const orgs = useOrgs();
+  // `?owner=<org id>`: the org page's "new project" link preselects its org.
+  const [search] = useSearchParams();
+  const creators = (orgs.data ?? []).filter((o) => atLeast(o.role, 'admin'));
   const create = useWrite(
-    (name: string) => fp().call(fp().api.POST('/v2/projects', { body: { name } })),
+    (body: { name: string; org_id?: string }) => fp().call(fp().api.POST('/v2/projects', { body })),
     [PROJECTS],
   );
   return (
@@ -35,11 +42,13 @@ export function Projects() {
                     </td>
                     <td>{p.role}</td>
                     <td>
-                      {p.owner_kind === 'org'
-                        ? 'an organization'
-                        : p.role === 'owner'
-                          ? 'you'
-                          : 'a person'}
+                      {p.owner_kind === 'org' ? (
+                        <OrgLink id={p.owner_id} />
+                      ) : p.role === 'owner' ? (
+                        'you'
+                      ) : (
+                        'a person'
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -52,16 +61,27 @@ export function Projects() {
         <h2 id="new-project">New project</h2>
         <form
           className="row"
-          onSubmit={(e) =>
-            create.mutate(formValues(e).name ?? '', {
-              onSuccess: (p) => navigate(`/console/projects/${p.id}`),
-            })
-          }
+          onSubmit={(e) => {
+            const { name = '', org_id } = formValues(e);
+            create.mutate(
+              { name, ...(org_id ? { org_id } : {}) },
+              { onSuccess: (p) => navigate(`/console/projects/${p.id}`) },
+            );
+          }}
         >
           <Field label="Name" name="name" required maxLength={100} error={create.error} />
+          {creators.length > 0 && (
+            <Select
+              label="Owner"
+              name="org_id"
+              options={[['', 'You'], ...creators.map((o): [string, string] => [o.id, o.name])]}
+              defaultValue={search.get('owner') ?? ''}
+              error={create.error}
+            />
+          )}
           <Submit busy={create.isPending}>Create project</Submit>
         </form>
-        <Problem error={create.error} fields={['name']} />
+        <Problem error={create.error} fields={['name', 'org_id']} />
       </section>
     </>
   );

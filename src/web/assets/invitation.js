@@ -211,11 +211,12 @@
     const r = await busy(() => api('POST', `${base}/accept`, { session }));
     if (r.ok) {
       setStatus('accepted');
+      // The console's page of what was joined (an org's answer names org_id, a team's team_id).
       finish(
         `Welcome to ${team}!`,
         `You joined ${team} as ${article(r.data.role)} ${r.data.role}.`,
         'success',
-        kind === 'org' ? '/console' : `/console/teams/${encodeURIComponent(r.data.team_id)}`,
+        `/console/${kind === 'org' ? 'orgs' : 'teams'}/${encodeURIComponent(r.data.org_id ?? r.data.team_id)}`,
       );
       return;
     }
