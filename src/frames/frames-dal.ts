@@ -93,36 +93,30 @@ const factsWithVersions = compiledOnce((q, ...s: Scope) =>
 export type FrameForCaller = Awaited<ReturnType<typeof rowWithRole>>[number] & RoleSeen;
 export type FrameFactsForCaller = Awaited<ReturnType<typeof factsWithRole>>[number] & RoleSeen;
 
+type Read = (q: Queryable, ...s: Scope) => Promise<unknown[]>;
+
+/** One frame for a caller; with `remembered`, the role's versions instead of the role. */
+const oneForCaller =
+  <R>(withRole: Read, withVersions: Read) =>
+  async (
+    q: Queryable,
+    ...[projectId, spaceId, frameId, userId, remembered]: [...Scope, boolean?]
+  ) =>
+    (await (remembered ? withVersions : withRole)(q, projectId, spaceId, frameId, userId))[0] as
+      | R
+      | undefined;
+
 /**
  * The frame and the caller's role on its project, in one round trip (the read path); with
  * `remembered`, only the versions of the role (access-service withRole).
  */
-export async function frameForCaller(
-  q: Queryable,
-  projectId: string,
-  spaceId: string,
-  frameId: string,
-  userId: string,
-  remembered?: boolean,
-) {
-  const read = remembered ? rowWithVersions : rowWithRole;
-  const rows = await read(q, projectId, spaceId, frameId, userId);
-  return rows[0] as FrameForCaller | undefined;
-}
+export const frameForCaller = oneForCaller<FrameForCaller>(rowWithRole, rowWithVersions);
 
 /** As frameForCaller, without the frame's row: its version and the facts outside it. */
-export async function frameFactsForCaller(
-  q: Queryable,
-  projectId: string,
-  spaceId: string,
-  frameId: string,
-  userId: string,
-  remembered?: boolean,
-) {
-  const read = remembered ? factsWithVersions : factsWithRole;
-  const rows = await read(q, projectId, spaceId, frameId, userId);
-  return rows[0] as FrameFactsForCaller | undefined;
-}
+export const frameFactsForCaller = oneForCaller<FrameFactsForCaller>(
+  factsWithRole,
+  factsWithVersions,
+);
 
 /** Locks the frame row for a change; the change and its event commit together. */
 export function lockFrame(q: Queryable, frameId: string) {
