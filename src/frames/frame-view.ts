@@ -59,6 +59,10 @@ function latestDeployment(f: FrameWithFacts) {
   };
 }
 
+/** An agent is online while its last call is at most `afterSeconds` old. */
+export const agentOnline = (lastSeen: Date | null, now: Date, afterSeconds: number) =>
+  !!lastSeen && now.getTime() - new Date(lastSeen).getTime() <= afterSeconds * 1000;
+
 export const etagOf = (f: { id: string; version: number }) => `"${f.id}.v${f.version}"`;
 
 export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeconds: number) {
@@ -90,9 +94,7 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
         ? { kind: 'agent' as const, agent_id: f.agent_id }
         : { kind: 'cloud' as const },
     agent_id: f.agent_id,
-    agent_online: lastSeen
-      ? now.getTime() - new Date(lastSeen).getTime() <= agentOfflineAfterSeconds * 1000
-      : false,
+    agent_online: agentOnline(lastSeen, now, agentOfflineAfterSeconds),
     agent_last_seen_at: isoOrNull(lastSeen),
     backoff: {
       crash_streak: f.crash_streak,

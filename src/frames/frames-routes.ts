@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
+import { jsonOrText } from '../http/json-text.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
 import { ProjectParams } from '../projects/projects-schemas.ts';
 import { etagOf } from './frame-view.ts';
@@ -105,13 +106,17 @@ export function frameRoutes({
       },
       async (req, reply) => {
         const { wait_for, timeout } = req.query;
-        const f = await frames.get(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          wait_for ? { for: wait_for, timeoutSeconds: timeout ?? 30 } : undefined,
-        );
+        const { project_id, space_id, frame_id } = req.params;
+        if (!wait_for) {
+          const serialize = (view: unknown) => reply.serialize(view) as string;
+          const a = await frames.answer(actorOf(req), project_id, space_id, frame_id, serialize);
+          reply.header('etag', a.etag);
+          return jsonOrText(reply, a.body);
+        }
+        const f = await frames.get(actorOf(req), project_id, space_id, frame_id, {
+          for: wait_for,
+          timeoutSeconds: timeout ?? 30,
+        });
         // The frame is returned, not the reply: a returned reply is awaited until the answer
         // is written (an end-of-stream listener on every read).
         reply.header('etag', etagOf(f));

@@ -22,7 +22,7 @@ import {
   settingsBefore,
   settingsOf,
 } from './frame-settings.ts';
-import { etagOf, presentFrame } from './frame-view.ts';
+import { agentOnline, etagOf, presentFrame } from './frame-view.ts';
 import * as dal from './frames-dal.ts';
 import { createFrameRows } from './frame-rows.ts';
 import type { FrameStatus } from './frame-status.ts';
@@ -89,6 +89,18 @@ export function createFramesService({
     return access.withRole(q, userId, projectId, (remembered) =>
       rows.read(q, q === db, { projectId, spaceId, frameId, userId }, remembered),
     );
+  }
+
+  /** The frame, if the caller may read it (404 or 403 otherwise). */
+  async function readable(actor: Actor, projectId: string, spaceId: string, frameId: string) {
+    const row = await forCaller(actor.userId, projectId, spaceId, frameId);
+    if (!row) {
+      // Only now tell a missing project (or one out of reach) from a missing frame.
+      await access.requireProject(actor.userId, projectId, 'project.read');
+      throw notFound('frame');
+    }
+    decideProject(row.role, 'project.read');
+    return row;
   }
 
   return {
@@ -159,6 +171,22 @@ export function createFramesService({
       return view(await load(projectId, spaceId, id));
     },
 
+    /**
+     * The frame's answer as JSON text (`serialize` is the route's serializer), remembered per
+     * version of what it shows (frame-rows.ts answer).
+     */
+    async answer(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      serialize: (view: unknown) => string,
+    ) {
+      const row = await readable(actor, projectId, spaceId, frameId);
+      const online = agentOnline(row.agent_last_seen_at, clock.now(), offlineAfterSeconds);
+      return rows.answer(row, online, () => view(row), serialize);
+    },
+
     async get(
       actor: Actor,
       projectId: string,
@@ -172,14 +200,7 @@ export function createFramesService({
         wait && notifier ? notifier.listen('frameplane_frame_events', frameId) : undefined;
       try {
         for (;;) {
-          const row = await forCaller(actor.userId, projectId, spaceId, frameId);
-          if (!row) {
-            // Only now tell a missing project (or one out of reach) from a missing frame.
-            await access.requireProject(actor.userId, projectId, 'project.read');
-            throw notFound('frame');
-          }
-          decideProject(row.role, 'project.read');
-          const f = view(row);
+          const f = view(await readable(actor, projectId, spaceId, frameId));
           const left = deadline - Date.now();
           if (!wait || !listening || f.status === wait.for || left <= 0) return f;
           await listening.next(left);
