@@ -3,6 +3,7 @@
 // otherwise; its log goes wherever the bench points this process's standard output. Beside the
 // API, one route of our own (`/bench/own-route`: auth + one indexed query on the same hooks and
 // pool), reported for comparison, not held to anything.
+import '../src/heap.ts';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';

@@ -1,6 +1,7 @@
 // Starts Frameplane: the database (embedded unless DATABASE_URL is set), migrations, the HTTP
 // API, the job worker and the built-in cloud agent. SIGINT, SIGTERM and SIGHUP drain requests
 // and jobs, then exit 0 (src/stop-signals.ts).
+import './heap.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
