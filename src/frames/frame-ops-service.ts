@@ -23,6 +23,7 @@ import {
   statusEvent,
 } from './frame-events.ts';
 import { type Guard, writeOperation } from './frame-ops-dal.ts';
+import { agentOnline } from './frame-view.ts';
 import type { Waker } from '../db/waker.ts';
 import {
   type DesiredStateChange,
@@ -63,15 +64,14 @@ export function createFrameOpsService({
   deploymentHistory,
 }: Deps) {
   /** Cloud frames never wait; a self-hosted frame's agent is online if it called lately. */
-  function agentOnline(f: FrameWithFacts) {
+  function agentReachable(f: FrameWithFacts) {
     if (f.runtime_kind !== 'agent' || !f.agent_id) return true;
-    const seen = f.agent_last_seen_at;
-    return !!seen && clock.now().getTime() - seen.getTime() <= offlineAfterSeconds * 1000;
+    return agentOnline(f.agent_last_seen_at, clock.now(), offlineAfterSeconds);
   }
 
   /** Self-hosted frames need their agent online to be stopped or started. */
   function requireAgentOnline(f: FrameWithFacts) {
-    if (agentOnline(f)) return;
+    if (agentReachable(f)) return;
     const seen = f.agent_last_seen_at;
     throw serviceUnavailable(
       'agent_offline',
@@ -185,7 +185,7 @@ export function createFrameOpsService({
       return undefined;
     const refused =
       !canOnProject(hint.role, 'frame.operate') ||
-      !agentOnline(known) ||
+      !agentReachable(known) ||
       (desired === 'running' && known.billing_status === 'past_due');
     if (refused) return undefined;
     const f = {

@@ -22,8 +22,8 @@ export type FrameRow = Omit<FrameForCaller, keyof RoleSeen>;
 
 /**
  * A frame's answer (GET …/frames/:id) as the UTF-8 bytes of its JSON, for one version of all it
- * shows. Bytes, not the serializer's string: that is a rope of its many pieces, several times
- * its length in the heap while it is kept (a quick bench's heap grew by some 80 MB).
+ * shows. Bytes, not the serializer's string: that is a rope of its many pieces, kept whole
+ * while the string is (measured on a 1.4 kB JSON built by concatenation: 13.5 kB of heap).
  */
 export interface FrameAnswer {
   key: string;

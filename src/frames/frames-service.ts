@@ -172,8 +172,8 @@ export function createFramesService({
     },
 
     /**
-     * The frame's answer as JSON text (`serialize` is the route's serializer), remembered per
-     * version of what it shows (frame-rows.ts answer).
+     * The frame's answer as the UTF-8 bytes of its JSON (`serialize` is the route's
+     * serializer), remembered per version of what it shows (frame-rows.ts answer).
      */
     async answer(
       actor: Actor,
