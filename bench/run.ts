@@ -35,8 +35,9 @@ import { at } from '../test/helpers/checked.ts';
 
 const quick = process.argv.includes('--quick');
 /**
- * `--only=frame,project`, `--connections=64`, `--scale=0.1`: a partial run while working on one
- * path. `--log-level=warn`: the service at another level than its default (info).
+ * `--only=frame,project`, `--connections=64`, `--scale=0.1`, `--seconds=15` (of each run, long
+ * enough to profile one): a partial run while working on one path. `--log-level=warn`: the
+ * service at another level than its default (info).
  */
 const flag = (name: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -44,7 +45,7 @@ const ONLY = flag('only')?.split(',');
 const SCALE = Number(flag('scale') ?? (quick ? 0.1 : 1));
 const LOG_LEVEL = flag('log-level');
 /** Seconds of each run, and rounds of limit and endpoint runs in turn (bench/rounds.ts). */
-const SECONDS = quick ? 3 : 4;
+const SECONDS = Number(flag('seconds') ?? (quick ? 3 : 4));
 const ROUNDS = quick ? 1 : 3;
 const WARMUP_SECONDS = quick ? 1 : 2;
 const CONNECTIONS = flag('connections')?.split(',').map(Number) ?? (quick ? [16] : [1, 16, 64]);
@@ -52,6 +53,7 @@ const PARTIAL =
   ONLY !== undefined ||
   flag('connections') !== undefined ||
   flag('scale') !== undefined ||
+  flag('seconds') !== undefined ||
   LOG_LEVEL !== undefined;
 const ACCESS_ROUNDS = quick ? 1 : 2;
 /** Seconds of warm project reads each service of the access check gets before it is measured. */

@@ -4,11 +4,12 @@
 // on Kysely binding each value as a parameter (never writing it into the text) and on running
 // a raw CompiledQuery on whatever executor it is given; both are pinned in
 // test/db/library-internals.test.ts.
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { Queryable } from './database.ts';
 import type { DB } from './schema.ts';
 
-type Value = string | number | null;
+type Scalar = string | number | boolean | null;
+type Value = Scalar | readonly Scalar[];
 type Slot = { arg: number } | { value: unknown };
 
 const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;
@@ -20,13 +21,14 @@ const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;
  * later calls bind the new values to the same compiled text.
  */
 export function compiledOnce<A extends Value[], R>(
-  build: (q: Kysely<DB>, ...args: A) => Compilable<R>,
+  build: (q: Kysely<DB>, ...args: A) => Compilable<R> | RawBuilder<R>,
 ) {
   let compiled: { sql: string; slots: Slot[] } | undefined;
 
   function compile(q: Queryable, count: number) {
     const markers = Array.from({ length: count }, (_, i) => marker(i)) as unknown as A;
-    const { sql, parameters } = build(q as Kysely<DB>, ...markers).compile();
+    // A raw statement (sql`…`) compiles against the executor it is given; a builder has its own.
+    const { sql, parameters } = build(q as Kysely<DB>, ...markers).compile(q);
     if (sql.includes('\u0000fp-arg-'))
       throw new Error('compiledOnce: an argument was written into the SQL text instead of bound');
     const slots = parameters.map((p): Slot => {

@@ -1,12 +1,27 @@
-// The one statement of a stop or a start (frame-ops-service): the frame's change, its events
-// and its audit record, written together or not at all; then the wake-ups.
+// The one statement of stops and starts (frame-ops-service): each frame's change, its events
+// and its audit record, written together or not at all; then the wake-ups. Several stops and
+// starts of different frames share one statement under load (db/coalesce.ts).
 import { type Selectable, sql } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { Queryable } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import { compiledOnce } from '../db/compiled.ts';
+import { coalesced } from '../db/coalesce.ts';
 import type { auditRow } from '../audit/audit-dal.ts';
-import { type DesiredStateChange, payerBillingSql } from './frames-dal.ts';
+import { payerBillingSql } from './frames-dal.ts';
 import type { NewFrameEvent } from './history-dal.ts';
+
+/** What a stop or a start sets on the frame, computed from the row as read. */
+export interface FrameChange {
+  desired_state: string;
+  /** Null keeps the row's (a no-op changes nothing; a Date would also cut its microseconds). */
+  updated_at: Date | null;
+  /** A start clears the crash streak and a back-off trip. */
+  clears_backoff: boolean;
+  last_status: string | null;
+  last_status_reason: string | null;
+  generation: number;
+  version: number;
+}
 
 export interface OperationWrite {
   frameId: string;
@@ -17,7 +32,8 @@ export interface OperationWrite {
    * The frame row's version (xmin) as read. Given, the statement writes only if the row is
    * still that version: then nothing changed the frame, the facts of its status or its events
    * since (each of those moves the row, migrations/0005, 0006 and 0016). Otherwise the caller
-   * holds the frame's lock.
+   * holds the frame's lock. Either way the row is as read, so `set` is absolute: a new
+   * generation is the generation read plus one.
    */
   unchangedSince?: string;
   /**
@@ -26,10 +42,10 @@ export interface OperationWrite {
    * was read at (access/role-memo.ts) and the billing status (frame-ops-service fromMemory).
    */
   guard?: Guard;
-  set: DesiredStateChange;
-  newGeneration: boolean;
-  /** In id order, the last the newest. */
+  set: FrameChange;
+  /** In id order, the last the newest; each of this frame. */
   events: [NewFrameEvent, ...NewFrameEvent[]];
+  /** Its target is this frame. */
   audit?: ReturnType<typeof auditRow>;
 }
 
@@ -40,145 +56,97 @@ export interface Guard {
   billing: 'active' | 'past_due';
 }
 
-const CHANGED = [
-  'desired_state',
-  'updated_at',
-  'crash_streak',
-  'backoff_tripped_at',
-  'last_status',
-  'last_status_reason',
-  'generation',
-  'version',
-  'last_event_id',
-] as const;
-
-type SetColumn = keyof DesiredStateChange;
-type FrameColumns = Pick<Selectable<DB['frames']>, (typeof CHANGED)[number]> & {
+/** The row as written; undefined when it was not (moved since, or gone). */
+export type Written = Pick<
+  Selectable<DB['frames']>,
+  | 'desired_state'
+  | 'updated_at'
+  | 'crash_streak'
+  | 'backoff_tripped_at'
+  | 'last_status'
+  | 'last_status_reason'
+  | 'generation'
+  | 'version'
+  | 'last_event_id'
+> & {
   /** The row's new version (frames-dal frameOf). */
   row_version: string;
   /** As the write saw it: the answer shows the agent as it is, not as remembered. */
   agent_last_seen_at: Date | null;
 };
-type Bound = string | number | null;
-type Statement = (q: Queryable, ...args: Bound[]) => Promise<Record<string, unknown>[]>;
 
-/** The guard's condition (see OperationWrite), on the frame row being updated. */
-const guarded = (user: Bound, userVersion: Bound, projectVersion: Bound, billing: Bound) =>
-  sql<boolean>`exists (select from projects p join users cu on cu.id = ${user}
-    where p.id = frames.project_id and cu.access_version = ${userVersion}
-    and p.access_version = ${projectVersion} and ${payerBillingSql('p')} = ${billing})`;
+type Value = string | number | boolean | null;
+
+/** A write's row of arguments: its columns, with their types. */
+const ROW = [
+  ['id', 'text'],
+  ['since', 'text'],
+  ['user_id', 'text'],
+  ['user_version', 'bigint'],
+  ['project_version', 'bigint'],
+  ['billing', 'text'],
+  ['desired_state', 'text'],
+  ['updated_at', 'timestamptz'],
+  ['clears_backoff', 'boolean'],
+  ['last_status', 'text'],
+  ['last_status_reason', 'text'],
+  ['generation', 'int'],
+  ['version', 'int'],
+  ['last_event_id', 'text'],
+] as const;
 
 /**
- * The statement of one shape (which columns are set, a new generation or not, conditional,
- * guarded or neither), built and compiled by Kysely once (db/compiled.ts): a stop or a start has
- * a handful of shapes, and building the statement was a tenth of its CPU. The arguments: the
- * frame, its newest event, the row version, the events and the audit record (JSON), the guard's
- * four values, then each set value.
+ * The statement of `n` writes of distinct frames, compiled once (db/compiled.ts): a row of
+ * arguments per frame, then each written frame's events and audit record (JSON, matched to it
+ * by frame). A write whose condition fails writes nothing, events included. Each frame is
+ * locked as its row of `w` comes, in the order given. The rows are a VALUES list, not arrays
+ * unnested: PostgreSQL then knows their number when it plans the prepared statement once,
+ * and keeps that plan instead of planning each execution again (an unnested array of unknown
+ * length is taken for 100 rows, which made every generic plan look dearer than a fresh one).
  */
-function build(columns: SetColumn[], newGeneration: boolean, conditional: boolean, guard: boolean) {
-  return compiledOnce(
-    (
-      q,
-      frameId: Bound,
-      newest: Bound,
-      since: Bound,
-      ev: Bound,
-      au: Bound,
-      user: Bound,
-      userVersion: Bound,
-      projectVersion: Bound,
-      billing: Bound,
-      ...values: Bound[]
-    ) =>
-      q
-        .with('f', (c) => {
-          let update = c
-            .updateTable('frames')
-            .set({
-              ...Object.fromEntries(columns.map((k, i) => [k, values[i]])),
-              // The frame's newest event is the last of ours (migrations/0016).
-              last_event_id: newest as string,
-              ...(newGeneration
-                ? { generation: sql`generation + 1`, version: sql`version + 1` }
-                : {}),
-            })
-            .where('id', '=', frameId as string);
-          if (conditional) update = update.where(sql`xmin::text`, '=', since);
-          if (guard) update = update.where(guarded(user, userVersion, projectVersion, billing));
-          // Only what a stop or a start may change: the caller has the rest (its replicas and
-          // deployments are large, and would cost parsing twice for nothing).
-          return update.returning([
-            ...CHANGED,
-            sql<string>`xmin::text`.as('row_version'),
-            sql<Date | null>`(select a.last_seen_at from agents a where a.id = frames.agent_id)`.as(
-              'agent_last_seen_at',
-            ),
-          ]);
-        })
-        .with('e', (c) =>
-          // Every column but xid, which comes from its default (the writing transaction's id).
-          c
-            .insertInto('frame_events')
-            .columns(EVENT_COLUMNS)
-            .expression(rowsFor('frame_events', ev, EVENT_COLUMNS)),
-        )
-        .with('a', (c) => c.insertInto('audit_events').expression(rowsFor('audit_events', au)))
-        .selectFrom('f')
-        .selectAll('f'),
-  ) as unknown as Statement;
-}
-
-const statements = new Map<string, Statement>();
-
-/** The columns written, or undefined when the frame was not (moved since, or gone). */
-export async function writeOperation(q: Queryable, w: OperationWrite) {
-  const events = w.events.map((e) => ({
-    ...e,
-    detail: e.detail && JSON.parse(e.detail),
-    project_id: w.projectId,
-    space_id: w.spaceId,
-  }));
-  const columns = Object.keys(w.set) as SetColumn[];
-  const conditional = w.unchangedSince !== undefined;
-  const g = w.guard;
-  const shape = `${columns.join(',')}|${w.newGeneration}|${conditional}|${!!g}`;
-  let statement = statements.get(shape);
-  if (!statement) {
-    statement = build(columns, w.newGeneration, conditional, !!g);
-    statements.set(shape, statement);
-  }
-  const values = columns.map((k) => {
-    const v = w.set[k];
-    return v instanceof Date ? v.toISOString() : (v ?? null);
+const statement = (n: number) =>
+  compiledOnce((_q, ...args: Value[]) => {
+    const rows = Array.from(
+      { length: n },
+      (_, r) =>
+        sql`(${sql.join(ROW.map(([, type], c) => sql`${args[r * ROW.length + c]}::${sql.raw(type)}`))})`,
+    );
+    const events = args[n * ROW.length];
+    const audits = args[n * ROW.length + 1];
+    return sql<Written & { id: string }>`with w (${sql.join(ROW.map(([c]) => sql.ref(c)))})
+      as (values ${sql.join(rows)}),
+    f as (update frames set desired_state = w.desired_state,
+      updated_at = coalesce(w.updated_at, frames.updated_at),
+      crash_streak = case when w.clears_backoff then 0 else frames.crash_streak end,
+      backoff_tripped_at = case when w.clears_backoff then null else frames.backoff_tripped_at end,
+      last_status = w.last_status, last_status_reason = w.last_status_reason,
+      generation = w.generation, version = w.version, last_event_id = w.last_event_id
+    from w
+    where frames.id = w.id and (w.since is null or frames.xmin::text = w.since)
+      and (w.user_id is null or exists (select from projects p join users cu on cu.id = w.user_id
+        where p.id = frames.project_id and cu.access_version = w.user_version
+        and p.access_version = w.project_version and ${payerBillingSql('p')} = w.billing))
+    returning frames.id, frames.desired_state, frames.updated_at, frames.crash_streak,
+      frames.backoff_tripped_at, frames.last_status, frames.last_status_reason,
+      frames.generation, frames.version, frames.last_event_id, frames.xmin::text as row_version,
+      (select a.last_seen_at from agents a where a.id = frames.agent_id) as agent_last_seen_at),
+    e as (insert into frame_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
+      select ${sql.join(EVENT_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
+      from jsonb_populate_recordset(null::frame_events, ${events}::jsonb) r
+      join f on f.id = r.frame_id),
+    a as (insert into audit_events select r.*
+      from jsonb_populate_recordset(null::audit_events, ${audits}::jsonb) r
+      join f on f.id = r.target_id)
+    select * from f`;
   });
-  const rows = await statement(
-    q,
-    w.frameId,
-    w.events[w.events.length - 1]?.id ?? null,
-    w.unchangedSince ?? null,
-    JSON.stringify(events),
-    JSON.stringify(w.audit ? [w.audit] : []),
-    g?.userId ?? null,
-    g?.userVersion ?? null,
-    g?.projectVersion ?? null,
-    g?.billing ?? null,
-    ...values,
-  );
-  return rows[0] as FrameColumns | undefined;
-}
+
+const statements: Array<ReturnType<typeof statement>> = [];
 
 /**
- * `rows` as rows of `table`, if the frame was written (a row in `f`). A column a row does not
- * name is NULL, not its default: a column added later with a default must be set in the rows.
+ * Every column of an event but xid, which comes from its default (the writing transaction's
+ * id). A column a row does not name is NULL, not its default: a column added later with a
+ * default must be set in the rows.
  */
-const rowsFor = (
-  table: 'frame_events' | 'audit_events',
-  json: Bound,
-  columns?: readonly string[],
-) =>
-  sql`select ${columns ? sql.join(columns.map((c) => sql.ref(`r.${c}`))) : sql`r.*`} from f,
-    jsonb_populate_recordset(null::${sql.table(table)}, ${json}::jsonb) r`;
-
 const EVENT_COLUMNS = [
   'id',
   'frame_id',
@@ -191,3 +159,57 @@ const EVENT_COLUMNS = [
   'project_id',
   'space_id',
 ] as const;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const byFrame = (a: OperationWrite, b: OperationWrite) =>
+  a.frameId < b.frameId ? -1 : a.frameId > b.frameId ? 1 : 0;
+
+/**
+ * The writes, of distinct frames, in one statement: each one's row as written, or undefined.
+ * Frames are locked in id order, so two such statements never wait for each other.
+ */
+export async function writeOperations(q: Queryable, writes: OperationWrite[]) {
+  const sorted = writes.toSorted(byFrame);
+  const args = sorted.flatMap((w): Value[] => [
+    w.frameId,
+    w.unchangedSince ?? null,
+    w.guard?.userId ?? null,
+    w.guard?.userVersion ?? null,
+    w.guard?.projectVersion ?? null,
+    w.guard?.billing ?? null,
+    w.set.desired_state,
+    iso(w.set.updated_at),
+    w.set.clears_backoff,
+    w.set.last_status,
+    w.set.last_status_reason,
+    w.set.generation,
+    w.set.version,
+    w.events[w.events.length - 1]?.id ?? null,
+  ]);
+  const events = sorted.flatMap((w) =>
+    w.events.map((e) => ({
+      ...e,
+      detail: e.detail && JSON.parse(e.detail),
+      project_id: w.projectId,
+      space_id: w.spaceId,
+    })),
+  );
+  const audits = sorted.flatMap((w) => (w.audit ? [w.audit] : []));
+  const run = statements[writes.length] ?? statement(writes.length);
+  statements[writes.length] = run;
+  const rows = await run(q, ...args, JSON.stringify(events), JSON.stringify(audits));
+  const byId = new Map(rows.map(({ id, ...row }) => [id, row as Written]));
+  return writes.map((w) => byId.get(w.frameId));
+}
+
+/**
+ * Writes outside a transaction, through the database's coalescer (db/coalesce.ts): at most
+ * `inFlight` statements at once, the writes that came meanwhile together in the next.
+ */
+export const operationWriter = (db: Database, inFlight = 2) =>
+  coalesced((writes: OperationWrite[]) => writeOperations(db, writes), {
+    inFlight,
+    max: 64,
+    key: (w) => w.frameId,
+  });

@@ -22,15 +22,16 @@ import {
   statusChange,
   statusEvent,
 } from './frame-events.ts';
-import { type Guard, writeOperation } from './frame-ops-dal.ts';
+import {
+  type FrameChange,
+  type Guard,
+  type OperationWrite,
+  operationWriter,
+  writeOperations,
+} from './frame-ops-dal.ts';
 import { agentOnline } from './frame-view.ts';
 import type { Waker } from '../db/waker.ts';
-import {
-  type DesiredStateChange,
-  type FrameForCaller,
-  type FrameWithFacts,
-  lockFrameIn,
-} from './frames-dal.ts';
+import { type FrameForCaller, type FrameWithFacts, lockFrameIn } from './frames-dal.ts';
 import type { FramesService } from './frames-service.ts';
 
 interface Deps {
@@ -63,6 +64,8 @@ export function createFrameOpsService({
   offlineAfterSeconds,
   deploymentHistory,
 }: Deps) {
+  const writer = operationWriter(db);
+
   /** Cloud frames never wait; a self-hosted frame's agent is online if it called lately. */
   function agentReachable(f: FrameWithFacts) {
     if (f.runtime_kind !== 'agent' || !f.agent_id) return true;
@@ -121,29 +124,37 @@ export function createFrameOpsService({
     const noop = f.desired_state === desired;
     const type = desired === 'running' ? 'start' : 'stop';
     // A start is a fresh attempt: it clears a back-off trip (as a push or a deploy does).
-    const set: DesiredStateChange = noop
-      ? {}
-      : {
-          desired_state: desired,
-          updated_at: now,
-          ...(desired === 'running' ? { crash_streak: 0, backoff_tripped_at: null } : {}),
-        };
+    const clears = !noop && desired === 'running';
     // The status is derived here, from the facts as read, and written with the change.
-    const change = statusChange({ ...f, ...set });
+    const change = statusChange({
+      ...f,
+      desired_state: desired,
+      ...(clears ? { crash_streak: 0, backoff_tripped_at: null } : {}),
+    });
+    // The row as read is the row written over (see OperationWrite): a new generation is the
+    // one read plus one.
+    const set: FrameChange = {
+      desired_state: desired,
+      updated_at: noop ? null : now,
+      clears_backoff: clears,
+      last_status: change ? change.status : f.last_status,
+      last_status_reason: change ? change.reason : f.last_status_reason,
+      generation: noop ? f.generation : f.generation + 1,
+      version: noop ? f.version : f.version + 1,
+    };
     const op = frameEventRow(
       f.id,
       now,
       { type, actorId: actor.userId, detail: { noop } },
       f.last_event_id,
     );
-    const row = await writeOperation(q, {
+    const write: OperationWrite = {
       frameId: f.id,
       projectId: f.project_id,
       spaceId: f.space_id,
       unchangedSince,
       guard,
-      set: change ? { ...set, last_status: change.status, last_status_reason: change.reason } : set,
-      newGeneration: !noop,
+      set,
       events: change ? [op, frameEventRow(f.id, now, statusEvent(change), op.id)] : [op],
       audit: noop
         ? undefined
@@ -155,7 +166,8 @@ export function createFrameOpsService({
             before: { desired_state: f.desired_state },
             after: { desired_state: desired },
           }),
-    });
+    };
+    const row = q === db ? await writer(write) : (await writeOperations(q, [write]))[0];
     if (!row) return undefined;
     const after = { ...f, ...row };
     // Written outside a transaction, the row is committed as it is now (frame-rows.ts).

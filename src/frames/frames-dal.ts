@@ -204,16 +204,6 @@ export function updateFrameSettings(
     .execute();
 }
 
-/** What a stop or start writes; `newGeneration` also bumps the version (a real change). */
-export interface DesiredStateChange {
-  desired_state?: 'running' | 'stopped';
-  updated_at?: Date;
-  crash_streak?: number;
-  backoff_tripped_at?: null;
-  last_status?: string;
-  last_status_reason?: string | null;
-}
-
 /** A change the agent must run (volumes): a new generation and version. */
 export function bumpGeneration(q: Queryable, frameId: string, at: Date) {
   return q

@@ -40,70 +40,105 @@ function rng(seed: number) {
   };
 }
 
-describe('50 parallel stops and starts on one frame', () => {
-  it('all answer 202, one event each, and the final state and generation follow the events', async () => {
+type Reply = Awaited<ReturnType<TestApp['post']>>;
+
+/** Sends `ops` to the frame all at once. */
+const burst = (f: { project_id: string; space_id: string; id: string }, ops: string[]) =>
+  Promise.all(ops.map((op) => t.post(`${framePath(f)}/${op}`, { token: ann.token })));
+
+/**
+ * Every request of a burst answered 202 and recorded one event; replaying the events in id
+ * order from the frame's row before gives every noop flag, the final state, the generation and
+ * the audit records; the API, the agent and each answer agree with the row.
+ */
+async function expectBurstRecorded(
+  f: { project_id: string; space_id: string; id: string },
+  before: Awaited<ReturnType<typeof rowOf>>,
+  ops: string[],
+  replies: Reply[],
+  seed: number,
+) {
+  for (const [i, r] of replies.entries())
+    expect(r.status, `seed ${seed}, request ${i} (${ops[i]}): ${r.text}`).toBe(202);
+
+  const ops_ = (await eventsOf(f.id)).filter((e) => e.type === 'stop' || e.type === 'start');
+  expect(ops_, `seed ${seed}`).toHaveLength(ops.length);
+  expect(ops_.filter((e) => e.type === 'stop')).toHaveLength(
+    ops.filter((o) => o === 'stop').length,
+  );
+  const after = await rowOf(f.id);
+  const last = ops_.at(-1)!;
+  expect(after.desired_state, `seed ${seed}`).toBe(last.type === 'stop' ? 'stopped' : 'running');
+
+  // The events are in the order the changes were applied.
+  let desired = before.desired_state;
+  let changes = 0;
+  for (const e of ops_) {
+    const target = e.type === 'stop' ? 'stopped' : 'running';
+    const noop = detailOf(e.detail).noop;
+    expect(noop, `seed ${seed}, event ${e.id}`).toBe(target === desired);
+    if (!noop) changes++;
+    desired = target;
+  }
+  expect(desired).toBe(after.desired_state);
+  expect(after.generation - before.generation, `seed ${seed}`).toBe(changes);
+  // The row names the newest event (migrations/0016), and each change has its audit record.
+  expect(after.last_event_id).toBe((await eventsOf(f.id)).at(-1)?.id);
+  const audits = await t.db
+    .selectFrom('audit_events')
+    .select('action')
+    .where('target_id', '=', f.id)
+    .where('action', 'in', ['frame.stop', 'frame.start'])
+    .execute();
+  expect(audits, `seed ${seed}`).toHaveLength(changes);
+
+  // The API and the agent agree with the row.
+  expect((await t.get(framePath(f), { token: ann.token })).json.desired_state).toBe(
+    after.desired_state,
+  );
+  const told = (await sync(t, agent.token)).frames.find((x) => x.frame_id === f.id);
+  expect(told).toMatchObject({
+    desired_state: after.desired_state,
+    generation: after.generation,
+  });
+
+  // Each 202 shows the frame as that request left it, not as a later request did.
+  const wrong = replies
+    .map((r, i) => [i, ops[i], r.json.desired_state])
+    .filter(([, op, d]) => d !== (op === 'stop' ? 'stopped' : 'running'));
+  expect
+    .soft(wrong, "answers showing another request's desired_state [index, op, desired_state]")
+    .toEqual([]);
+}
+
+describe('parallel stops and starts', () => {
+  it('on one frame: all answer 202, one event each, and the final state and generation follow the events', async () => {
     const seed = Date.now() % 100000;
     const rand = rng(seed);
     const f = await newFrame(t, ann, project.id, space);
-    const path = framePath(f);
     // Once the new frame has settled, the burst takes both paths of frame-ops-service: the
     // first writes find the row as they read it, the rest find it moved and decide locked.
     await new Promise((r) => setTimeout(r, 1000));
     const before = await rowOf(f.id);
     const ops = Array.from({ length: 50 }, () => (rand() < 0.5 ? 'stop' : 'start'));
-    const replies = await Promise.all(
-      ops.map((op) => t.post(`${path}/${op}`, { token: ann.token })),
+    await expectBurstRecorded(f, before, ops, await burst(f, ops), seed);
+  });
+
+  it('on many frames at once, their writes sharing statements: each frame as if alone', async () => {
+    const seed = Date.now() % 100000;
+    const rand = rng(seed);
+    const frames = [];
+    for (let i = 0; i < 8; i++) frames.push(await newFrame(t, ann, project.id, space));
+    await new Promise((r) => setTimeout(r, 1000));
+    // Each frame read once, so that its writes start from the row remembered (frame-rows.ts).
+    for (const f of frames) await t.get(framePath(f), { token: ann.token });
+    const befores = await Promise.all(frames.map((f) => rowOf(f.id)));
+    const ops = frames.map(() =>
+      Array.from({ length: 6 }, () => (rand() < 0.5 ? 'stop' : 'start')),
     );
-    for (const [i, r] of replies.entries())
-      expect(r.status, `seed ${seed}, request ${i} (${ops[i]}): ${r.text}`).toBe(202);
-
-    const ops_ = (await eventsOf(f.id)).filter((e) => e.type === 'stop' || e.type === 'start');
-    expect(ops_, `seed ${seed}`).toHaveLength(50);
-    expect(ops_.filter((e) => e.type === 'stop')).toHaveLength(
-      ops.filter((o) => o === 'stop').length,
-    );
-    const after = await rowOf(f.id);
-    const last = ops_.at(-1)!;
-    expect(after.desired_state, `seed ${seed}`).toBe(last.type === 'stop' ? 'stopped' : 'running');
-
-    // Replaying the events in id order from the frame's initial state gives every noop flag:
-    // the events are in the order the changes were applied.
-    let desired = before.desired_state;
-    let changes = 0;
-    for (const e of ops_) {
-      const target = e.type === 'stop' ? 'stopped' : 'running';
-      const noop = detailOf(e.detail).noop;
-      expect(noop, `seed ${seed}, event ${e.id}`).toBe(target === desired);
-      if (!noop) changes++;
-      desired = target;
-    }
-    expect(desired).toBe(after.desired_state);
-    expect(after.generation - before.generation, `seed ${seed}`).toBe(changes);
-    // The row names the newest event (migrations/0016), and each change has its audit record.
-    expect(after.last_event_id).toBe((await eventsOf(f.id)).at(-1)?.id);
-    const audits = await t.db
-      .selectFrom('audit_events')
-      .select('action')
-      .where('target_id', '=', f.id)
-      .where('action', 'in', ['frame.stop', 'frame.start'])
-      .execute();
-    expect(audits, `seed ${seed}`).toHaveLength(changes);
-
-    // The API and the agent agree with the row.
-    expect((await t.get(path, { token: ann.token })).json.desired_state).toBe(after.desired_state);
-    const told = (await sync(t, agent.token)).frames.find((x) => x.frame_id === f.id);
-    expect(told).toMatchObject({
-      desired_state: after.desired_state,
-      generation: after.generation,
-    });
-
-    // Each 202 shows the frame as that request left it, not as a later request did.
-    const wrong = replies
-      .map((r, i) => [i, ops[i], r.json.desired_state])
-      .filter(([, op, d]) => d !== (op === 'stop' ? 'stopped' : 'running'));
-    expect
-      .soft(wrong, "answers showing another request's desired_state [index, op, desired_state]")
-      .toEqual([]);
+    const replies = await Promise.all(frames.map((f, i) => burst(f, ops[i] ?? [])));
+    for (const [i, f] of frames.entries())
+      await expectBurstRecorded(f, befores[i]!, ops[i] ?? [], replies[i] ?? [], seed);
   });
 });
 
