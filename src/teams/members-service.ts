@@ -51,14 +51,14 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
   });
   /** A page read from the database. A list that fits on one page is not worth a roster. */
   function missed(
-    teamId: string,
-    version: number,
+    team: { id: string; members_version: number; member_count: number },
     cursor: string | undefined,
     rows: MemberRow[],
     limit: number,
   ) {
     const page = toPage(rows, limit, keyOf, presentMember);
-    if (cursor !== undefined || page.next_cursor !== null) rosters.missed(teamId, version);
+    if (cursor !== undefined || page.next_cursor !== null)
+      rosters.missed(team.id, team.members_version, page.data.length, team.member_count);
     return page;
   }
   const requireKind = requireOfKind(access, kind);
@@ -86,7 +86,13 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
         const rows = await dal.membersWithCaller(db, teamId, kind, actor.userId, limit, after);
         decideKind(rows[0]?.caller_role, 'members.read');
         const shown = rows.filter((r): r is typeof r & MemberRow => r.user_id !== null);
-        return missed(teamId, rows[0]?.members_version ?? 0, cursor, shown, limit);
+        const first = rows[0];
+        const team = {
+          id: teamId,
+          members_version: first?.members_version ?? 0,
+          member_count: first?.member_count ?? 0,
+        };
+        return missed(team, cursor, shown, limit);
       }
       // The access check reads the team's members_version too: a roster read at that version
       // is still exact (member-rosters.ts).
@@ -94,7 +100,7 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
       const text = rosters.page(teamId, team.members_version, limit, cursor);
       if (text !== undefined) return text;
       const rows = await dal.listMembers(db, teamId, limit, after);
-      return missed(teamId, team.members_version, cursor, rows, limit);
+      return missed(team, cursor, rows, limit);
     },
 
     /** Resolves when no roster is being read (tests, before they look at a roster's effect). */

@@ -92,7 +92,7 @@ const pageWithCaller = (
       },
       (j) => j.onTrue(),
     )
-    .select(['c.role as caller_role', 't.members_version'])
+    .select(['c.role as caller_role', 't.members_version', 't.member_count'])
     .select(['p.user_id', 'p.email', 'p.name', 'p.role', 'p.joined_at'])
     .where('t.id', '=', teamId)
     .where('t.kind', '=', kind)

@@ -29,13 +29,13 @@ const ids = (text: string | undefined) =>
     : (JSON.parse(text).data as Array<{ id: string }>).map((m) => m.id);
 
 describe('member rosters', () => {
-  it('are read on the second miss, once, and serve any page of their version', async () => {
+  it('are read on the second miss of a team of a page or two, once, and serve any page of their version', async () => {
     const { calls, load } = loader({ t: roster(3, 5) });
     const r = createMemberRosters(load);
-    r.missed('t', 3);
+    r.missed('t', 3, 50, 50);
     expect(calls).toEqual([]);
-    r.missed('t', 3);
-    r.missed('t', 3); // a read in flight is not started again
+    r.missed('t', 3, 50, 50);
+    r.missed('t', 3, 50, 50); // a read in flight is not started again
     await r.settled();
     expect(calls).toEqual(['t']);
     expect(r.has('t')).toBe(true);
@@ -52,6 +52,20 @@ describe('member rosters', () => {
     expect(r.page('t', 3, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 'x']))).toBeUndefined();
   });
 
+  it('of a larger team are read once the pages read from the database add up to its size', async () => {
+    const { calls, load } = loader({ t: roster(1, 500) });
+    const r = createMemberRosters(load);
+    for (let page = 1; page < 10; page++) {
+      r.missed('t', 1, 50, 500);
+      await r.settled();
+    }
+    expect(calls).toEqual([]); // 450 members read in pages: renting still costs less
+    r.missed('t', 1, 50, 500);
+    await r.settled();
+    expect(calls).toEqual(['t']);
+    expect(ids(r.page('t', 1, 2))).toEqual(['t0', 't1']);
+  });
+
   it('keep within their bound, drop the least recent, never hold a larger team', async () => {
     const { load } = loader({
       a: roster(1, 4, 'a'),
@@ -61,8 +75,8 @@ describe('member rosters', () => {
     });
     const r = createMemberRosters(load, { maxMembers: 8 });
     const hold = async (team: string) => {
-      r.missed(team, 1);
-      r.missed(team, 1);
+      r.missed(team, 1, 50, 50);
+      r.missed(team, 1, 50, 50);
       await r.settled();
     };
     for (const team of ['a', 'b', 'big']) await hold(team);
@@ -76,19 +90,19 @@ describe('member rosters', () => {
     const reads = { t: roster(5, 2) };
     const errors: unknown[] = [];
     const r = createMemberRosters(loader(reads).load, { onError: (e) => errors.push(e) });
-    r.missed('t', 5);
-    r.missed('t', 5);
+    r.missed('t', 5, 50, 50);
+    r.missed('t', 5, 50, 50);
     await r.settled();
     expect(r.page('t', 5, 10)).toBeDefined();
     reads.t = roster(4, 3); // a slower replica's answer, say
-    r.missed('t', 6);
-    r.missed('t', 6);
+    r.missed('t', 6, 50, 50);
+    r.missed('t', 6, 50, 50);
     await r.settled();
     expect(r.page('t', 5, 10)).toBeDefined();
     expect(r.members).toBe(2);
     const failing = createMemberRosters(loader({}).load, { onError: (e) => errors.push(e) });
-    failing.missed('u', 1);
-    failing.missed('u', 1);
+    failing.missed('u', 1, 50, 50);
+    failing.missed('u', 1, 50, 50);
     await failing.settled();
     expect(failing.has('u')).toBe(false);
     expect(errors).toHaveLength(1);
