@@ -4,6 +4,7 @@
 // API, one route of our own (`/bench/own-route`: auth + one indexed query on the same hooks and
 // pool), reported for comparison, not held to anything.
 import '../src/heap.ts';
+import v8 from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
@@ -88,8 +89,13 @@ serve(
         return service.url;
       case 'queries':
         return queries;
-      case 'memory':
-        return process.memoryUsage();
+      case 'memory': {
+        const used = process.memoryUsage();
+        // BENCH_HEAP_SNAPSHOT=<file>: what the memory is, for DevTools' Memory tab.
+        const file = process.env.BENCH_HEAP_SNAPSHOT;
+        if (file) v8.writeHeapSnapshot(file);
+        return used;
+      }
       case 'profile-start':
         return startProfile();
       case 'profile-stop':
