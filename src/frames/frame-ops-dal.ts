@@ -56,19 +56,21 @@ export interface Guard {
   billing: 'active' | 'past_due';
 }
 
+/** The frame's columns a stop or a start may change, returned as written. */
+const CHANGED = [
+  'desired_state',
+  'updated_at',
+  'crash_streak',
+  'backoff_tripped_at',
+  'last_status',
+  'last_status_reason',
+  'generation',
+  'version',
+  'last_event_id',
+] as const;
+
 /** The row as written; undefined when it was not (moved since, or gone). */
-export type Written = Pick<
-  Selectable<DB['frames']>,
-  | 'desired_state'
-  | 'updated_at'
-  | 'crash_streak'
-  | 'backoff_tripped_at'
-  | 'last_status'
-  | 'last_status_reason'
-  | 'generation'
-  | 'version'
-  | 'last_event_id'
-> & {
+export type Written = Pick<Selectable<DB['frames']>, (typeof CHANGED)[number]> & {
   /** The row's new version (frames-dal frameOf). */
   row_version: string;
   /** As the write saw it: the answer shows the agent as it is, not as remembered. */
@@ -77,23 +79,26 @@ export type Written = Pick<
 
 type Value = string | number | boolean | null;
 
-/** A write's row of arguments: its columns, with their types. */
-const ROW = [
-  ['id', 'text'],
-  ['since', 'text'],
-  ['user_id', 'text'],
-  ['user_version', 'bigint'],
-  ['project_version', 'bigint'],
-  ['billing', 'text'],
-  ['desired_state', 'text'],
-  ['updated_at', 'timestamptz'],
-  ['clears_backoff', 'boolean'],
-  ['last_status', 'text'],
-  ['last_status_reason', 'text'],
-  ['generation', 'int'],
-  ['version', 'int'],
-  ['last_event_id', 'text'],
-] as const;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** A write's row of arguments: each column's name, type and value. */
+const ROW: ReadonlyArray<readonly [string, string, (w: OperationWrite) => Value]> = [
+  ['id', 'text', (w) => w.frameId],
+  ['since', 'text', (w) => w.unchangedSince ?? null],
+  ['user_id', 'text', (w) => w.guard?.userId ?? null],
+  ['user_version', 'bigint', (w) => w.guard?.userVersion ?? null],
+  ['project_version', 'bigint', (w) => w.guard?.projectVersion ?? null],
+  ['billing', 'text', (w) => w.guard?.billing ?? null],
+  ['desired_state', 'text', (w) => w.set.desired_state],
+  ['updated_at', 'timestamptz', (w) => iso(w.set.updated_at)],
+  ['clears_backoff', 'boolean', (w) => w.set.clears_backoff],
+  ['last_status', 'text', (w) => w.set.last_status],
+  ['last_status_reason', 'text', (w) => w.set.last_status_reason],
+  ['generation', 'int', (w) => w.set.generation],
+  ['version', 'int', (w) => w.set.version],
+  // The frame's newest event is the last of ours (migrations/0016).
+  ['last_event_id', 'text', (w) => w.events[w.events.length - 1]?.id ?? null],
+];
 
 /**
  * The statement of `n` writes of distinct frames, compiled once (db/compiled.ts): a row of
@@ -126,9 +131,8 @@ const statement = (n: number) =>
       and (w.user_id is null or exists (select from projects p join users cu on cu.id = w.user_id
         where p.id = frames.project_id and cu.access_version = w.user_version
         and p.access_version = w.project_version and ${payerBillingSql('p')} = w.billing))
-    returning frames.id, frames.desired_state, frames.updated_at, frames.crash_streak,
-      frames.backoff_tripped_at, frames.last_status, frames.last_status_reason,
-      frames.generation, frames.version, frames.last_event_id, frames.xmin::text as row_version,
+    returning frames.id, ${sql.join(CHANGED.map((c) => sql.ref(`frames.${c}`)))},
+      frames.xmin::text as row_version,
       (select a.last_seen_at from agents a where a.id = frames.agent_id) as agent_last_seen_at),
     e as (insert into frame_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
       select ${sql.join(EVENT_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
@@ -160,8 +164,6 @@ const EVENT_COLUMNS = [
   'space_id',
 ] as const;
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 const byFrame = (a: OperationWrite, b: OperationWrite) =>
   a.frameId < b.frameId ? -1 : a.frameId > b.frameId ? 1 : 0;
 
@@ -171,22 +173,7 @@ const byFrame = (a: OperationWrite, b: OperationWrite) =>
  */
 export async function writeOperations(q: Queryable, writes: OperationWrite[]) {
   const sorted = writes.toSorted(byFrame);
-  const args = sorted.flatMap((w): Value[] => [
-    w.frameId,
-    w.unchangedSince ?? null,
-    w.guard?.userId ?? null,
-    w.guard?.userVersion ?? null,
-    w.guard?.projectVersion ?? null,
-    w.guard?.billing ?? null,
-    w.set.desired_state,
-    iso(w.set.updated_at),
-    w.set.clears_backoff,
-    w.set.last_status,
-    w.set.last_status_reason,
-    w.set.generation,
-    w.set.version,
-    w.events[w.events.length - 1]?.id ?? null,
-  ]);
+  const args = sorted.flatMap((w) => ROW.map(([, , value]) => value(w)));
   const events = sorted.flatMap((w) =>
     w.events.map((e) => ({
       ...e,
