@@ -51,8 +51,11 @@ describe('console: signing up, in and out', () => {
     await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('.field-error').textContent()).toMatch(/password/i);
 
-    // With the keyboard only: Tab to each field, Enter to send.
+    // With the keyboard only: Tab to each field, Enter to send. The form must be on the page
+    // before the first Tab: pressed while the reloaded page was still rendering, it went
+    // elsewhere and the e-mail was typed into nothing (about one run in two on a busy machine).
     await page.reload();
+    await page.getByLabel('E-mail').waitFor();
     await page.keyboard.press('Tab');
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');
