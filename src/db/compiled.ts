@@ -9,7 +9,7 @@ import type { Queryable } from './database.ts';
 import type { DB } from './schema.ts';
 
 type Scalar = string | number | boolean | null;
-type Value = Scalar | readonly Scalar[];
+type Value = Scalar | readonly Scalar[] | Uint8Array;
 type Slot = { arg: number } | { value: unknown };
 
 const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledOnce } from '../db/compiled.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import { newId } from '../ids.ts';
@@ -62,15 +63,17 @@ export async function insertToken(q: Queryable, t: NewToken) {
   return { token, row };
 }
 
-/** Token and its user in one query; expiry and revocation are checked by the caller's clock. */
-export function tokenWithUser(q: Queryable, tokenHash: Buffer) {
-  return q
+// Token and its user in one query; expiry and revocation are checked by the caller's clock.
+// Compiled once: a caller's first request (its token not cached) sends it.
+const tokenRow = compiledOnce((q, tokenHash: Uint8Array) =>
+  q
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .select(['t.id', 't.user_id', 't.expires_at', 't.revoked_at', 't.last_used_at', 'u.email'])
-    .where('t.token_hash', '=', tokenHash)
-    .executeTakeFirst();
-}
+    .where('t.token_hash', '=', tokenHash as Buffer),
+);
+export const tokenWithUser = async (q: Queryable, tokenHash: Buffer) =>
+  (await tokenRow(q, tokenHash))[0];
 
 /** Records when tokens were last used, each at its own time, in one statement. */
 export async function touchTokens(q: Queryable, uses: Array<{ id: string; at: Date }>) {
