@@ -98,7 +98,15 @@ export interface DB {
     /** An org's billing (it pays for its projects); null for a team. */
     billing_status: 'active' | 'past_due' | null;
   };
-  team_members: { team_id: string; user_id: string; role: Role; joined_at: Timestamp };
+  team_members: {
+    team_id: string;
+    user_id: string;
+    role: Role;
+    joined_at: Timestamp;
+    /** The user's, copied by the database (migrations/0019): never written here. */
+    email: ColumnType<string, never, never>;
+    name: ColumnType<string, never, never>;
+  };
   invitations: {
     id: string;
     team_id: string;

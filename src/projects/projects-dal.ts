@@ -42,7 +42,6 @@ export function projectTeamAccess(q: Queryable, projectId: string) {
     .selectFrom('grants as g')
     .innerJoin('teams as t', 't.id', 'g.team_id')
     .innerJoin('team_members as m', 'm.team_id', 'g.team_id')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
     .select([
       'g.id as grant_id',
       'g.role as grant_role',
@@ -50,15 +49,15 @@ export function projectTeamAccess(q: Queryable, projectId: string) {
       't.id as team_id',
       't.name as team_name',
       't.slug as team_slug',
-      'u.id as user_id',
-      'u.email',
-      'u.name',
+      'm.user_id',
+      'm.email',
+      'm.name',
       'm.role as team_role',
     ])
     .where('g.project_id', '=', projectId)
     .orderBy('g.id')
     .orderBy('m.joined_at')
-    .orderBy('u.id')
+    .orderBy('m.user_id')
     .execute();
 }
 
@@ -114,11 +113,10 @@ export function orgWithOwner(q: Queryable, orgId: string) {
 export function orgMembersForAccess(q: Queryable, orgId: string) {
   return q
     .selectFrom('team_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id as user_id', 'u.email', 'u.name', 'm.role as org_role'])
+    .select(['m.user_id', 'm.email', 'm.name', 'm.role as org_role'])
     .where('m.team_id', '=', orgId)
     .orderBy('m.joined_at')
-    .orderBy('u.id')
+    .orderBy('m.user_id')
     .execute();
 }
 

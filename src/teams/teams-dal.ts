@@ -36,8 +36,7 @@ export function listTeamsFor(
 const membersOf = (q: Queryable, teamId: string) =>
   q
     .selectFrom('team_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+    .select(['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
     .where('m.team_id', '=', teamId);
 const firstMembers = compiledOnce((q, teamId: string, limit: number) =>
   membersOf(q, teamId).orderBy('m.joined_at').orderBy('m.user_id').limit(limit),
@@ -61,7 +60,8 @@ export function listMembers(q: Queryable, teamId: string, limit: number, after?:
 // The caller's role and the team's members_version with a page of its members, in one
 // statement: 0 rows when the caller is not in a team of that kind; one row of nulls after the
 // caller's columns when the page is empty. The page is a lateral subquery on the same index
-// range as listMembers'.
+// range as listMembers': team_members_joined holds what a page shows (migrations/0019), so it
+// is read from the index alone.
 const pageWithCaller = (
   q: Kysely<DB>,
   teamId: string,
@@ -79,8 +79,7 @@ const pageWithCaller = (
       (eb) => {
         let page = eb
           .selectFrom('team_members as m')
-          .innerJoin('users as u', 'u.id', 'm.user_id')
-          .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+          .select(['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
           .whereRef('m.team_id', '=', 't.id');
         if (after)
           page = page.where(
@@ -145,8 +144,7 @@ const rosterOf = compiledOnce((q, teamId: string, kind: 'team' | 'org', max: num
       (eb) =>
         eb
           .selectFrom('team_members as m')
-          .innerJoin('users as u', 'u.id', 'm.user_id')
-          .select(['m.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+          .select(['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
           .whereRef('m.team_id', '=', 't.id')
           .orderBy('m.joined_at')
           .orderBy('m.user_id')
@@ -168,8 +166,7 @@ export const memberRoster = (q: Queryable, teamId: string, kind: 'team' | 'org',
 export function member(q: Queryable, teamId: string, userId: string) {
   return q
     .selectFrom('team_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.team_id', 'm.user_id', 'u.email', 'u.name', 'm.role', 'm.joined_at'])
+    .select(['m.team_id', 'm.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
     .where('m.team_id', '=', teamId)
     .where('m.user_id', '=', userId)
     .executeTakeFirst();

@@ -77,3 +77,86 @@ describe('user_shown_in_teams', () => {
     expect(shown).toContain(`${member.id.toLowerCase()}@released.invalid`);
   });
 });
+
+// migrations/0019: each membership holds its user's e-mail and name, for member pages read
+// from one index. The copy is the database's to keep.
+describe('team_member_names', () => {
+  const copies = async (userId: string) =>
+    t.db
+      .selectFrom('team_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['m.team_id', 'm.email', 'm.name', 'u.email as user_email', 'u.name as user_name'])
+      .where('m.user_id', '=', userId)
+      .execute();
+
+  it("is the user's whatever an insert or update says", async () => {
+    const owner = await newUser(t, 'owner');
+    const member = await newUser(t, 'member');
+    const team = await newTeam(t, owner, 'Copies');
+    await sql`insert into team_members (team_id, user_id, role, joined_at, email, name)
+      values (${team.id}, ${member.id}, 'viewer', now(), 'forged@example.test', 'Forged')`.execute(
+      t.db,
+    );
+    await sql`update team_members set email = 'forged@example.test'
+      where user_id = ${member.id}`.execute(t.db);
+    const [row] = await copies(member.id);
+    expect(row).toMatchObject({ email: member.email, name: row!.user_name });
+  });
+
+  it('follows a new e-mail or name, without moving access versions', async () => {
+    const owner = await newUser(t, 'owner');
+    const member = await newUser(t, 'member');
+    const a = await newTeam(t, owner, 'A');
+    const b = await newTeam(t, owner, 'B');
+    await addMember(t, a.id, member, 'viewer');
+    await addMember(t, b.id, member, 'admin');
+    const access = () =>
+      t.db.selectFrom('users').select('access_version').where('id', '=', member.id).execute();
+    const before = await access();
+    await t.db
+      .updateTable('users')
+      .set({ name: 'New Name', email: `new.${member.email}` })
+      .where('id', '=', member.id)
+      .execute();
+    const rows = await copies(member.id);
+    expect(rows).toHaveLength(2);
+    for (const r of rows) expect([r.email, r.name]).toEqual([`new.${member.email}`, 'New Name']);
+    expect(await access()).toEqual(before);
+    // A role change still moves them.
+    await t.db
+      .updateTable('team_members')
+      .set({ role: 'member' })
+      .where('team_id', '=', a.id)
+      .where('user_id', '=', member.id)
+      .execute();
+    expect(Number((await access())[0]!.access_version)).toBe(Number(before[0]!.access_version) + 1);
+  });
+
+  it('holds when a membership is added while the e-mail changes', async () => {
+    const owner = await newUser(t, 'owner');
+    const member = await newUser(t, 'member');
+    const team = await newTeam(t, owner, 'Race');
+    // The rename is made and held uncommitted; the membership is added meanwhile. Without the
+    // lock in the trigger the insert would copy the committed (old) address and commit after.
+    let updated!: () => void;
+    let commit!: () => void;
+    const made = new Promise<void>((r) => (updated = r));
+    const held = new Promise<void>((r) => (commit = r));
+    const rename = t.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ email: `renamed.${member.email}` })
+        .where('id', '=', member.id)
+        .execute();
+      updated();
+      await held;
+    });
+    await made;
+    const join = addMember(t, team.id, member, 'member');
+    await new Promise((r) => setTimeout(r, 300));
+    commit();
+    await Promise.all([rename, join]);
+    const [row] = await copies(member.id);
+    expect(row).toMatchObject({ email: `renamed.${member.email}`, user_email: row!.email });
+  });
+});
