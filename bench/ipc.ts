@@ -26,10 +26,11 @@ export function startChild(
   file: URL,
   env: Record<string, string>,
   stdout: 'inherit' | 'ignore' | number = 'inherit',
+  nodeFlags: string[] = [],
 ): Child {
   const path = fileURLToPath(file);
   const child: ChildProcess = fork(path, [], {
-    execArgv: path.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    execArgv: [...nodeFlags, ...(path.endsWith('.ts') ? ['--import', 'tsx'] : [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });

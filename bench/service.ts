@@ -1,6 +1,6 @@
 // The processes the bench measures: the service (bench/service-process.ts) and the stack's limit
 // (bench/limit-process.ts), each a child process of the bench, on the same database server.
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { buildServer } from '../scripts/server-build.mjs';
 import { sealer } from '../src/secrets.ts';
@@ -25,8 +25,13 @@ export interface Measured {
   close(): Promise<void>;
 }
 
-async function start(file: URL, env: Record<string, string>, stdout: number | 'inherit') {
-  const child = startChild(file, env, stdout);
+async function start(
+  file: URL,
+  env: Record<string, string>,
+  stdout: number | 'inherit',
+  nodeFlags: string[] = [],
+) {
+  const child = startChild(file, env, stdout, nodeFlags);
   const url = await child.ask<string>({ type: 'url' });
   const measured: Measured = {
     url,
@@ -60,6 +65,12 @@ async function serviceBundle() {
   return pathToFileURL(await bundle);
 }
 
+/** The Node.js flags `npm start` gives the service (package.json): the bench runs it alike. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return (pkg.scripts.start as string).split(/\s+/).filter((w) => w.startsWith('--'));
+}
+
 /**
  * The service, at its default log level (`info`: a line per request) unless `logLevel` says
  * otherwise; its log is thrown away unless BENCH_SERVICE_LOG names a file to append it to.
@@ -71,6 +82,7 @@ export async function startService(databaseUrl: string, logLevel?: string): Prom
       await serviceBundle(),
       { DATABASE_URL: databaseUrl, ...(logLevel ? { BENCH_LOG_LEVEL: logLevel } : {}) },
       fd,
+      startFlags(),
     );
   } finally {
     closeSync(fd); // the child holds its own copy
