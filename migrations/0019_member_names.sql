@@ -5,10 +5,11 @@
 -- buffers to 18.
 ALTER TABLE team_members ADD COLUMN email text, ADD COLUMN name text;
 
--- The copy is the user's, whatever an INSERT or UPDATE says. The user's row is locked as an update would:
--- an e-mail change that committed after this statement began would otherwise leave the copy
--- old (that change's UPDATE below cannot see a membership not yet committed). The statement's
--- bump_user_access (0004) takes the same lock afterwards anyway.
+-- The copy is the user's, whatever an INSERT or UPDATE says. The user's row is locked as an
+-- update would: an e-mail change that committed after this statement began would otherwise
+-- leave the copy old (that change's UPDATE below cannot see a membership not yet committed).
+-- The statement's bump_user_access (0004) takes the same lock afterwards anyway; taking it
+-- here first means an insert of several users' memberships locks them in its rows' order.
 CREATE FUNCTION team_member_names() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   SELECT u.email, u.name INTO NEW.email, NEW.name FROM users u WHERE u.id = NEW.user_id

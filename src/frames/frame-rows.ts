@@ -26,7 +26,7 @@ export type FrameRow = Omit<FrameForCaller, keyof RoleSeen>;
  * while the string is (measured on a 1.4 kB JSON built by concatenation: 13.5 kB of heap).
  */
 export interface FrameAnswer {
-  /** What the answer was made of, besides the row's version. */
+  /** What the answer was made of: the row's version and the facts outside the row. */
   key: string;
   body: Buffer;
   etag: string;
