@@ -33,11 +33,12 @@ export function listTeamsFor(
     : firstTeams(q, userId, kind, limit + 1);
 }
 
+/** What a member list shows of each member: the membership with its copy of the user's name
+ *  and e-mail (migrations/0019), all in team_members_joined. */
+const MEMBER_SHOWN = ['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'] as const;
+
 const membersOf = (q: Queryable, teamId: string) =>
-  q
-    .selectFrom('team_members as m')
-    .select(['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
-    .where('m.team_id', '=', teamId);
+  q.selectFrom('team_members as m').select(MEMBER_SHOWN).where('m.team_id', '=', teamId);
 const firstMembers = compiledOnce((q, teamId: string, limit: number) =>
   membersOf(q, teamId).orderBy('m.joined_at').orderBy('m.user_id').limit(limit),
 );
@@ -79,7 +80,7 @@ const pageWithCaller = (
       (eb) => {
         let page = eb
           .selectFrom('team_members as m')
-          .select(['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
+          .select(MEMBER_SHOWN)
           .whereRef('m.team_id', '=', 't.id');
         if (after)
           page = page.where(
@@ -144,7 +145,7 @@ const rosterOf = compiledOnce((q, teamId: string, kind: 'team' | 'org', max: num
       (eb) =>
         eb
           .selectFrom('team_members as m')
-          .select(['m.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
+          .select(MEMBER_SHOWN)
           .whereRef('m.team_id', '=', 't.id')
           .orderBy('m.joined_at')
           .orderBy('m.user_id')
@@ -166,7 +167,7 @@ export const memberRoster = (q: Queryable, teamId: string, kind: 'team' | 'org',
 export function member(q: Queryable, teamId: string, userId: string) {
   return q
     .selectFrom('team_members as m')
-    .select(['m.team_id', 'm.user_id', 'm.email', 'm.name', 'm.role', 'm.joined_at'])
+    .select(['m.team_id', ...MEMBER_SHOWN])
     .where('m.team_id', '=', teamId)
     .where('m.user_id', '=', userId)
     .executeTakeFirst();
