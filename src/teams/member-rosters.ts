@@ -16,6 +16,7 @@
 // a team whose members change all the time is served by the database, not by a reload after
 // each change.
 import { performance } from 'node:perf_hooks';
+import { LRUCache } from 'lru-cache';
 import { encodeCursor } from '../paging.ts';
 
 /** What a roster read answers: the version and every member in list order, of one snapshot. */
@@ -58,7 +59,9 @@ export function createMemberRosters<T>(
 ) {
   // Maps keep insertion order: re-inserting on use makes the first key the least recent.
   const rosters = new Map<string, Roster>();
-  const tracked = new Map<string, Tracking>();
+  // Teams seen in a cold run are thousands: a Map dropping its first key would pay V8's scan
+  // of deleted slots at the front of its table on each new one (token-cache.ts).
+  const tracked = new LRUCache<string, Tracking>({ max: MAX_TRACKED });
   const loads = new Set<Promise<void>>();
   let held = 0;
 
@@ -132,10 +135,6 @@ export function createMemberRosters<T>(
       if ((rosters.get(teamId)?.version ?? -1) >= version) return;
       let t = tracked.get(teamId);
       if (!t) {
-        if (tracked.size >= MAX_TRACKED) {
-          const oldest = tracked.keys().next();
-          if (!oldest.done) tracked.delete(oldest.value);
-        }
         t = { misses: 0, rented: 0, loading: false, readyAt: 0 };
         tracked.set(teamId, t);
       }
