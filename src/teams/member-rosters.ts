@@ -16,6 +16,7 @@
 // a team whose members change all the time is served by the database, not by a reload after
 // each change.
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { encodeCursor } from '../paging.ts';
 
@@ -51,6 +52,8 @@ export interface RosterOptions {
 const MAX_MEMBERS = 50_000;
 const MAX_TRACKED = 10_000;
 const RELOAD_FACTOR = 20;
+/** Members serialized between two yields to the event loop (about 1 ms). */
+const SLICE = 500;
 
 /** `load(teamId, max)` reads at most max + 1 members. Items serialize with JSON.stringify. */
 export function createMemberRosters<T>(
@@ -71,24 +74,34 @@ export function createMemberRosters<T>(
     rosters.delete(teamId);
   }
 
-  function keep(teamId: string, read: RosterRead<T>) {
-    if ((rosters.get(teamId)?.version ?? -1) >= read.version) return;
-    drop(teamId);
+  const newer = (teamId: string, version: number) =>
+    (rosters.get(teamId)?.version ?? -1) >= version;
+
+  // Built a slice at a time, yielding to requests between slices: the 10,292 members of the
+  // bench's big team took 15 to 30 ms in one piece, which every request waiting then waited.
+  async function keep(teamId: string, read: RosterRead<T>) {
+    if (newer(teamId, read.version)) return;
     const n = read.members.length;
-    if (n > maxMembers) return;
+    if (n > maxMembers) return drop(teamId);
+    const texts = new Array<string>(n);
+    const cursors = new Array<string>(n);
+    const at = new Map<string, number>();
+    for (const [i, m] of read.members.entries()) {
+      if (i > 0 && i % SLICE === 0) await setImmediate();
+      const cursor = encodeCursor(m.key);
+      texts[i] = JSON.stringify(m.item);
+      cursors[i] = cursor;
+      at.set(cursor, i);
+    }
+    // Another read of the team may have been kept while this one was being built.
+    if (newer(teamId, read.version)) return;
+    drop(teamId);
     while (held + n > maxMembers) {
       const oldest = rosters.keys().next();
       if (oldest.done) break;
       drop(oldest.value);
     }
-    const texts = read.members.map((m) => JSON.stringify(m.item));
-    const cursors = read.members.map((m) => encodeCursor(m.key));
-    rosters.set(teamId, {
-      version: read.version,
-      texts,
-      cursors,
-      at: new Map(cursors.map((c, i) => [c, i])),
-    });
+    rosters.set(teamId, { version: read.version, texts, cursors, at });
     held += n;
   }
 
@@ -96,7 +109,8 @@ export function createMemberRosters<T>(
     t.loading = true;
     const started = performance.now();
     const done = load(teamId, maxMembers)
-      .then((read) => keep(teamId, read), onError)
+      .then((read) => keep(teamId, read))
+      .catch(onError)
       .finally(() => {
         const took = performance.now() - started;
         t.loading = false;

@@ -52,6 +52,23 @@ describe('member rosters', () => {
     expect(r.page('t', 3, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 'x']))).toBeUndefined();
   });
 
+  it('of thousands of members are built a slice at a time, letting other work run between', async () => {
+    const { load } = loader({ t: roster(1, 5000) });
+    const r = createMemberRosters(load);
+    r.missed('t', 1, 2500, 5000);
+    r.missed('t', 1, 2500, 5000);
+    // Timers that fire while the roster is built: none would, were it built in one piece.
+    let ticks = 0;
+    const tick = setInterval(() => ticks++, 0);
+    await r.settled();
+    clearInterval(tick);
+    expect(ticks).toBeGreaterThan(0);
+    expect(ids(r.page('t', 1, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 't4997'])))).toEqual([
+      't4998',
+      't4999',
+    ]);
+  });
+
   it('of a larger team are read once the pages read from the database add up to its size', async () => {
     const { calls, load } = loader({ t: roster(1, 500) });
     const r = createMemberRosters(load);
