@@ -6,7 +6,6 @@
 import '../src/heap.ts';
 import v8 from 'node:v8';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createDatabase, createPool } from '../src/db/database.ts';
 import { systemClock } from '../src/clock.ts';
@@ -14,7 +13,7 @@ import { createNotifier } from '../src/db/notifier.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { actorOf } from '../src/http/auth.ts';
-import { logSerializers } from '../src/http/log-redaction.ts';
+import { createLogger } from '../src/logger.ts';
 import { BENCH_SECRET_KEY, benchSealer } from './service.ts';
 import { serve } from './ipc.ts';
 import { startProfile, stopProfile } from './profile.ts';
@@ -32,11 +31,7 @@ const config = loadConfig({
 let queries = 0;
 
 async function start() {
-  const log = pino({
-    level: config.logLevel,
-    base: { service: 'frameplane' },
-    serializers: logSerializers,
-  }); // as src/main.ts
+  const log = createLogger(config.logLevel); // as src/main.ts
   const pool = createPool(databaseUrl, {
     max: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,

@@ -5,7 +5,6 @@ import './heap.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import type pg from 'pg';
 import { loadConfig } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
@@ -15,7 +14,7 @@ import { discardTestClockOffset, systemClock } from './clock.ts';
 import { sealer } from './secrets.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
-import { logSerializers } from './http/log-redaction.ts';
+import { createLogger } from './logger.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
@@ -24,11 +23,7 @@ import { stopOnSignals } from './stop-signals.ts';
 import { consoleBuild } from './web/console-routes.ts';
 
 const config = loadConfig();
-const log = pino({
-  level: config.logLevel,
-  base: { service: 'frameplane' },
-  serializers: logSerializers,
-});
+const log = createLogger(config.logLevel);
 
 function secretKey(): string {
   if (config.secretKey) return config.secretKey;
