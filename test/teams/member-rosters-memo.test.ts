@@ -23,10 +23,10 @@ function loader(reads: Record<string, RosterRead<{ id: string }>>) {
   return { calls, load };
 }
 
-const ids = (text: string | undefined) =>
+const ids = (text: Buffer | undefined) =>
   text === undefined
     ? undefined
-    : (JSON.parse(text).data as Array<{ id: string }>).map((m) => m.id);
+    : (JSON.parse(text.toString()).data as Array<{ id: string }>).map((m) => m.id);
 
 describe('member rosters', () => {
   it('are read on the second miss of a team of a page or two, once, and serve any page of their version', async () => {
@@ -41,12 +41,12 @@ describe('member rosters', () => {
     expect(r.has('t')).toBe(true);
     expect(ids(r.page('t', 3, 2))).toEqual(['t0', 't1']);
     const after1 = encodeCursor(['2026-01-01T00:00:00.000Z', 't1']);
-    expect(JSON.parse(r.page('t', 3, 2, after1) ?? '')).toEqual({
+    expect(JSON.parse(String(r.page('t', 3, 2, after1)))).toEqual({
       data: [{ id: 't2' }, { id: 't3' }],
       next_cursor: encodeCursor(['2026-01-01T00:00:00.000Z', 't3']),
     });
     const last = encodeCursor(['2026-01-01T00:00:00.000Z', 't4']);
-    expect(JSON.parse(r.page('t', 3, 2, last) ?? '')).toEqual({ data: [], next_cursor: null });
+    expect(JSON.parse(String(r.page('t', 3, 2, last)))).toEqual({ data: [], next_cursor: null });
     // Another version, or a cursor it does not hold: not served.
     expect(r.page('t', 4, 2)).toBeUndefined();
     expect(r.page('t', 3, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 'x']))).toBeUndefined();
@@ -67,6 +67,27 @@ describe('member rosters', () => {
       't4998',
       't4999',
     ]);
+  });
+
+  it('serve pages of members whose JSON is not ASCII, cut at the right bytes', async () => {
+    const names = ['Zoë', '李雷', 'plain', '🚀 launch', 'e\u0301'];
+    const read = {
+      version: 1,
+      members: names.map((name, i) => ({
+        item: { id: `m${i}`, name },
+        key: ['2026-01-01T00:00:00.000Z', `m${i}`],
+      })),
+    };
+    const r = createMemberRosters(async () => read);
+    r.missed('t', 1, 3, 5);
+    r.missed('t', 1, 3, 5);
+    await r.settled();
+    const cursorAfter = (i: number) => encodeCursor(['2026-01-01T00:00:00.000Z', `m${i}`]);
+    const page = (cursor?: string) =>
+      JSON.parse(String(r.page('t', 1, 2, cursor))) as { data: Array<{ name: string }> };
+    expect(page().data.map((m) => m.name)).toEqual(['Zoë', '李雷']);
+    expect(page(cursorAfter(1)).data.map((m) => m.name)).toEqual(['plain', '🚀 launch']);
+    expect(page(cursorAfter(3)).data.map((m) => m.name)).toEqual(['e\u0301']);
   });
 
   it('of a larger team are read once the pages read from the database add up to its size', async () => {
