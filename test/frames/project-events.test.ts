@@ -183,6 +183,9 @@ describe('GET /v2/projects/{id}/events', () => {
     const s = await openEventStream(`${origin}${w.events}`, w.ann.token);
     try {
       expect(s.res.status).toBe(200);
+      // A hijacked reply carries the security headers too (src/http/sse.ts copies them).
+      expect(s.res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(s.res.headers.get('content-security-policy')).toContain("default-src 'self'");
       const gone = await t.del(`/v2/projects/${w.project.id}`, { token: w.ann.token });
       expect(gone.status, gone.text).toBeLessThan(300);
       await s.until(() => s.of('end').length === 1);
