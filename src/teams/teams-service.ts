@@ -19,12 +19,15 @@ interface TeamRow {
   owner_id: string;
   created_at: Date;
 }
-export const presentTeam = (t: TeamRow) => ({
+/** A team as the caller sees it: one object literal, not a spread copy (lists build many). */
+export const presentTeam = (t: TeamRow, role: Role, memberCount: number) => ({
   id: t.id,
   name: t.name,
   slug: t.slug,
   owner_id: t.owner_id,
   created_at: iso(t.created_at),
+  role,
+  member_count: memberCount,
 });
 const snapshot = (t: TeamRow) => ({ name: t.name, slug: t.slug });
 
@@ -54,7 +57,7 @@ export function createTeamsService({ db, clock, access }: Deps) {
           targetId: team.id,
           after: snapshot(team),
         });
-        return { ...presentTeam(team), role: 'owner' as Role, member_count: 1 };
+        return presentTeam(team, 'owner', 1);
       });
     },
 
@@ -64,13 +67,13 @@ export function createTeamsService({ db, clock, access }: Deps) {
         rows,
         limit,
         (t) => [t.id],
-        (t) => ({ ...presentTeam(t), role: t.role, member_count: t.member_count }),
+        (t) => presentTeam(t, t.role, t.member_count),
       );
     },
 
     async get(actor: Actor, teamId: string) {
       const team = await access.requireTeam(actor.userId, teamId, 'team.read');
-      return { ...presentTeam(team), role: team.role, member_count: team.member_count };
+      return presentTeam(team, team.role, team.member_count);
     },
 
     async update(actor: Actor, teamId: string, input: { name?: string; slug?: string }) {
@@ -87,7 +90,7 @@ export function createTeamsService({ db, clock, access }: Deps) {
           before: snapshot(before),
           after: snapshot(team),
         });
-        return { ...presentTeam(team), role: before.role, member_count: team.member_count };
+        return presentTeam(team, before.role, team.member_count);
       });
     },
 
