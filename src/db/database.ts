@@ -69,9 +69,16 @@ function dropOnClientTimeout(client: pg.PoolClient) {
   };
 }
 
+const pools = new WeakMap<object, pg.Pool>();
+
 export function createDatabase(pool: pg.Pool): Database {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
 }
+
+/** The pool under a database made by createDatabase; undefined for a transaction. */
+export const poolOf = (q: Queryable): pg.Pool | undefined => pools.get(q);
 
 const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
 

@@ -61,4 +61,21 @@ describe('compiledOnce', () => {
     );
     await expect(byColumn(db, 'name')).rejects.toThrow(/written into the SQL text/);
   });
+
+  it('runs outside a transaction as a named prepared statement, on a client it gives back', async () => {
+    const one = createPool(await freshDatabaseUrl(), { max: 1 });
+    const single = createDatabase(one);
+    try {
+      await sql`insert into users (id, email, name, password_hash, created_at) values ('v1', 'v1@example.com', 'Vera', 'x', now())`.execute(
+        single,
+      );
+      for (let i = 0; i < 3; i++) expect(await byIdAndName(single, 'v1', 'x', 1)).toHaveLength(1);
+      expect(one.idleCount).toBe(1);
+      const prepared = await sql<{ n: number }>`select count(*)::int as n
+        from pg_prepared_statements where statement like '%"email" like%'`.execute(single);
+      expect(prepared.rows[0]?.n).toBe(1);
+    } finally {
+      await single.destroy();
+    }
+  });
 });
