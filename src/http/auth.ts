@@ -95,6 +95,14 @@ export function installAuth(
           '(POST /v2/auth/login) or create a token, and send Authorization: Bearer <token>.',
       );
     }
-    request.actor = { ...who, requestId: request.id, ip: request.ip };
+    // Field by field: a spread copied whatever else the token cache's entry holds, into an
+    // object of a shape of its own per request.
+    request.actor = {
+      userId: who.userId,
+      email: who.email,
+      tokenId: who.tokenId,
+      requestId: request.id,
+      ip: request.ip,
+    };
   });
 }
