@@ -25,8 +25,7 @@ export interface RoleSeen {
 }
 
 export function createRoleMemo(maxEntries = MAX_ENTRIES) {
-  // Not a Map re-inserted on a hit and dropping its first key: V8 scans every deleted slot at
-  // the front of a Map's table to find that key, some 11 µs an insert at 20,000 entries.
+  // lru-cache, not a Map dropping its first key: see token-cache.ts.
   const entries = new LRUCache<string, RoleHint>({ max: maxEntries });
   const keyOf = (userId: string, projectId: string) => `${userId}\n${projectId}`;
 

@@ -3,7 +3,7 @@
 // transaction (triggers in migrations/0003). A request reads the version together with the
 // caller's role, in the access check it makes anyway, and is served from a roster only if the
 // roster was read at that version: never older than the caller's own view of the team, on any
-// instance. Any page of a held roster, after any cursor, is a slice of texts already serialized;
+// instance. Any page of a held roster, after any cursor, is a slice of JSON already serialized;
 // a page that misses is read from the database as before.
 //
 // A roster is read in the background, off the request, once the pages of a team read from the
@@ -70,29 +70,28 @@ export function createMemberRosters<T>(
   load: (teamId: string, max: number) => Promise<RosterRead<T>>,
   { maxMembers = MAX_MEMBERS, onError = () => {} }: RosterOptions = {},
 ) {
-  // Maps keep insertion order: re-inserting on use makes the first key the least recent.
-  const rosters = new Map<string, Roster>();
+  // Bounded by the members held across rosters, least recently used dropped first; a roster
+  // larger than the bound is not held (lru-cache's maxSize; an empty roster counts one).
+  const rosters = new LRUCache<string, Roster>({
+    maxSize: maxMembers,
+    sizeCalculation: (r) => Math.max(1, r.ends.length),
+  });
   // Teams seen in a cold run are thousands: a Map dropping its first key would pay V8's scan
   // of deleted slots at the front of its table on each new one (token-cache.ts).
   const tracked = new LRUCache<string, Tracking>({ max: MAX_TRACKED });
   const loads = new Set<Promise<void>>();
-  let held = 0;
-
-  function drop(teamId: string) {
-    const r = rosters.get(teamId);
-    if (r) held -= r.ends.length;
-    rosters.delete(teamId);
-  }
-
   const newer = (teamId: string, version: number) =>
-    (rosters.get(teamId)?.version ?? -1) >= version;
+    (rosters.peek(teamId)?.version ?? -1) >= version;
 
   // Built a slice at a time, yielding to requests between slices: the 10,292 members of the
   // bench's big team took 15 to 30 ms in one piece, which every request waiting then waited.
   async function keep(teamId: string, read: RosterRead<T>) {
     if (newer(teamId, read.version)) return;
     const n = read.members.length;
-    if (n > maxMembers) return drop(teamId);
+    if (n > maxMembers) {
+      rosters.delete(teamId);
+      return;
+    }
     const slices: Buffer[] = [];
     const ends = new Uint32Array(n);
     const cursors = new Array<string>(n);
@@ -116,14 +115,7 @@ export function createMemberRosters<T>(
     slices.push(sliceBytes(slice, slices.length));
     // Another read of the team may have been kept while this one was being built.
     if (newer(teamId, read.version)) return;
-    drop(teamId);
-    while (held + n > maxMembers) {
-      const oldest = rosters.keys().next();
-      if (oldest.done) break;
-      drop(oldest.value);
-    }
     rosters.set(teamId, { version: read.version, bytes: Buffer.concat(slices), ends, cursors, at });
-    held += n;
   }
 
   function startLoad(teamId: string, t: Tracking) {
@@ -151,12 +143,11 @@ export function createMemberRosters<T>(
 
     /** The page's JSON, if the roster held is of this version and knows the cursor. */
     page(teamId: string, version: number, limit: number, cursor?: string): Buffer | undefined {
-      const r = rosters.get(teamId);
+      const r = rosters.peek(teamId);
       if (r?.version !== version) return undefined;
       const start = cursor === undefined ? 0 : (r.at.get(cursor) ?? -2) + 1;
       if (start < 0) return undefined;
-      rosters.delete(teamId);
-      rosters.set(teamId, r);
+      rosters.get(teamId); // served: now the most recently used
       const n = r.ends.length;
       const end = Math.min(start + limit, n);
       const from = start === 0 ? 0 : (r.ends[start - 1] ?? 0) + 1;
@@ -174,7 +165,7 @@ export function createMemberRosters<T>(
      * `size` members: read the roster if it is worth it.
      */
     missed(teamId: string, version: number, pageSize: number, size: number) {
-      if ((rosters.get(teamId)?.version ?? -1) >= version) return;
+      if (newer(teamId, version)) return;
       let t = tracked.get(teamId);
       if (!t) {
         t = { misses: 0, rented: 0, loading: false, readyAt: 0 };
@@ -192,7 +183,7 @@ export function createMemberRosters<T>(
     },
 
     get members() {
-      return held;
+      return rosters.calculatedSize;
     },
   };
 }
