@@ -7,6 +7,8 @@
 import type { Role } from '../src/db/schema.ts';
 import { newId } from '../src/ids.ts';
 import { newSecret } from '../src/secrets.ts';
+import { mintToken } from '../src/identity/token-format.ts';
+import { benchSealer } from './service.ts';
 import {
   powerLaw,
   randomInt,
@@ -47,8 +49,10 @@ export interface User {
   email: string;
   name: string;
   createdAt: Date;
+  /** Signed with the bench's key, as the service signs the tokens it issues. */
   token: string;
   tokenId: string;
+  tokenExpiresAt: Date;
 }
 export interface Member {
   user: number;
@@ -126,14 +130,23 @@ export function drawDataset(scale: number, seed = 20261122): Dataset {
   // Ascending creation times per table, so ids (ULIDs) sort like creation, as in production.
   const dateAt = (i: number, n: number) => new Date(start + ((now - start) * i) / n);
 
-  const users: User[] = Array.from({ length: sizes.users }, (_, i) => ({
-    id: id('user'),
-    email: `user${i}@bench.example`,
-    name: `User ${i}`,
-    createdAt: dateAt(i, sizes.users),
-    token: newSecret('fp'),
-    tokenId: id('token'),
-  }));
+  // A session's lifetime (identity-service.ts), from the bench's start.
+  const tokenExpiresAt = new Date(Date.now() + 30 * DAY);
+  const { tokenMac } = benchSealer();
+  const users: User[] = Array.from({ length: sizes.users }, (_, i) => {
+    const user = id('user');
+    const tokenId = id('token');
+    const claims = { tokenId, userId: user, expiresAt: tokenExpiresAt };
+    return {
+      id: user,
+      email: `user${i}@bench.example`,
+      name: `User ${i}`,
+      createdAt: dateAt(i, sizes.users),
+      token: mintToken(tokenMac, claims) ?? newSecret('fp'),
+      tokenId,
+      tokenExpiresAt,
+    };
+  });
   const teams = drawTeams(random, sizes, users, now, dateAt);
   const projects: Project[] = Array.from({ length: sizes.projects }, (_, i) => ({
     id: id('project'),

@@ -64,7 +64,6 @@ export async function seed(
       })),
     ),
   );
-  const expires = new Date(Date.now() + 30 * 86_400_000);
   await step('access_tokens', users.length, () =>
     insertAll(
       db,
@@ -76,7 +75,7 @@ export async function seed(
         kind: 'session' as const,
         token_hash: hashSecret(u.token),
         created_at: u.createdAt,
-        expires_at: expires,
+        expires_at: u.tokenExpiresAt,
         last_used_at: null,
         revoked_at: null,
       })),

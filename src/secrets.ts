@@ -9,6 +9,12 @@ import {
   timingSafeEqual,
 } from 'node:crypto';
 
+/**
+ * What our secrets look like: a known prefix, then at least 43 base64url characters (256 random
+ * bits, newSecret; or a signed token, identity/token-format.ts). For redaction, not validation.
+ */
+export const SECRET_SHAPE = /\b(?:fp|fpa|whsec|inv)_[A-Za-z0-9_-]{43,}/;
+
 /** A bearer secret with a readable prefix and 256 random bits. */
 export function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
@@ -31,10 +37,13 @@ export interface Sealer {
   open(sealed: string): string;
   /** A keyed digest: equal inputs give equal digests, and nothing about the input leaks. */
   digest(plain: string): string;
+  /** HMAC-SHA256 under a key of its own, for bearer tokens (identity/token-format.ts). */
+  tokenMac(data: Buffer): Buffer;
 }
 
 export function sealer(secretKey: string): Sealer {
   const key = hash('sha256', `frameplane:${secretKey}`, 'buffer');
+  const tokenKey = hash('sha256', `frameplane:tokens:${secretKey}`, 'buffer');
   return {
     seal(plain) {
       const iv = randomBytes(12);
@@ -51,5 +60,6 @@ export function sealer(secretKey: string): Sealer {
     digest(plain) {
       return createHmac('sha256', key).update(plain).digest('base64url');
     },
+    tokenMac: (data) => createHmac('sha256', tokenKey).update(data).digest(),
   };
 }

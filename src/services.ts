@@ -7,6 +7,8 @@ import { createAccessService } from './access/access-service.ts';
 import { rateLimiter } from './http/rate-limit.ts';
 import { createIdentityService } from './identity/identity-service.ts';
 import { createTokenCache } from './identity/token-cache.ts';
+import { createRevocations } from './identity/revocations.ts';
+import { revokedTokenIds } from './identity/identity-dal.ts';
 import { createSignupService } from './identity/signup-service.ts';
 import { createProjectsService } from './projects/projects-service.ts';
 import { createTeamsService } from './teams/teams-service.ts';
@@ -59,7 +61,10 @@ export function createServices(core: Core) {
     deploymentHistory,
   });
   const sweeper = createSweeper({ db, clock });
-  const tokens = createTokenCache(notifier);
+  const revocations = createRevocations(notifier, {
+    load: () => revokedTokenIds(db, clock.now()),
+  });
+  const tokens = createTokenCache(notifier, revocations);
   const waker = createWaker(db);
   // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
   const invitationDeps = {
@@ -77,7 +82,7 @@ export function createServices(core: Core) {
   };
   return {
     access,
-    identity: createIdentityService({ db, clock, config, limiter, tokens }),
+    identity: createIdentityService({ db, clock, config, limiter, tokens, sealer }),
     signup: createSignupService({ db, clock, config, limiter, sealer, tokens }),
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),
@@ -143,6 +148,8 @@ export function createServices(core: Core) {
     timeRules: sweeper,
     /** Wake-ups sent after commit; flushed when the app closes. */
     waker,
+    /** Which tokens are revoked, known without the database once loaded (tests wait on it). */
+    revocations,
   };
 }
 

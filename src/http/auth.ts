@@ -20,9 +20,7 @@ declare module 'fastify' {
 }
 
 export interface Authenticator {
-  authenticate(
-    token: string,
-  ): Promise<{ userId: string; email: string; tokenId: string } | undefined>;
+  authenticate(token: string): Promise<{ userId: string; tokenId: string } | undefined>;
 }
 
 /** The bearer token: undefined without an Authorization header, '' when it is not
@@ -99,7 +97,6 @@ export function installAuth(
     // object of a shape of its own per request.
     request.actor = {
       userId: who.userId,
-      email: who.email,
       tokenId: who.tokenId,
       requestId: request.id,
       ip: request.ip,

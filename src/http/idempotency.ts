@@ -15,7 +15,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import type { Sealer } from '../secrets.ts';
+import { SECRET_SHAPE, type Sealer } from '../secrets.ts';
 import { AppError } from '../errors.ts';
 import { claimKey, findRecord, recordAnswer, releaseKey } from './idempotency-dal.ts';
 
@@ -36,8 +36,6 @@ declare module 'fastify' {
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const KEPT_HEADERS = ['content-type', 'location', 'etag'];
 const ABANDONED_MS = 60_000; // an unfinished first attempt older than this lost its process
-/** A secret made by secrets.ts newSecret: a known prefix, then 43 base64url characters. */
-export const SECRET_SHAPE = /\b(?:fp|fpa|whsec|inv)_[A-Za-z0-9_-]{43}/;
 
 /** `POST /url` of every route that declares a secret answer, per application (for tests). */
 const declared = new WeakMap<FastifyInstance, Set<string>>();

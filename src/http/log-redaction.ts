@@ -1,16 +1,17 @@
 // Secrets that travel in a URL never reach the log. The invitation token is a path segment
 // (`/invitations/<token>`, `/v2/teams/invitations/<token>/accept|decline`); a query value named
 // like a token or secret is cut too, and so is any value shaped like one of our secrets
-// (secrets.ts newSecret: a known prefix and 43 base64url characters) wherever it appears.
+// (secrets.ts SECRET_SHAPE) wherever it appears.
 // Applied as pino serializers (`url`, `req`) to every logger the service writes with.
 import type { SerializerFn } from 'pino';
+import { SECRET_SHAPE } from '../secrets.ts';
 
 export const REDACTED = '[redacted]';
 
 /** `/invitations/<token>` (the page, not its assets) and `/v2/teams/invitations/<token>/...`. */
 const TOKEN_SEGMENT = /^(\/+(?:v2\/+teams\/+)?invitations\/+)(?!assets(?:[/?#]|$))[^/?#]+/i;
 const SECRET_QUERY = /(?:^|[-_.])(?:token|secret|password|signature|sig|code)$/i;
-const SECRET_SHAPE = /\b(?:fp|fpa|whsec|inv)_[A-Za-z0-9_-]{43}/g;
+const SECRET_SHAPES = new RegExp(SECRET_SHAPE.source, 'g');
 
 export function redactUrl(url: unknown): unknown {
   if (typeof url !== 'string') return url;
@@ -29,7 +30,7 @@ export function redactUrl(url: unknown): unknown {
       return SECRET_QUERY.test(decoded) ? `${sep}${name}=${REDACTED}` : all;
     });
   }
-  return `${path}${query}`.replace(SECRET_SHAPE, REDACTED);
+  return `${path}${query}`.replace(SECRET_SHAPES, REDACTED);
 }
 
 /** Fastify's request serializer, with the URL redacted (for anything that logs `req`). */

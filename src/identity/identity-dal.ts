@@ -4,6 +4,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
+import { mintToken, type Mac } from './token-format.ts';
 
 export function userByEmail(q: Queryable, email: string) {
   return q.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
@@ -45,12 +46,15 @@ export interface NewToken {
   expiresAt: Date | null;
 }
 
-export async function insertToken(q: Queryable, t: NewToken) {
-  const token = newSecret('fp');
+/** With `mac`, the token is signed (token-format.ts); without, or if it cannot be, random. */
+export async function insertToken(q: Queryable, t: NewToken, mac?: Mac) {
+  const id = newId('token', t.now);
+  const claims = { tokenId: id, userId: t.userId, expiresAt: t.expiresAt };
+  const token = (mac && mintToken(mac, claims)) ?? newSecret('fp');
   const row = await q
     .insertInto('access_tokens')
     .values({
-      id: newId('token', t.now),
+      id,
       user_id: t.userId,
       name: t.name,
       kind: t.kind,
@@ -63,16 +67,15 @@ export async function insertToken(q: Queryable, t: NewToken) {
   return { token, row };
 }
 
-// Token and its user in one query; expiry and revocation are checked by the caller's clock.
-// Compiled once: a caller's first request (its token not cached) sends it.
+// Expiry and revocation are checked by the caller's clock. Compiled once: a caller's first
+// request sends it when its token is not signed (token-format.ts) or not known to be live.
 const tokenRow = compiledOnce((q, tokenHash: Uint8Array) =>
   q
-    .selectFrom('access_tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.user_id', 't.expires_at', 't.revoked_at', 't.last_used_at', 'u.email'])
-    .where('t.token_hash', '=', tokenHash as Buffer),
+    .selectFrom('access_tokens')
+    .select(['id', 'user_id', 'expires_at', 'revoked_at', 'last_used_at'])
+    .where('token_hash', '=', tokenHash as Buffer),
 );
-export const tokenWithUser = async (q: Queryable, tokenHash: Buffer) =>
+export const tokenByHash = async (q: Queryable, tokenHash: Buffer) =>
   (await tokenRow(q, tokenHash))[0];
 
 /** Records when tokens were last used, each at its own time, in one statement. */
@@ -103,6 +106,17 @@ export async function revokeTokensOf(q: Queryable, userId: string, now: Date) {
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The revoked tokens that have not expired at `now`: what revocations.ts holds. */
+export async function revokedTokenIds(q: Queryable, now: Date) {
+  const rows = await q
+    .selectFrom('access_tokens')
+    .select('id')
+    .where('revoked_at', 'is not', null)
+    .where((w) => w.or([w('expires_at', 'is', null), w('expires_at', '>', now)]))
     .execute();
   return rows.map((r) => r.id);
 }

@@ -1,4 +1,5 @@
-// Accounts and bearer tokens (CONTRACT 2). Tokens are random, shown once, stored as SHA-256.
+// Accounts and bearer tokens (CONTRACT 2). Tokens are signed (token-format.ts), shown once,
+// stored as SHA-256.
 import type { Database } from '../db/database.ts';
 import { transaction } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
@@ -7,12 +8,13 @@ import type { Config } from '../config.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Actor } from '../actor.ts';
 import { AppError, notFound } from '../errors.ts';
-import { hashSecret } from '../secrets.ts';
+import { hashSecret, type Sealer } from '../secrets.ts';
 import { dummyHash, verifyPassword } from './password.ts';
 import * as dal from './identity-dal.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
 import { toPage, decodeCursor } from '../paging.ts';
 import type { TokenCache } from './token-cache.ts';
+import { readToken } from './token-format.ts';
 import { createTokenTouches } from './token-touches.ts';
 import { normalizeEmail } from '../mail/address.ts';
 
@@ -44,9 +46,10 @@ interface Deps {
   config: Pick<Config, 'rateLimits'>;
   limiter: RateLimiter;
   tokens: TokenCache;
+  sealer: Pick<Sealer, 'tokenMac'>;
 }
 
-export function createIdentityService({ db, clock, config, limiter, tokens }: Deps) {
+export function createIdentityService({ db, clock, config, limiter, tokens, sealer }: Deps) {
   const limits = config.rateLimits;
   const touches = createTokenTouches(db);
 
@@ -66,7 +69,13 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
     name: string,
     kind: 'session' | 'personal',
     expiresAt: Date | null,
-  ) => dal.insertToken(db, { userId, name, kind, now: clock.now(), expiresAt });
+  ) => dal.insertToken(db, { userId, name, kind, now: clock.now(), expiresAt }, sealer.tokenMac);
+
+  /** Who a token names without the database: signed here and known not to be revoked. */
+  function signed(token: string) {
+    const claims = readToken(sealer.tokenMac, token);
+    return claims && tokens.revoked(claims.tokenId) === false ? claims : undefined;
+  }
 
   const invalidCredentials = () =>
     new AppError(
@@ -121,18 +130,22 @@ export function createIdentityService({ db, clock, config, limiter, tokens }: De
       const cached = tokens.get(key);
       if (cached) return cached.expiresAt && cached.expiresAt <= now ? undefined : cached;
       const mark = tokens.mark();
-      const row = await dal.tokenWithUser(db, hash);
+      const claims = signed(token);
+      if (claims) {
+        if (claims.expiresAt && claims.expiresAt <= now) return undefined;
+        tokens.set(key, claims, mark);
+        // Its last use is not known here: a batch a second writes it (token-touches.ts).
+        touches.touch(claims.tokenId, now);
+        return { userId: claims.userId, tokenId: claims.tokenId };
+      }
+      const row = await dal.tokenByHash(db, hash);
       if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) return undefined;
-      tokens.set(
-        key,
-        { userId: row.user_id, email: row.email, tokenId: row.id, expiresAt: row.expires_at },
-        mark,
-      );
+      tokens.set(key, { userId: row.user_id, tokenId: row.id, expiresAt: row.expires_at }, mark);
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
         // Off the request's path, batched with other tokens' (token-touches.ts).
         touches.touch(row.id, now);
       }
-      return { userId: row.user_id, email: row.email, tokenId: row.id };
+      return { userId: row.user_id, tokenId: row.id };
     },
 
     /** Writes the batched last_used_at of the tokens used lately (token-touches.ts). */

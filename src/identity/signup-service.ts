@@ -76,13 +76,11 @@ export function createSignupService({ db, clock, limiter, sealer, tokens, config
 
   async function startSession(q: Queryable, user: UserRow, name: string, now: Date) {
     const expires = addDays(now, SESSION_DAYS);
-    const { token } = await dal.insertToken(q, {
-      userId: user.id,
-      name,
-      kind: 'session',
-      now,
-      expiresAt: expires,
-    });
+    const { token } = await dal.insertToken(
+      q,
+      { userId: user.id, name, kind: 'session', now, expiresAt: expires },
+      sealer.tokenMac,
+    );
     return { user: presentUser(user), access_token: token, expires_at: iso(expires) };
   }
 

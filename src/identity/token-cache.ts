@@ -3,12 +3,14 @@
 // revoking transaction. A lookup that overlapped any revocation is not cached. While the
 // LISTEN connection is down nothing is cached, and losing or regaining it drops everything
 // (a revocation may have been missed in between). Entries live at most TTL_MS all the same.
+// A token not cached is looked up in the database, unless it is signed (token-format.ts) and
+// the revocations (revocations.ts) say it is not revoked.
 import { LRUCache } from 'lru-cache';
 import type { Notifier } from '../db/notifier.ts';
+import type { Revocations } from './revocations.ts';
 
 export interface CachedToken {
   userId: string;
-  email: string;
   tokenId: string;
   expiresAt: Date | null;
 }
@@ -16,14 +18,16 @@ export interface CachedToken {
 const MAX_ENTRIES = 20_000;
 const TTL_MS = 10 * 60_000;
 
-export function createTokenCache(notifier: Notifier | undefined) {
+export function createTokenCache(notifier: Notifier | undefined, revocations?: Revocations) {
   // Not a Map dropping its first key: V8 scans every deleted slot at the front of a Map's
   // table to find it, some 11 µs an insert once full, against 0.5 here (lru-cache's lists).
   const entries = new LRUCache<string, CachedToken & { cachedAt: number }>({ max: MAX_ENTRIES });
-  let revocations = 0;
+  /** Bumped by every revocation and gap: a lookup that overlapped one is not cached. */
+  let marks = 0;
 
   const forget = (tokenId: string) => {
-    revocations++;
+    revocations?.add(tokenId);
+    marks++;
     const gone: string[] = [];
     entries.forEach((e, key) => {
       if (e.tokenId === tokenId) gone.push(key);
@@ -32,7 +36,7 @@ export function createTokenCache(notifier: Notifier | undefined) {
   };
   notifier?.subscribe('frameplane_tokens', '*', forget);
   notifier?.onGap(() => {
-    revocations++;
+    marks++;
     entries.clear();
   });
 
@@ -51,13 +55,15 @@ export function createTokenCache(notifier: Notifier | undefined) {
       return e;
     },
     /** Call before the database lookup; pass the mark to set(). */
-    mark: () => revocations,
+    mark: () => marks,
+    /** Whether a token is revoked, if known without the database (revocations.ts). */
+    revoked: (tokenId: string) => revocations?.revoked(tokenId),
     set(key: string, value: CachedToken, mark: number) {
-      if (!notifier?.connected() || mark !== revocations) return;
+      if (!notifier?.connected() || mark !== marks) return;
       // Field by field, not a spread: each spread copy got a hidden class of its own, some
       // 250 B an entry (20,000 entries: 5 MB; measured with node --expose-gc).
-      const { userId, email, tokenId, expiresAt } = value;
-      entries.set(key, { userId, email, tokenId, expiresAt, cachedAt: Date.now() });
+      const { userId, tokenId, expiresAt } = value;
+      entries.set(key, { userId, tokenId, expiresAt, cachedAt: Date.now() });
     },
   };
 }

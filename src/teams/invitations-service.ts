@@ -24,6 +24,7 @@ import { presentMember } from './members-service.ts';
 import { type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 import { INVITATION_DAYS, invitationStatus } from './invitation-status.ts';
 import { usableInvitation } from './invitation-proof.ts';
+import { userById } from '../identity/identity-dal.ts';
 import * as dal from './invitations-dal.ts';
 import type { InvitationRow } from './invitations-dal.ts';
 import * as teams from './teams-dal.ts';
@@ -117,6 +118,13 @@ export function createInvitationsService({
       clock.now(),
       kind,
     );
+
+  /** The caller's address now: a bearer token does not carry it (identity/token-format.ts). */
+  async function emailOf(actor: Actor) {
+    const user = await userById(db, actor.userId);
+    if (!user) throw notFound('user');
+    return user.email;
+  }
 
   return {
     async list(actor: Actor, teamId: string, limit: number, cursor?: string) {
@@ -218,14 +226,15 @@ export function createInvitationsService({
 
     async accept(actor: Actor, token: string) {
       await limiter.consume(`accept:ip:${actor.ip}`, acceptsPerIp, 3600);
-      await usable(token, actor.email);
+      const email = await emailOf(actor);
+      await usable(token, email);
       const now = clock.now();
       return transaction(db, async (trx) => {
         // The token came by e-mail to the caller's address: the mailbox is proven, the address
         // verified at once. The row lock orders this against a take-over of the address
         // (identity/address-claims.ts): if the address went to another account first, the
         // caller no longer holds it and the invitation is not theirs.
-        const holder = await dal.verifyHolder(trx, actor.userId, normalizeEmail(actor.email), now);
+        const holder = await dal.verifyHolder(trx, actor.userId, normalizeEmail(email), now);
         if (!holder)
           throw forbidden(
             'email_mismatch',
@@ -234,7 +243,7 @@ export function createInvitationsService({
         // Single use under concurrency: only the first transaction finds the row open.
         const inv = await dal.acceptOpen(trx, hashSecret(token), actor.userId, now, kind);
         if (!inv) {
-          await usable(token, actor.email, trx);
+          await usable(token, email, trx);
           throw conflict('invitation_used', 'This invitation has already been used.');
         }
         await teams.insertMember(trx, {
@@ -258,7 +267,7 @@ export function createInvitationsService({
 
     /** The invitee says no. The token is proof enough; a signed-in caller must also match. */
     async decline(actor: Actor | undefined, token: string) {
-      const inv = await usable(token, actor?.email);
+      const inv = await usable(token, actor && (await emailOf(actor)));
       const now = clock.now();
       await transaction(db, async (trx) => {
         if (!(await dal.declineOpen(trx, inv.id, now)))

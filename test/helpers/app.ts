@@ -21,6 +21,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** DNS for domain verification; a fresh empty table unless given. Tests never query real DNS. */
   dns?: TableResolver;
+  /** SECRET_KEY's stand-in; another one is a key rotated since the tokens were issued. */
+  secretKey?: string;
 }
 
 export interface Reply {
@@ -52,7 +54,8 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   await clock.refresh();
   const notifier = createNotifier(url);
   const dns = opts.dns ?? tableResolver();
-  const core = { config, db, clock, sealer: sealer('test-secret-key'), notifier, dns };
+  const keys = sealer(opts.secretKey ?? 'test-secret-key');
+  const core = { config, db, clock, sealer: keys, notifier, dns };
   const services = createServices(core);
   const app = await buildApp(core, services);
   const log = opts.logger ?? pino({ level: 'silent' });

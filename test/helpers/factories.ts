@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
-import { hashSecret, newSecret } from '../../src/secrets.ts';
+import { insertToken } from '../../src/identity/identity-dal.ts';
 import type { TestApp } from './app.ts';
 
 export interface TestUser {
@@ -29,19 +29,12 @@ export async function newUser(t: TestApp, name = 'user'): Promise<TestUser> {
     .insertInto('users')
     .values({ id, email, name, password_hash: await hashOnce, created_at: now })
     .execute();
-  const token = newSecret('fp');
-  await t.db
-    .insertInto('access_tokens')
-    .values({
-      id: newId('token', now),
-      user_id: id,
-      name: 'test',
-      kind: 'personal',
-      token_hash: hashSecret(token),
-      created_at: now,
-      expires_at: null,
-    })
-    .execute();
+  // Signed, as the service issues them (identity/token-format.ts).
+  const { token } = await insertToken(
+    t.db,
+    { userId: id, name: 'test', kind: 'personal', now, expiresAt: null },
+    t.core.sealer.tokenMac,
+  );
   return { id, email, token, name };
 }
 

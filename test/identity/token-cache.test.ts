@@ -13,7 +13,6 @@ let notifier: Notifier;
 
 const token = (tokenId: string): CachedToken => ({
   userId: 'usr_1',
-  email: 'a@example.com',
   tokenId,
   expiresAt: null,
 });
