@@ -35,15 +35,25 @@ interface Roster {
   bytes: Buffer;
   /** Where each member's JSON ends in `bytes`: the next one starts after its comma. */
   ends: Uint32Array;
-  /** The cursor naming each member: a page after it starts at the next one. */
-  cursors: string[];
-  at: Map<string, number>;
+  /**
+   * Each member's key (its parts joined by KEY_SEPARATOR), back to back: a page after a cursor
+   * starts after the member of the cursor's key, found by binary search. Not one cursor string
+   * and one Map entry per member on V8's heap: those were most of what a roster cost there.
+   */
+  keys: Buffer;
+  keyEnds: Uint32Array;
 }
 
 const PAGE_HEAD = Buffer.from('{"data":[');
 /** A slice's members, after the comma that ends the slice before (if any). */
 const sliceBytes = (texts: string[], before: number) =>
   Buffer.from((before > 0 ? ',' : '') + texts.join(','));
+/**
+ * Joins a key's parts. Below every printable character, so that comparing joined keys byte by
+ * byte compares their parts in turn; a key with one in a part is not held (decodeCursor admits
+ * only printable parts, so no cursor could name it).
+ */
+const KEY_SEPARATOR = '\u0000';
 
 interface Tracking {
   misses: number;
@@ -59,7 +69,7 @@ export interface RosterOptions {
   onError?: (err: unknown) => void;
 }
 
-const MAX_MEMBERS = 50_000;
+const MAX_MEMBERS = 100_000;
 const MAX_TRACKED = 10_000;
 const RELOAD_FACTOR = 20;
 /** Members serialized between two yields to the event loop (about 1 ms). */
@@ -94,10 +104,11 @@ export function createMemberRosters<T>(
     }
     const slices: Buffer[] = [];
     const ends = new Uint32Array(n);
-    const cursors = new Array<string>(n);
-    const at = new Map<string, number>();
+    const keyEnds = new Uint32Array(n);
+    const keys: string[] = [];
     let slice: string[] = [];
     let bytes = 0;
+    let keyBytes = 0;
     for (const [i, m] of read.members.entries()) {
       if (i > 0 && i % SLICE === 0) {
         slices.push(sliceBytes(slice, slices.length));
@@ -105,17 +116,25 @@ export function createMemberRosters<T>(
         await setImmediate();
       }
       const text = JSON.stringify(m.item);
-      const cursor = encodeCursor(m.key);
+      const key = m.key.join(KEY_SEPARATOR);
+      if (m.key.some((part) => part.includes(KEY_SEPARATOR))) return;
       bytes += (i > 0 ? 1 : 0) + Buffer.byteLength(text);
       ends[i] = bytes;
       slice.push(text);
-      cursors[i] = cursor;
-      at.set(cursor, i);
+      keyBytes += Buffer.byteLength(key);
+      keyEnds[i] = keyBytes;
+      keys.push(key);
     }
     slices.push(sliceBytes(slice, slices.length));
     // Another read of the team may have been kept while this one was being built.
     if (newer(teamId, read.version)) return;
-    rosters.set(teamId, { version: read.version, bytes: Buffer.concat(slices), ends, cursors, at });
+    rosters.set(teamId, {
+      version: read.version,
+      bytes: Buffer.concat(slices),
+      ends,
+      keys: Buffer.from(keys.join('')),
+      keyEnds,
+    });
   }
 
   function startLoad(teamId: string, t: Tracking) {
@@ -141,18 +160,21 @@ export function createMemberRosters<T>(
       return rosters.has(teamId);
     },
 
-    /** The page's JSON, if the roster held is of this version and knows the cursor. */
-    page(teamId: string, version: number, limit: number, cursor?: string): Buffer | undefined {
+    /**
+     * The page's JSON, if the roster held is of this version and holds the member the cursor
+     * names: `after`, the decoded cursor (its key), undefined for the first page.
+     */
+    page(teamId: string, version: number, limit: number, after?: string[]): Buffer | undefined {
       const r = rosters.peek(teamId);
       if (r?.version !== version) return undefined;
-      const start = cursor === undefined ? 0 : (r.at.get(cursor) ?? -2) + 1;
+      const start = after === undefined ? 0 : indexOf(r, after) + 1;
       if (start < 0) return undefined;
       rosters.get(teamId); // served: now the most recently used
       const n = r.ends.length;
       const end = Math.min(start + limit, n);
       const from = start === 0 ? 0 : (r.ends[start - 1] ?? 0) + 1;
       const to = end > start ? (r.ends[end - 1] ?? 0) : from;
-      const next = end < n && end > start ? `"${r.cursors[end - 1]}"` : 'null';
+      const next = end < n && end > start ? `"${encodeCursor(keyAt(r, end - 1))}"` : 'null';
       return Buffer.concat([
         PAGE_HEAD,
         r.bytes.subarray(from, to),
@@ -186,6 +208,34 @@ export function createMemberRosters<T>(
       return rosters.calculatedSize;
     },
   };
+}
+
+const keyStart = (r: Roster, i: number) => (i === 0 ? 0 : (r.keyEnds[i - 1] ?? 0));
+
+function keyAt(r: Roster, i: number): string[] {
+  return r.keys.toString('utf8', keyStart(r, i), r.keyEnds[i]).split(KEY_SEPARATOR);
+}
+
+/**
+ * The index of the member whose key is `key`, or -2. Members are in list order, which is the
+ * order of their keys compared byte by byte for the keys we issue (an ISO time of fixed width,
+ * then an id of one alphabet); should that ever not hold, the search misses and the page is
+ * read from the database, never a wrong one served.
+ */
+function indexOf(r: Roster, key: string[]): number {
+  if (key.some((part) => part.includes(KEY_SEPARATOR))) return -2;
+  const wanted = Buffer.from(key.join(KEY_SEPARATOR));
+  let lo = 0;
+  let hi = r.keyEnds.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = r.keys.compare(wanted, 0, wanted.length, keyStart(r, mid), r.keyEnds[mid]);
+    if (c === 0) return mid;
+    // compare() orders the roster's key against the wanted one.
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -2;
 }
 
 export type MemberRosters = ReturnType<typeof createMemberRosters>;

@@ -97,7 +97,7 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
       // The access check reads the team's members_version too: a roster read at that version
       // is still exact (member-rosters.ts).
       const team = await requireKind(actor.userId, teamId, 'members.read');
-      const held = rosters.page(teamId, team.members_version, limit, cursor);
+      const held = rosters.page(teamId, team.members_version, limit, after);
       if (held !== undefined) return held;
       const rows = await dal.listMembers(db, teamId, limit, after);
       return missed(team, cursor, rows, limit);

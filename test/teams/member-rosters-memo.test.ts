@@ -2,13 +2,19 @@
 // when a roster is read, what it serves, what it keeps within its bound.
 import { describe, expect, it } from 'vitest';
 import { createMemberRosters, type RosterRead } from '../../src/teams/member-rosters.ts';
-import { encodeCursor } from '../../src/paging.ts';
+import fc from 'fast-check';
+import { decodeCursor, encodeCursor } from '../../src/paging.ts';
 
+/** The i-th member's key: its join time, then its id (the members service's keys). */
+const keyOf = (i: number, team = 't') => [
+  new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+  `${team}${i}`,
+];
 const roster = (version: number, n: number, team = 't'): RosterRead<{ id: string }> => ({
   version,
   members: Array.from({ length: n }, (_, i) => ({
     item: { id: `${team}${i}` },
-    key: ['2026-01-01T00:00:00.000Z', `${team}${i}`],
+    key: keyOf(i, team),
   })),
 });
 
@@ -40,16 +46,18 @@ describe('member rosters', () => {
     expect(calls).toEqual(['t']);
     expect(r.has('t')).toBe(true);
     expect(ids(r.page('t', 3, 2))).toEqual(['t0', 't1']);
-    const after1 = encodeCursor(['2026-01-01T00:00:00.000Z', 't1']);
-    expect(JSON.parse(String(r.page('t', 3, 2, after1)))).toEqual({
+    expect(JSON.parse(String(r.page('t', 3, 2, keyOf(1))))).toEqual({
       data: [{ id: 't2' }, { id: 't3' }],
-      next_cursor: encodeCursor(['2026-01-01T00:00:00.000Z', 't3']),
+      next_cursor: encodeCursor(keyOf(3)),
     });
-    const last = encodeCursor(['2026-01-01T00:00:00.000Z', 't4']);
-    expect(JSON.parse(String(r.page('t', 3, 2, last)))).toEqual({ data: [], next_cursor: null });
-    // Another version, or a cursor it does not hold: not served.
+    expect(JSON.parse(String(r.page('t', 3, 2, keyOf(4))))).toEqual({
+      data: [],
+      next_cursor: null,
+    });
+    // Another version, or a cursor naming no member it holds: not served.
     expect(r.page('t', 4, 2)).toBeUndefined();
-    expect(r.page('t', 3, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 'x']))).toBeUndefined();
+    expect(r.page('t', 3, 2, [keyOf(1)[0] as string, 'x'])).toBeUndefined();
+    expect(r.page('t', 3, 2, keyOf(5))).toBeUndefined();
   });
 
   it('of thousands of members are built a slice at a time, letting other work run between', async () => {
@@ -63,10 +71,7 @@ describe('member rosters', () => {
     await r.settled();
     clearInterval(tick);
     expect(ticks).toBeGreaterThan(0);
-    expect(ids(r.page('t', 1, 2, encodeCursor(['2026-01-01T00:00:00.000Z', 't4997'])))).toEqual([
-      't4998',
-      't4999',
-    ]);
+    expect(ids(r.page('t', 1, 2, keyOf(4997)))).toEqual(['t4998', 't4999']);
   });
 
   it('serve pages of members whose JSON is not ASCII, cut at the right bytes', async () => {
@@ -82,9 +87,9 @@ describe('member rosters', () => {
     r.missed('t', 1, 3, 5);
     r.missed('t', 1, 3, 5);
     await r.settled();
-    const cursorAfter = (i: number) => encodeCursor(['2026-01-01T00:00:00.000Z', `m${i}`]);
-    const page = (cursor?: string) =>
-      JSON.parse(String(r.page('t', 1, 2, cursor))) as { data: Array<{ name: string }> };
+    const cursorAfter = (i: number) => ['2026-01-01T00:00:00.000Z', `m${i}`];
+    const page = (after?: string[]) =>
+      JSON.parse(String(r.page('t', 1, 2, after))) as { data: Array<{ name: string }> };
     expect(page().data.map((m) => m.name)).toEqual(['Zoë', '李雷']);
     expect(page(cursorAfter(1)).data.map((m) => m.name)).toEqual(['plain', '🚀 launch']);
     expect(page(cursorAfter(3)).data.map((m) => m.name)).toEqual(['e\u0301']);
@@ -144,5 +149,43 @@ describe('member rosters', () => {
     await failing.settled();
     expect(failing.has('u')).toBe(false);
     expect(errors).toHaveLength(1);
+  });
+
+  it('walk any team by their next cursors, each member once and in order, from any member', async () => {
+    // Members as the members service keys them: join times in order, ties broken by user id.
+    const team = fc
+      .array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.stringMatching(/^usr_[0-9A-Z]{4}$/)), {
+        maxLength: 60,
+      })
+      .map((drawn) => {
+        const seen = new Set<string>();
+        const members = drawn
+          .filter(([, id]) => !seen.has(id) && seen.add(id))
+          .map(([t, id]) => ({ at: new Date(Date.UTC(2026, 0, 1, 0, 0, t)).toISOString(), id }))
+          .sort((a, b) => (a.at === b.at ? (a.id < b.id ? -1 : 1) : a.at < b.at ? -1 : 1));
+        return members.map((m) => ({ item: { id: m.id }, key: [m.at, m.id] }));
+      });
+    await fc.assert(
+      fc.asyncProperty(team, fc.integer({ min: 1, max: 7 }), async (members, limit) => {
+        const r = createMemberRosters(async () => ({ version: 1, members }));
+        r.missed('t', 1, 1, 1);
+        r.missed('t', 1, 1, 1);
+        await r.settled();
+        const walked: string[] = [];
+        let after: string[] | undefined;
+        do {
+          const page = JSON.parse(String(r.page('t', 1, limit, after)));
+          walked.push(...page.data.map((m: { id: string }) => m.id));
+          after = page.next_cursor === null ? undefined : decodeCursor(page.next_cursor, 2);
+        } while (after);
+        expect(walked).toEqual(members.map((m) => m.item.id));
+        members.forEach((m, i) => {
+          expect(ids(r.page('t', 1, limit, m.key))).toEqual(
+            members.slice(i + 1, i + 1 + limit).map((x) => x.item.id),
+          );
+        });
+        expect(r.page('t', 1, limit, ['2026-01-01T00:00:00.000Z', 'usr_none'])).toBeUndefined();
+      }),
+    );
   });
 });
