@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { isStalePlan, prepareStatements } from './prepared.ts';
 import { installTimestampParser } from './timestamps.ts';
+import { installRowShapes } from './row-shapes.ts';
 import { collectWakeUps } from './waker.ts';
 
 export type Database = Kysely<DB>;
@@ -13,6 +14,8 @@ export type Queryable = Kysely<DB> | Transaction<DB>;
 // bigint (count(*)) arrives as a string by default; our counts fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 installTimestampParser();
+// After every type parser is set: a column list's parsers are looked up once (row-shapes.ts).
+installRowShapes();
 
 export interface PoolOptions {
   max?: number;

@@ -170,3 +170,56 @@ describe('compiled.ts compiledOnce: binding new values to text compiled once', (
     expect(seen.rows).toEqual([{ n: 7 }]);
   });
 });
+
+describe("row-shapes.ts: a column list's parsers and empty row worked out once", () => {
+  type Shaped = pg.QueryResult & { _parsers: unknown[]; _prebuiltEmptyResultObject: object };
+  const WIDE = `select 1::int8 as n, 'a'::text as t, true as b, null::text as z,
+    '2026-11-22 05:40:01.5+00'::timestamptz as at, '{"k": [1]}'::jsonb as j, 2.5::float8 as f`;
+
+  it("pg's Query gives each execution's columns to Result#addFields, which ours replaces", async () => {
+    const client = await rawClient();
+    try {
+      const first = (await client.query(WIDE)) as Shaped;
+      const again = (await client.query(WIDE)) as Shaped;
+      // The same parsers and empty row for the same columns: looked up once.
+      expect(again._parsers).toBe(first._parsers);
+      expect(again._prebuiltEmptyResultObject).toBe(first._prebuiltEmptyResultObject);
+      expect(first.fields.map((f) => f.name)).toEqual(['n', 't', 'b', 'z', 'at', 'j', 'f']);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('answers rows of every type we read, by the parsers of the client that read them', async () => {
+    const ours = await rawClient();
+    // A client with parsers of its own: int8 left as text.
+    const own = {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === 20 ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'),
+    };
+    const theirs = await rawClient({ types: own as unknown as pg.CustomTypesConfig });
+    try {
+      const a = (await ours.query(WIDE)) as Shaped;
+      expect(a.rows[0]).toEqual({
+        n: 1,
+        t: 'a',
+        b: true,
+        z: null,
+        at: new Date('2026-11-22T05:40:01.500Z'),
+        j: { k: [1] },
+        f: 2.5,
+      });
+      const b = (await theirs.query(WIDE)) as Shaped;
+      expect(b.rows[0]).toEqual({ ...a.rows[0], n: '1' });
+      // Same column count, other names and types: a shape of its own.
+      const other = await ours.query(
+        `select 'x'::text as n, 2::int8 as t, false as b, 'q'::text as z,
+          null::timestamptz as at, '[]'::jsonb as j, 1::float8 as f`,
+      );
+      expect(other.rows[0]).toEqual({ n: 'x', t: 2, b: false, z: 'q', at: null, j: [], f: 1 });
+    } finally {
+      await ours.end();
+      await theirs.end();
+    }
+  });
+});
