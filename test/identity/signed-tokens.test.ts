@@ -7,18 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { testApp, testAppOn, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newUser } from '../helpers/factories.ts';
+import { until } from '../helpers/listening.ts';
 
 let t: TestApp;
 let admin: pg.Client;
 const operator = { token: 'admin-token-for-tests' };
 
-async function until(check: () => boolean, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const known = (app: TestApp) => until(() => app.services.revocations.known(), 'revocations');
 
 /** A personal token of a new user, made through the API: signed, as users get them. */
