@@ -71,10 +71,24 @@ export function createIdentityService({ db, clock, config, limiter, tokens, seal
     expiresAt: Date | null,
   ) => dal.insertToken(db, { userId, name, kind, now: clock.now(), expiresAt }, sealer.tokenMac);
 
-  /** Who a token names without the database: signed here and known not to be revoked. */
-  function signed(token: string) {
+  /**
+   * Who a token names and whether its last use is worth writing: from the token itself when
+   * it is signed here and known not to be revoked, else from its row. Undefined if revoked or
+   * unknown; expiry is the caller's to check.
+   */
+  async function resolve(token: string, hash: Buffer, now: Date) {
     const claims = readToken(sealer.tokenMac, token);
-    return claims && tokens.revoked(claims.tokenId) === false ? claims : undefined;
+    // Its last use is not known without the row: written with the next batch regardless.
+    if (claims && tokens.revoked(claims.tokenId) === false) return { ...claims, touch: true };
+    const row = await dal.tokenByHash(db, hash);
+    if (!row || row.revoked_at) return undefined;
+    const { last_used_at: used } = row;
+    return {
+      tokenId: row.id,
+      userId: row.user_id,
+      expiresAt: row.expires_at,
+      touch: !used || now.getTime() - used.getTime() > TOUCH_EVERY_MS,
+    };
   }
 
   const invalidCredentials = () =>
@@ -130,22 +144,12 @@ export function createIdentityService({ db, clock, config, limiter, tokens, seal
       const cached = tokens.get(key);
       if (cached) return cached.expiresAt && cached.expiresAt <= now ? undefined : cached;
       const mark = tokens.mark();
-      const claims = signed(token);
-      if (claims) {
-        if (claims.expiresAt && claims.expiresAt <= now) return undefined;
-        tokens.set(key, claims, mark);
-        // Its last use is not known here: a batch a second writes it (token-touches.ts).
-        touches.touch(claims.tokenId, now);
-        return { userId: claims.userId, tokenId: claims.tokenId };
-      }
-      const row = await dal.tokenByHash(db, hash);
-      if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) return undefined;
-      tokens.set(key, { userId: row.user_id, tokenId: row.id, expiresAt: row.expires_at }, mark);
-      if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
-        // Off the request's path, batched with other tokens' (token-touches.ts).
-        touches.touch(row.id, now);
-      }
-      return { userId: row.user_id, tokenId: row.id };
+      const found = await resolve(token, hash, now);
+      if (!found || (found.expiresAt && found.expiresAt <= now)) return undefined;
+      tokens.set(key, found, mark);
+      // Off the request's path, batched with other tokens' (token-touches.ts).
+      if (found.touch) touches.touch(found.tokenId, now);
+      return { userId: found.userId, tokenId: found.tokenId };
     },
 
     /** Writes the batched last_used_at of the tokens used lately (token-touches.ts). */
