@@ -78,12 +78,21 @@ const tokenRow = compiledOnce((q, tokenHash: Uint8Array) =>
 export const tokenByHash = async (q: Queryable, tokenHash: Buffer) =>
   (await tokenRow(q, tokenHash))[0];
 
-/** Records when tokens were last used, each at its own time, in one statement. */
-export async function touchTokens(q: Queryable, uses: Array<{ id: string; at: Date }>) {
+/**
+ * Records when tokens were last used, each at its own time, in one statement; a token whose
+ * recorded use is less than `everyMs` older is left as it is (no new row version to vacuum).
+ */
+export async function touchTokens(
+  q: Queryable,
+  uses: Array<{ id: string; at: Date }>,
+  everyMs: number,
+) {
   await sql`update access_tokens t set last_used_at = u.at
     from unnest(${uses.map((u) => u.id)}::text[], ${uses.map((u) => u.at)}::timestamptz[])
       as u(id, at)
-    where t.id = u.id`.execute(q);
+    where t.id = u.id
+      and (t.last_used_at is null
+        or t.last_used_at <= u.at - make_interval(secs => ${everyMs / 1000}))`.execute(q);
 }
 
 /** Revokes one token (of `userId`, if given); false if there was no live one. */

@@ -15,11 +15,10 @@ import { iso, isoOrNull } from '../http/schemas.ts';
 import { toPage, decodeCursor } from '../paging.ts';
 import type { TokenCache } from './token-cache.ts';
 import { readToken } from './token-format.ts';
-import { createTokenTouches } from './token-touches.ts';
+import { createTokenTouches, TOUCH_EVERY_MS } from './token-touches.ts';
 import { normalizeEmail } from '../mail/address.ts';
 
 export const SESSION_DAYS = 30;
-const TOUCH_EVERY_MS = 60_000;
 
 type UserRow = NonNullable<Awaited<ReturnType<typeof dal.userById>>>;
 type TokenRow = Awaited<ReturnType<typeof dal.listTokens>>[number];
@@ -78,7 +77,7 @@ export function createIdentityService({ db, clock, config, limiter, tokens, seal
    */
   async function resolve(token: string, hash: Buffer, now: Date) {
     const claims = readToken(sealer.tokenMac, token);
-    // Its last use is not known without the row: written with the next batch regardless.
+    // Its last use is not known without the row: the batch skips it if written lately.
     if (claims && tokens.revoked(claims.tokenId) === false) return { ...claims, touch: true };
     const row = await dal.tokenByHash(db, hash);
     if (!row || row.revoked_at) return undefined;

@@ -2,11 +2,15 @@
 // statement a second for every token whose lookup asked for it, instead of one statement per
 // lookup. A request whose token the cache did not hold (a caller's first request, or its first
 // in ten minutes) otherwise sent two statements, its lookup and this write. Best effort, as the
-// single write was: a batch lost with its process only leaves last_used_at older.
+// single write was: a batch lost with its process only leaves last_used_at older. A token's
+// use is written at most once a minute: a signed token is read without its row (its last use
+// unknown), so the batch's statement skips the rows written less than a minute before.
 import type { Database } from '../db/database.ts';
 import { touchTokens } from './identity-dal.ts';
 
 export const TOUCH_BATCH_MS = 1000;
+/** How often a token's last use is written at most (docs/api.md). */
+export const TOUCH_EVERY_MS = 60_000;
 
 export function createTokenTouches(db: Database, everyMs = TOUCH_BATCH_MS) {
   const pending = new Map<string, Date>();
@@ -17,7 +21,7 @@ export function createTokenTouches(db: Database, everyMs = TOUCH_BATCH_MS) {
     if (pending.size === 0) return Promise.resolve();
     const batch = [...pending].map(([id, at]) => ({ id, at }));
     pending.clear();
-    return touchTokens(db, batch).catch(() => {});
+    return touchTokens(db, batch, TOUCH_EVERY_MS).catch(() => {});
   }
 
   return {

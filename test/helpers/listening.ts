@@ -6,9 +6,9 @@ import { createNotifier, type Notifier } from '../../src/db/notifier.ts';
 import { freshDatabaseUrl } from './database.ts';
 
 /** Waits until `check()` holds, polling every 20 ms; fails naming `what` after `ms`. */
-export async function until(check: () => boolean, what: string, ms = 10_000) {
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000) {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

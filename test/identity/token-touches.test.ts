@@ -1,10 +1,12 @@
 // Issue 13, item 3: last_used_at is written in batches (src/identity/token-touches.ts), so a
-// request whose token the cache did not hold sends one statement, not two.
+// request whose token the cache did not hold sends one statement, not two; and at most once a
+// minute per token, also for a signed token, whose last use is not read before the write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
-import { createTokenTouches } from '../../src/identity/token-touches.ts';
+import { createTokenTouches, TOUCH_EVERY_MS } from '../../src/identity/token-touches.ts';
 import { at } from '../helpers/checked.ts';
+import { until } from '../helpers/listening.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,14 +24,6 @@ const lastUsed = async (userId: string) =>
       .where('user_id', '=', userId)
       .executeTakeFirstOrThrow()
   ).last_used_at;
-
-async function until(check: () => Promise<boolean>, what: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('token last use, batched (issue 13, item 3)', () => {
   it('a request records its token as used, at the service time of the request', async () => {
@@ -68,5 +62,27 @@ describe('token last use, batched (issue 13, item 3)', () => {
       time(1),
       time(2),
     ]);
+  });
+
+  it('leaves a token written less than a minute before as it is', async () => {
+    const u = await newUser(t, 'f');
+    const { id } = await t.db
+      .selectFrom('access_tokens')
+      .select('id')
+      .where('user_id', '=', u.id)
+      .executeTakeFirstOrThrow();
+    const touches = createTokenTouches(t.db, 60_000);
+    const first = new Date(Date.UTC(2031, 0, 1));
+    const later = (ms: number) => new Date(first.getTime() + ms);
+    for (const [use, recorded] of [
+      [first, first],
+      [later(TOUCH_EVERY_MS - 1000), first],
+      [later(TOUCH_EVERY_MS), later(TOUCH_EVERY_MS)],
+      [later(TOUCH_EVERY_MS + 30_000), later(TOUCH_EVERY_MS)],
+    ] as const) {
+      touches.touch(id, use);
+      await touches.flush();
+      expect(await lastUsed(u.id)).toEqual(recorded);
+    }
   });
 });
