@@ -72,7 +72,7 @@ export async function insertToken(q: Queryable, t: NewToken, mac?: Mac) {
 const tokenRow = compiledOnce((q, tokenHash: Uint8Array) =>
   q
     .selectFrom('access_tokens')
-    .select(['id', 'user_id', 'expires_at', 'revoked_at', 'last_used_at'])
+    .select(['id', 'user_id', 'expires_at', 'revoked_at'])
     .where('token_hash', '=', tokenHash as Buffer),
 );
 export const tokenByHash = async (q: Queryable, tokenHash: Buffer) =>

@@ -15,7 +15,7 @@ import { iso, isoOrNull } from '../http/schemas.ts';
 import { toPage, decodeCursor } from '../paging.ts';
 import type { TokenCache } from './token-cache.ts';
 import { readToken } from './token-format.ts';
-import { createTokenTouches, TOUCH_EVERY_MS } from './token-touches.ts';
+import { createTokenTouches } from './token-touches.ts';
 import { normalizeEmail } from '../mail/address.ts';
 
 export const SESSION_DAYS = 30;
@@ -71,23 +71,15 @@ export function createIdentityService({ db, clock, config, limiter, tokens, seal
   ) => dal.insertToken(db, { userId, name, kind, now: clock.now(), expiresAt }, sealer.tokenMac);
 
   /**
-   * Who a token names and whether its last use is worth writing: from the token itself when
-   * it is signed here and known not to be revoked, else from its row. Undefined if revoked or
-   * unknown; expiry is the caller's to check.
+   * Who a token names: from the token itself when it is signed here and known not to be
+   * revoked, else from its row. Undefined if revoked or unknown; expiry is the caller's to check.
    */
-  async function resolve(token: string, hash: Buffer, now: Date) {
+  async function resolve(token: string, hash: Buffer) {
     const claims = readToken(sealer.tokenMac, token);
-    // Its last use is not known without the row: the batch skips it if written lately.
-    if (claims && tokens.revoked(claims.tokenId) === false) return { ...claims, touch: true };
+    if (claims && tokens.revoked(claims.tokenId) === false) return claims;
     const row = await dal.tokenByHash(db, hash);
     if (!row || row.revoked_at) return undefined;
-    const { last_used_at: used } = row;
-    return {
-      tokenId: row.id,
-      userId: row.user_id,
-      expiresAt: row.expires_at,
-      touch: !used || now.getTime() - used.getTime() > TOUCH_EVERY_MS,
-    };
+    return { tokenId: row.id, userId: row.user_id, expiresAt: row.expires_at };
   }
 
   const invalidCredentials = () =>
@@ -143,11 +135,12 @@ export function createIdentityService({ db, clock, config, limiter, tokens, seal
       const cached = tokens.get(key);
       if (cached) return cached.expiresAt && cached.expiresAt <= now ? undefined : cached;
       const mark = tokens.mark();
-      const found = await resolve(token, hash, now);
+      const found = await resolve(token, hash);
       if (!found || (found.expiresAt && found.expiresAt <= now)) return undefined;
       tokens.set(key, found, mark);
-      // Off the request's path, batched with other tokens' (token-touches.ts).
-      if (found.touch) touches.touch(found.tokenId, now);
+      // Off the request's path, batched with other tokens'; written at most once a minute
+      // whatever the caller knows of the last write (token-touches.ts).
+      touches.touch(found.tokenId, now);
       return { userId: found.userId, tokenId: found.tokenId };
     },
 

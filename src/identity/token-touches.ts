@@ -1,10 +1,10 @@
 // When each token was last used (`access_tokens.last_used_at`), written in batches: one
-// statement a second for every token whose lookup asked for it, instead of one statement per
+// statement a second for every token looked up, instead of one statement per
 // lookup. A request whose token the cache did not hold (a caller's first request, or its first
 // in ten minutes) otherwise sent two statements, its lookup and this write. Best effort, as the
 // single write was: a batch lost with its process only leaves last_used_at older. A token's
-// use is written at most once a minute: a signed token is read without its row (its last use
-// unknown), so the batch's statement skips the rows written less than a minute before.
+// use is written at most once a minute, decided by the batch's statement (it skips the rows
+// written less than a minute before), not by the caller: a signed token is read without its row.
 import type { Database } from '../db/database.ts';
 import { touchTokens } from './identity-dal.ts';
 

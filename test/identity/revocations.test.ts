@@ -73,7 +73,7 @@ describe('revocation list', () => {
     expect(list.revoked('tok_load_1')).toBe(false);
   });
 
-  it('knows nothing without a world.notifier: every token is looked up', () => {
+  it('knows nothing without a notifier: every token is looked up', () => {
     const list = createRevocations(undefined, { load: async () => [] });
     expect(list.known()).toBe(false);
     expect(list.revoked('tok_any')).toBeUndefined();
