@@ -57,17 +57,24 @@ export function createPool(
 // client's connection from outside its query, hence the private `connection.stream`; the
 // error message and that field are pinned in test/db/library-internals.test.ts.
 function dropOnClientTimeout(client: pg.PoolClient) {
+  const drop = (err: Error | undefined) => {
+    if (err?.message === 'Query read timeout')
+      (
+        client as unknown as { connection: { stream: { destroy(): void } } }
+      ).connection.stream.destroy();
+  };
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: typeof query }).query = (...args) => {
+    // A query object (prepared.ts hands pg its own) answers through its callback.
+    const submitted = args[0] as { submit?: unknown; callback?: (e?: Error, r?: unknown) => void };
+    const callback = submitted?.callback;
+    if (typeof submitted?.submit === 'function' && callback)
+      submitted.callback = (err, res) => {
+        drop(err);
+        callback(err, res);
+      };
     const result = query(...args);
-    if (result instanceof Promise) {
-      result.catch((err: Error) => {
-        if (err?.message === 'Query read timeout')
-          (
-            client as unknown as { connection: { stream: { destroy(): void } } }
-          ).connection.stream.destroy();
-      });
-    }
+    if (result instanceof Promise) result.catch(drop);
     return result;
   };
 }

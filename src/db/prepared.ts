@@ -8,8 +8,15 @@
 // client's query is wrapped (on the pool's 'connect', before Kysely gets the client) to turn
 // (text, values) into { name, text, values }, the name chosen per distinct text. Statements
 // without values keep the simple protocol; any other call shape passes through untouched.
+//
+// A named statement's columns are asked for once per connection. pg asks for them (Describe)
+// on every execution, and PostgreSQL answers with a RowDescription: for the frame read's 50
+// columns, a catalog lookup per column on the server and 50 field objects parsed here, every
+// time. A prepared statement's result type cannot change (PostgreSQL refuses to run it,
+// "cached plan must not change result type", and it is prepared again under a new name), so
+// the first description of a name holds for as long as the connection has that statement.
 // What this relies on in pg and Kysely is pinned in test/db/library-internals.test.ts.
-import type pg from 'pg';
+import pg from 'pg';
 
 /** Distinct statements named per process; anything beyond runs unnamed (planned each time). */
 const MAX_STATEMENTS = 2_000;
@@ -21,13 +28,62 @@ export const isStalePlan = (err: unknown) =>
 
 type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
+interface Field {
+  name: string;
+  dataTypeID: number;
+  format: string;
+}
+/** What of pg's Query (lib/query.js) this reaches into. */
+interface QueryInternals {
+  _result: { addFields(fields: Field[]): void };
+  _accumulateRows: boolean;
+  prepare(connection: { describe(message: unknown): void }): void;
+  handleRowDescription(message: { fields: Field[] }): void;
+}
+
+/**
+ * A named statement as pg runs it, without the Describe once `columns` holds its fields:
+ * pg's own prepare (parse if new, bind, execute, sync) with the describe left out, and the
+ * result given the fields the first RowDescription brought.
+ */
+function namedQuery(
+  query: Query,
+  config: { name: string; text: string; values: unknown[] },
+  columns: Map<string, Field[]>,
+) {
+  return new Promise<pg.QueryResult>((resolve, reject) => {
+    // (text, values, callback) and the name set after: a config object would be copied whole
+    // by pg (utils cloneQueryConfig, property descriptors and all), a few µs per statement.
+    const q = new pg.Query(config.text, config.values, (err: Error | undefined, res: unknown) =>
+      err ? reject(err) : resolve(res as pg.QueryResult),
+    ) as unknown as QueryInternals & { name: string };
+    q.name = config.name;
+    const known = columns.get(config.name);
+    if (known) {
+      q._result.addFields(known);
+      q._accumulateRows = true; // as pg's handleRowDescription sets it for a query with a callback
+      const prepare = q.prepare;
+      q.prepare = (connection) =>
+        prepare.call(q, Object.assign(Object.create(connection), { describe() {} }));
+    } else {
+      const describe = q.handleRowDescription;
+      q.handleRowDescription = (message) => {
+        columns.set(config.name, message.fields);
+        describe.call(q, message);
+      };
+    }
+    query(q);
+  });
+}
+
 export function prepareStatements(pool: pg.Pool) {
   const ids = new Map<string, number>();
   pool.on('connect', (client) => {
     let generation = 0;
     const query = client.query.bind(client) as Query;
+    const columns = new Map<string, Field[]>();
     const named = (text: string, values: unknown[], id: number) =>
-      query({ name: `fp${id}_${generation}`, text, values }) as Promise<pg.QueryResult>;
+      namedQuery(query, { name: `fp${id}_${generation}`, text, values }, columns);
     (client as unknown as { query: Query }).query = (config, values, callback) => {
       if (
         typeof config !== 'string' ||

@@ -120,6 +120,20 @@ describe('database.ts dropOnClientTimeout: a client that gave up on its server',
       await pool.end();
     }
   }, 15_000);
+
+  it('and so for a statement with values, which runs as a prepared one (prepared.ts)', async () => {
+    const pool = createPool(url, { max: 1, timeoutMs: 100 });
+    const client = await pool.connect();
+    try {
+      await client.query('set statement_timeout = 0');
+      await expect(client.query('select pg_sleep($1)', [5])).rejects.toThrow(/Query read timeout/);
+      await new Promise((r) => setTimeout(r, 50));
+      expect((client as unknown as Internals).connection.stream.destroyed).toBe(true);
+    } finally {
+      client.release(true);
+      await pool.end();
+    }
+  }, 15_000);
 });
 
 describe("timestamps.ts: our parser in place of pg's", () => {

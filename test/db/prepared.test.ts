@@ -75,6 +75,30 @@ describe('prepared statements', () => {
     expect(names.sort()).toEqual(['_0', '_1', '_2']);
   });
 
+  it("asks for a named statement's columns once per connection, and reads its rows by them", async () => {
+    const client = await pool.connect();
+    const connection = (client as unknown as { connection: NodeJS.EventEmitter }).connection;
+    let descriptions = 0;
+    const counted = () => descriptions++;
+    connection.on('rowDescription', counted);
+    try {
+      const text = 'select id, name, $1::int as n, now() as at from gadgets where id = $2';
+      for (let i = 0; i < 5; i++) {
+        const res = await client.query(text, [i, 1]);
+        expect(res.rows).toEqual([{ id: 1, name: 'one', n: i, at: expect.any(Date) }]);
+        expect(res.fields.map((f) => f.name)).toEqual(['id', 'name', 'n', 'at']);
+      }
+      // Another statement on the same connection is described on its own first run.
+      expect((await client.query('select name from gadgets where id = $1', [2])).rows).toEqual([
+        { name: 'two' },
+      ]);
+      expect(descriptions).toBe(2);
+    } finally {
+      connection.off('rowDescription', counted);
+      client.release();
+    }
+  });
+
   it('passes a query config through untouched', async () => {
     const client = await pool.connect();
     try {
