@@ -148,6 +148,29 @@ describe('a remembered frame row', () => {
     expect(ops).toHaveLength(8); // 4 + stop, start, stop (suspended), start: none refused wrote
   });
 
+  it("holds no caller's role: each reader of a remembered row gets their own", async () => {
+    const { ann, project, space } = await cloudWorld(a);
+    const frame = await newFrame(a, ann, project.id, space);
+    const path = framePath(frame);
+    const vic = await newUser(a, 'vic');
+    const team = await newTeam(a, ann);
+    await addMember(a, team.id, vic, 'admin');
+    await share(a, team.id, project.id, 'viewer');
+    // The owner reads first, so the row is remembered from the owner's read.
+    expect((await a.get(path, { token: ann.token })).status).toBe(200);
+    expect(a.services.frames.known(frame.id)).toMatchObject({
+      id: frame.id,
+      role: null,
+      caller_access_version: -1,
+      project_access_version: -1,
+    });
+    for (let i = 0; i < 2; i++) {
+      expect((await a.get(path, { token: vic.token })).status).toBe(200);
+      expectProblem(await a.post(`${path}/stop`, { token: vic.token }), 403, 'insufficient_role');
+    }
+    expect((await a.post(`${path}/stop`, { token: ann.token })).status).toBe(202);
+  });
+
   it('is not answered for another project or space than the frame is in', async () => {
     const { ann, project, space } = await cloudWorld(a);
     const frame = await newFrame(a, ann, project.id, space);
