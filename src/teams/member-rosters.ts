@@ -20,10 +20,19 @@ import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { encodeCursor } from '../paging.ts';
 
-/** What a roster read answers: the version and every member in list order, of one snapshot. */
-export interface RosterRead<T> {
+/** A member as a roster holds it: what its page shows, and its cursor key. */
+export interface RosterEntry<T> {
+  item: T;
+  key: string[];
+}
+
+/**
+ * What a roster read answers: the version and every member in list order, of one snapshot,
+ * as read (RosterOptions entry makes each an entry, a slice at a time).
+ */
+export interface RosterRead<M> {
   version: number;
-  members: Array<{ item: T; key: string[] }>;
+  members: M[];
 }
 
 interface Roster {
@@ -63,10 +72,12 @@ interface Tracking {
   readyAt: number;
 }
 
-export interface RosterOptions {
+export interface RosterOptions<M, T> {
   /** Members held across every roster: the memory bound (a larger team is never held). */
   maxMembers?: number;
   onError?: (err: unknown) => void;
+  /** A member as read, as the roster holds it (by default the read gives entries). */
+  entry?: (member: M) => RosterEntry<T>;
 }
 
 const MAX_MEMBERS = 100_000;
@@ -76,9 +87,13 @@ const RELOAD_FACTOR = 20;
 const SLICE = 500;
 
 /** `load(teamId, max)` reads at most max + 1 members. Items serialize with JSON.stringify. */
-export function createMemberRosters<T>(
-  load: (teamId: string, max: number) => Promise<RosterRead<T>>,
-  { maxMembers = MAX_MEMBERS, onError = () => {} }: RosterOptions = {},
+export function createMemberRosters<T, M = RosterEntry<T>>(
+  load: (teamId: string, max: number) => Promise<RosterRead<M>>,
+  {
+    maxMembers = MAX_MEMBERS,
+    onError = () => {},
+    entry = (m) => m as unknown as RosterEntry<T>,
+  }: RosterOptions<M, T> = {},
 ) {
   // Bounded by the members held across rosters, least recently used dropped first; a roster
   // larger than the bound is not held (lru-cache's maxSize; an empty roster counts one).
@@ -95,7 +110,8 @@ export function createMemberRosters<T>(
 
   // Built a slice at a time, yielding to requests between slices: the 10,292 members of the
   // bench's big team took 15 to 30 ms in one piece, which every request waiting then waited.
-  async function keep(teamId: string, read: RosterRead<T>) {
+  // Each member is made an entry here too, in its slice, not in one pass over the read.
+  async function keep(teamId: string, read: RosterRead<M>) {
     if (newer(teamId, read.version)) return;
     const n = read.members.length;
     if (n > maxMembers) {
@@ -109,12 +125,13 @@ export function createMemberRosters<T>(
     let slice: string[] = [];
     let bytes = 0;
     let keyBytes = 0;
-    for (const [i, m] of read.members.entries()) {
+    for (const [i, member] of read.members.entries()) {
       if (i > 0 && i % SLICE === 0) {
         slices.push(sliceBytes(slice, slices.length));
         slice = [];
         await setImmediate();
       }
+      const m = entry(member);
       const text = JSON.stringify(m.item);
       const key = m.key.join(KEY_SEPARATOR);
       if (m.key.some((part) => part.includes(KEY_SEPARATOR))) return;

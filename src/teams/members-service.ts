@@ -41,14 +41,16 @@ interface Deps {
 export function createMembersService({ db, clock, access, kind = 'team' }: Deps) {
   const keyOf = (m: MemberRow) => [iso(m.joined_at), m.user_id];
   // A roster that fails to load leaves its pages to the database, which reports its own errors.
-  const rosters = createMemberRosters(async (teamId, max) => {
-    const rows = await dal.memberRoster(db, teamId, kind, max + 1);
-    const members = rows.filter((r): r is typeof r & MemberRow => r.user_id !== null);
-    return {
-      version: rows[0]?.members_version ?? -1,
-      members: members.map((m) => ({ item: presentMember(m), key: keyOf(m) })),
-    };
-  });
+  const rosters = createMemberRosters(
+    async (teamId, max) => {
+      const rows = await dal.memberRoster(db, teamId, kind, max + 1);
+      return {
+        version: rows[0]?.members_version ?? -1,
+        members: rows.filter((r): r is typeof r & MemberRow => r.user_id !== null),
+      };
+    },
+    { entry: (m: MemberRow) => ({ item: presentMember(m), key: keyOf(m) }) },
+  );
   /** A page read from the database. A list that fits on one page is not worth a roster. */
   function missed(
     team: { id: string; members_version: number; member_count: number },

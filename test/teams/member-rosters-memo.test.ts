@@ -1,7 +1,11 @@
 // The roster memo's own rules (src/teams/member-rosters.ts), on a loader the test controls:
 // when a roster is read, what it serves, what it keeps within its bound.
 import { describe, expect, it } from 'vitest';
-import { createMemberRosters, type RosterRead } from '../../src/teams/member-rosters.ts';
+import {
+  createMemberRosters,
+  type RosterEntry,
+  type RosterRead,
+} from '../../src/teams/member-rosters.ts';
 import fc from 'fast-check';
 import { decodeCursor, encodeCursor } from '../../src/paging.ts';
 
@@ -10,7 +14,11 @@ const keyOf = (i: number, team = 't') => [
   new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
   `${team}${i}`,
 ];
-const roster = (version: number, n: number, team = 't'): RosterRead<{ id: string }> => ({
+const roster = (
+  version: number,
+  n: number,
+  team = 't',
+): RosterRead<RosterEntry<{ id: string }>> => ({
   version,
   members: Array.from({ length: n }, (_, i) => ({
     item: { id: `${team}${i}` },
@@ -18,7 +26,7 @@ const roster = (version: number, n: number, team = 't'): RosterRead<{ id: string
   })),
 });
 
-function loader(reads: Record<string, RosterRead<{ id: string }>>) {
+function loader(reads: Record<string, RosterRead<RosterEntry<{ id: string }>>>) {
   const calls: string[] = [];
   const load = async (teamId: string) => {
     calls.push(teamId);
@@ -71,6 +79,28 @@ describe('member rosters', () => {
     await r.settled();
     clearInterval(tick);
     expect(ticks).toBeGreaterThan(0);
+    expect(ids(r.page('t', 1, 2, keyOf(4997)))).toEqual(['t4998', 't4999']);
+  });
+
+  it('make each member read an entry in its own slice, not all of them before the first', async () => {
+    const n = 5000;
+    const read = { version: 1, members: Array.from({ length: n }, (_, i) => i) };
+    let made = 0;
+    const r = createMemberRosters(async () => read, {
+      entry: (i: number) => {
+        made++;
+        return { item: { id: `t${i}` }, key: keyOf(i) };
+      },
+    });
+    r.missed('t', 1, 2500, n);
+    r.missed('t', 1, 2500, n);
+    // What timers firing during the build saw: some members made, not yet all.
+    const seen: number[] = [];
+    const tick = setInterval(() => seen.push(made), 0);
+    await r.settled();
+    clearInterval(tick);
+    expect(seen.some((m) => m > 0 && m < n)).toBe(true);
+    expect(made).toBe(n);
     expect(ids(r.page('t', 1, 2, keyOf(4997)))).toEqual(['t4998', 't4999']);
   });
 
