@@ -107,33 +107,31 @@ describe('database.ts dropOnClientTimeout: a client that gave up on its server',
     }
   });
 
-  it('our pool closes that socket, so the client is not reused', async () => {
-    const pool = createPool(url, { max: 1, timeoutMs: 100 }); // the client gives up 2.1 s in
-    const client = await pool.connect();
-    try {
-      await client.query('set statement_timeout = 0'); // the server would never cancel it
-      await expect(client.query('select pg_sleep(5)')).rejects.toThrow(/Query read timeout/);
-      await new Promise((r) => setTimeout(r, 50));
-      expect((client as unknown as Internals).connection.stream.destroyed).toBe(true);
-    } finally {
-      client.release(true);
-      await pool.end();
-    }
-  }, 15_000);
-
-  it('and so for a statement with values, which runs as a prepared one (prepared.ts)', async () => {
-    const pool = createPool(url, { max: 1, timeoutMs: 100 });
-    const client = await pool.connect();
-    try {
-      await client.query('set statement_timeout = 0');
-      await expect(client.query('select pg_sleep($1)', [5])).rejects.toThrow(/Query read timeout/);
-      await new Promise((r) => setTimeout(r, 50));
-      expect((client as unknown as Internals).connection.stream.destroyed).toBe(true);
-    } finally {
-      client.release(true);
-      await pool.end();
-    }
-  }, 15_000);
+  // Without values the simple protocol; with values a prepared statement, whose query object
+  // prepared.ts hands pg itself.
+  it.each([
+    ['a statement without values', ['select pg_sleep(5)']],
+    ['a statement with values', ['select pg_sleep($1)', [5]]],
+  ] as const)(
+    'our pool closes that socket after %s, so the client is not reused',
+    async (_, args) => {
+      const pool = createPool(url, { max: 1, timeoutMs: 100 }); // the client gives up 2.1 s in
+      const client = await pool.connect();
+      try {
+        await client.query('set statement_timeout = 0'); // the server would never cancel it
+        const [text, values] = args;
+        await expect(client.query(text, values && [...values])).rejects.toThrow(
+          /Query read timeout/,
+        );
+        await new Promise((r) => setTimeout(r, 50));
+        expect((client as unknown as Internals).connection.stream.destroyed).toBe(true);
+      } finally {
+        client.release(true);
+        await pool.end();
+      }
+    },
+    15_000,
+  );
 });
 
 describe("timestamps.ts: our parser in place of pg's", () => {

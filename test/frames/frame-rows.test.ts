@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testAppOn, testApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
 import { addMember, expectProblem, newTeam, newUser, share } from '../helpers/factories.ts';
+import type { Role } from '../../src/db/schema.ts';
 
 let a: TestApp;
 let b: TestApp;
@@ -18,6 +19,21 @@ afterAll(async () => {
   await b?.close();
   await a?.close();
 });
+
+/** A frame of ann's, and a user of a team of ann's that the project is shared with. */
+async function sharedFrame(
+  name: string,
+  teamRole: Exclude<Role, 'owner'>,
+  grantRole: Exclude<Role, 'owner'>,
+) {
+  const { ann, project, space } = await cloudWorld(a);
+  const frame = await newFrame(a, ann, project.id, space);
+  const user = await newUser(a, name);
+  const team = await newTeam(a, ann);
+  await addMember(a, team.id, user, teamRole);
+  await share(a, team.id, project.id, grantRole);
+  return { ann, frame, path: framePath(frame), user, team };
+}
 
 describe('a remembered frame row', () => {
   it('is answered only while its version holds, on either instance', async () => {
@@ -98,13 +114,7 @@ describe('a remembered frame row', () => {
   });
 
   it('decides a stop or start only while the role and billing it remembers still hold', async () => {
-    const { ann, project, space } = await cloudWorld(a);
-    const frame = await newFrame(a, ann, project.id, space);
-    const path = framePath(frame);
-    const bob = await newUser(a, 'bob');
-    const team = await newTeam(a, ann);
-    await addMember(a, team.id, bob, 'member');
-    await share(a, team.id, project.id, 'member');
+    const { ann, path, user: bob, team } = await sharedFrame('bob', 'member', 'member');
     // Through a, bob's role and the frame's row are remembered (each write remembers its row).
     for (const op of ['stop', 'start', 'stop', 'start'])
       expect((await a.post(`${path}/${op}`, { token: bob.token })).status).toBe(202);
@@ -149,13 +159,7 @@ describe('a remembered frame row', () => {
   });
 
   it("holds no caller's role: each reader of a remembered row gets their own", async () => {
-    const { ann, project, space } = await cloudWorld(a);
-    const frame = await newFrame(a, ann, project.id, space);
-    const path = framePath(frame);
-    const vic = await newUser(a, 'vic');
-    const team = await newTeam(a, ann);
-    await addMember(a, team.id, vic, 'admin');
-    await share(a, team.id, project.id, 'viewer');
+    const { ann, frame, path, user: vic } = await sharedFrame('vic', 'admin', 'viewer');
     // The owner reads first, so the row is remembered from the owner's read.
     expect((await a.get(path, { token: ann.token })).status).toBe(200);
     expect(a.services.frames.known(frame.id)).toMatchObject({
