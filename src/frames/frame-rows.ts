@@ -53,6 +53,10 @@ function ownBytes(text: string) {
 export function createFrameRows(max = MAX_ROWS) {
   const rows = new LRUCache<string, FrameForCaller>({ max });
   const answers = new LRUCache<string, FrameAnswer>({ max });
+  // Frames read once lately, by id alone: a row (and its answer) is remembered when its frame
+  // is read a second time. A frame read once and never again cost its row, its answer and their
+  // moves to V8's old generation, to evict another frame that was read again.
+  const readOnce = new LRUCache<string, true>({ max: max * 4 });
 
   function remember(row: FrameForCaller) {
     rows.set(row.id, { ...row, ...NO_CALLER });
@@ -62,7 +66,8 @@ export function createFrameRows(max = MAX_ROWS) {
     /**
      * The frame and the caller's role (or, `remembered`, the role's versions) in one round
      * trip when its row is remembered and current or not remembered; two when it moved.
-     * `committed`: `q` is the pool, not a transaction, so what it reads may be remembered.
+     * `committed`: `q` is the pool, not a transaction, so what it reads may be remembered
+     * (from its second read, readOnce).
      */
     async read(
       q: Queryable,
@@ -78,7 +83,10 @@ export function createFrameRows(max = MAX_ROWS) {
         if (facts.row_version === known.row_version) return { ...known, ...facts };
       }
       const row = await frameForCaller(q, projectId, spaceId, frameId, userId, remembered);
-      if (row && committed) remember(row);
+      if (row && committed) {
+        if (known || readOnce.delete(frameId)) remember(row);
+        else readOnce.set(frameId, true);
+      }
       return row;
     },
 
@@ -94,7 +102,8 @@ export function createFrameRows(max = MAX_ROWS) {
     /**
      * The frame's answer as the route's serializer writes it, made once per version of what
      * it shows: the row, the payer's billing, the agent's last call and whether that makes
-     * it online now. Presenting and serializing a frame were a fifth of a read's CPU.
+     * it online now. Presenting and serializing a frame were a fifth of a read's CPU. Kept
+     * only for a frame whose row is remembered.
      */
     answer(
       f: FrameForCaller,
@@ -107,6 +116,7 @@ export function createFrameRows(max = MAX_ROWS) {
       const known = answers.get(f.id);
       if (known?.key === key) return known;
       const view = present();
+      if (!rows.has(f.id)) return { key, body: Buffer.from(serialize(view)), etag: etagOf(view) };
       const made = { key, body: ownBytes(serialize(view)), etag: etagOf(view) };
       answers.set(f.id, made);
       return made;
