@@ -116,9 +116,10 @@ export function createFrameRows(max = MAX_ROWS) {
       const known = answers.get(f.id);
       if (known?.key === key) return known;
       const view = present();
-      if (!rows.has(f.id)) return { key, body: Buffer.from(serialize(view)), etag: etagOf(view) };
-      const made = { key, body: ownBytes(serialize(view)), etag: etagOf(view) };
-      answers.set(f.id, made);
+      const text = serialize(view);
+      const kept = rows.has(f.id);
+      const made = { key, body: kept ? ownBytes(text) : Buffer.from(text), etag: etagOf(view) };
+      if (kept) answers.set(f.id, made);
       return made;
     },
 

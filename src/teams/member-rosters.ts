@@ -28,7 +28,7 @@ export interface RosterEntry<T> {
 
 /**
  * What a roster read answers: the version and every member in list order, of one snapshot,
- * as read (RosterOptions entry makes each an entry, a slice at a time).
+ * as read (createMemberRosters' `entry` makes each an entry, a slice at a time).
  */
 export interface RosterRead<M> {
   version: number;
@@ -72,12 +72,10 @@ interface Tracking {
   readyAt: number;
 }
 
-export interface RosterOptions<M, T> {
+export interface RosterOptions {
   /** Members held across every roster: the memory bound (a larger team is never held). */
   maxMembers?: number;
   onError?: (err: unknown) => void;
-  /** A member as read, as the roster holds it (by default the read gives entries). */
-  entry?: (member: M) => RosterEntry<T>;
 }
 
 const MAX_MEMBERS = 100_000;
@@ -86,14 +84,14 @@ const RELOAD_FACTOR = 20;
 /** Members serialized between two yields to the event loop (about 1 ms). */
 const SLICE = 500;
 
-/** `load(teamId, max)` reads at most max + 1 members. Items serialize with JSON.stringify. */
-export function createMemberRosters<T, M = RosterEntry<T>>(
+/**
+ * `load(teamId, max)` reads at most max + 1 members; `entry` makes a member as read what the
+ * roster holds of it. Items serialize with JSON.stringify.
+ */
+export function createMemberRosters<M, T>(
   load: (teamId: string, max: number) => Promise<RosterRead<M>>,
-  {
-    maxMembers = MAX_MEMBERS,
-    onError = () => {},
-    entry = (m) => m as unknown as RosterEntry<T>,
-  }: RosterOptions<M, T> = {},
+  entry: (member: M) => RosterEntry<T>,
+  { maxMembers = MAX_MEMBERS, onError = () => {} }: RosterOptions = {},
 ) {
   // Bounded by the members held across rosters, least recently used dropped first; a roster
   // larger than the bound is not held (lru-cache's maxSize; an empty roster counts one).

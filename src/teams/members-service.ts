@@ -49,7 +49,7 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
         members: rows.filter((r): r is typeof r & MemberRow => r.user_id !== null),
       };
     },
-    { entry: (m: MemberRow) => ({ item: presentMember(m), key: keyOf(m) }) },
+    (m: MemberRow) => ({ item: presentMember(m), key: keyOf(m) }),
   );
   /** A page read from the database. A list that fits on one page is not worth a roster. */
   function missed(

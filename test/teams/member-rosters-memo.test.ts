@@ -37,6 +37,9 @@ function loader(reads: Record<string, RosterRead<RosterEntry<{ id: string }>>>) 
   return { calls, load };
 }
 
+/** The loader's members are entries already. */
+const asIs = <T>(m: RosterEntry<T>) => m;
+
 const ids = (text: Buffer | undefined) =>
   text === undefined
     ? undefined
@@ -45,7 +48,7 @@ const ids = (text: Buffer | undefined) =>
 describe('member rosters', () => {
   it('are read on the second miss of a team of a page or two, once, and serve any page of their version', async () => {
     const { calls, load } = loader({ t: roster(3, 5) });
-    const r = createMemberRosters(load);
+    const r = createMemberRosters(load, asIs);
     r.missed('t', 3, 50, 50);
     expect(calls).toEqual([]);
     r.missed('t', 3, 50, 50);
@@ -70,7 +73,7 @@ describe('member rosters', () => {
 
   it('of thousands of members are built a slice at a time, letting other work run between', async () => {
     const { load } = loader({ t: roster(1, 5000) });
-    const r = createMemberRosters(load);
+    const r = createMemberRosters(load, asIs);
     r.missed('t', 1, 2500, 5000);
     r.missed('t', 1, 2500, 5000);
     // Timers that fire while the roster is built: none would, were it built in one piece.
@@ -86,12 +89,13 @@ describe('member rosters', () => {
     const n = 5000;
     const read = { version: 1, members: Array.from({ length: n }, (_, i) => i) };
     let made = 0;
-    const r = createMemberRosters(async () => read, {
-      entry: (i: number) => {
+    const r = createMemberRosters(
+      async () => read,
+      (i: number) => {
         made++;
         return { item: { id: `t${i}` }, key: keyOf(i) };
       },
-    });
+    );
     r.missed('t', 1, 2500, n);
     r.missed('t', 1, 2500, n);
     // What timers firing during the build saw: some members made, not yet all.
@@ -113,7 +117,7 @@ describe('member rosters', () => {
         key: ['2026-01-01T00:00:00.000Z', `m${i}`],
       })),
     };
-    const r = createMemberRosters(async () => read);
+    const r = createMemberRosters(async () => read, asIs);
     r.missed('t', 1, 3, 5);
     r.missed('t', 1, 3, 5);
     await r.settled();
@@ -127,7 +131,7 @@ describe('member rosters', () => {
 
   it('of a larger team are read once the pages read from the database add up to its size', async () => {
     const { calls, load } = loader({ t: roster(1, 500) });
-    const r = createMemberRosters(load);
+    const r = createMemberRosters(load, asIs);
     for (let page = 1; page < 10; page++) {
       r.missed('t', 1, 50, 500);
       await r.settled();
@@ -146,7 +150,7 @@ describe('member rosters', () => {
       big: roster(1, 9),
       c: roster(1, 2, 'c'),
     });
-    const r = createMemberRosters(load, { maxMembers: 8 });
+    const r = createMemberRosters(load, asIs, { maxMembers: 8 });
     const hold = async (team: string) => {
       r.missed(team, 1, 50, 50);
       r.missed(team, 1, 50, 50);
@@ -162,7 +166,7 @@ describe('member rosters', () => {
   it('never replace a newer roster with an older read, and survive a failed read', async () => {
     const reads = { t: roster(5, 2) };
     const errors: unknown[] = [];
-    const r = createMemberRosters(loader(reads).load, { onError: (e) => errors.push(e) });
+    const r = createMemberRosters(loader(reads).load, asIs, { onError: (e) => errors.push(e) });
     r.missed('t', 5, 50, 50);
     r.missed('t', 5, 50, 50);
     await r.settled();
@@ -173,7 +177,7 @@ describe('member rosters', () => {
     await r.settled();
     expect(r.page('t', 5, 10)).toBeDefined();
     expect(r.members).toBe(2);
-    const failing = createMemberRosters(loader({}).load, { onError: (e) => errors.push(e) });
+    const failing = createMemberRosters(loader({}).load, asIs, { onError: (e) => errors.push(e) });
     failing.missed('u', 1, 50, 50);
     failing.missed('u', 1, 50, 50);
     await failing.settled();
@@ -197,7 +201,7 @@ describe('member rosters', () => {
       });
     await fc.assert(
       fc.asyncProperty(team, fc.integer({ min: 1, max: 7 }), async (members, limit) => {
-        const r = createMemberRosters(async () => ({ version: 1, members }));
+        const r = createMemberRosters(async () => ({ version: 1, members }), asIs);
         r.missed('t', 1, 1, 1);
         r.missed('t', 1, 1, 1);
         await r.settled();
