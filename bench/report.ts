@@ -272,7 +272,7 @@ export function writeResults(file: string, r: Report) {
     '',
     `## Access check on a dataset ten times smaller (GET /v2/projects/:id, ${AT_CONNECTIONS} connections)`,
     '',
-    'Each dataset was served by a service started for this check, and both were warmed the same way (the same seconds of their own warm project reads, at the same connection count) before being measured in turn, each run as long as the others; the verdict compares the mean p50 of each.',
+    'Each dataset was served by a service started for this check, and both were warmed the same way (the same seconds of their own warm project reads, at the same connection count) before being measured in turn (small then large, then large then small, so that a drift of the machine weighs on both alike), each run as long as the others; the verdict compares the mean p50 of each.',
     '',
     '| dataset | users | run | req/s | p50 ms | p99 ms |',
     '|---|--:|--:|--:|--:|--:|',

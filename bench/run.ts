@@ -228,8 +228,12 @@ async function accessCheck(bench: Bench, large: Prepared, small: Prepared) {
     await warmUp(bench, services.large, project(large), ACCESS_WARMUP_SECONDS);
     await warmUp(bench, services.small, project(small), ACCESS_WARMUP_SECONDS);
     const runs = { small: [] as LoadResult[], large: [] as LoadResult[] };
+    // In an ABBA order (small, large, then large, small…): the machine drifts over a run (the
+    // limit's own rate moves by a fifth across minutes), and with the small dataset always
+    // first, a slowing machine was counted against the large one.
     for (let round = 0; round < ACCESS_ROUNDS; round++) {
-      for (const k of ['small', 'large'] as const) {
+      const order = round % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+      for (const k of order) {
         const dataset = k === 'small' ? small : large;
         runs[k].push(
           (await measure(bench, services[k], project(dataset), AT_CONNECTIONS, round)).result,
