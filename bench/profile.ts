@@ -3,13 +3,16 @@
 // inside the service's process (bench/service-process.ts), on the bench's request. With
 // BENCH_PROFILE_KIND=allocations, a sampling profile of what was allocated instead, garbage
 // included (<name>.heapprofile, DevTools' Memory tab): where the young generation's churn,
-// and so the scavenges, come from.
+// and so the scavenges, come from. With BENCH_PROFILE_KIND=promoted, only what survived the
+// young generation (and what was still live when the profile stopped, a young generation's
+// worth at most): what is copied out of it, and fills the old generation for mark-compacts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 
 let session: Session | undefined;
-const allocations = process.env.BENCH_PROFILE_KIND === 'allocations';
+const kind = process.env.BENCH_PROFILE_KIND;
+const allocations = kind === 'allocations' || kind === 'promoted';
 
 export async function startProfile() {
   session = new Session();
@@ -19,7 +22,7 @@ export async function startProfile() {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 16_384,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: kind === 'allocations',
     });
     return;
   }
