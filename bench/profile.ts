@@ -12,12 +12,13 @@ import { Session } from 'node:inspector/promises';
 
 let session: Session | undefined;
 const kind = process.env.BENCH_PROFILE_KIND;
-const allocations = kind === 'allocations' || kind === 'promoted';
+/** A heap sampling profile (.heapprofile) in place of a CPU profile. */
+const heap = kind === 'allocations' || kind === 'promoted';
 
 export async function startProfile() {
   session = new Session();
   session.connect();
-  if (allocations) {
+  if (heap) {
     await session.post('HeapProfiler.enable');
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 16_384,
@@ -33,7 +34,7 @@ export async function startProfile() {
 export async function stopProfile(dir: string, name: string) {
   if (!session) return;
   mkdirSync(dir, { recursive: true });
-  if (allocations) {
+  if (heap) {
     const { profile } = await session.post('HeapProfiler.stopSampling');
     writeFileSync(join(dir, `${name}.heapprofile`), JSON.stringify(profile));
   } else {
