@@ -3,9 +3,10 @@
 // service's CPU per request, and only the values bound to it change between calls. It relies
 // on Kysely binding each value as a parameter (never writing it into the text) and on running
 // a raw CompiledQuery on whatever executor it is given (a transaction's); both are pinned in
-// test/db/library-internals.test.ts. Outside a transaction the text runs on a pooled client.
+// test/db/library-internals.test.ts. Outside a transaction a read runs on the pool's read lane
+// (read-lane.ts), or on a pooled client when the lane is full; a write on a pooled client.
 import { CompiledQuery, type Compilable, type Kysely, type RawBuilder } from 'kysely';
-import { poolOf, type Queryable } from './database.ts';
+import { laneOf, poolOf, type Queryable } from './database.ts';
 import type { DB } from './schema.ts';
 
 type Scalar = string | number | boolean | null;
@@ -19,9 +20,13 @@ const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;
  * argument may only be bound as a value (never change the SQL text, never pick a branch).
  * The first call builds it with markers for the arguments and remembers where each is bound;
  * later calls bind the new values to the same compiled text.
+ *
+ * `write`: a statement that may wait for a row lock, kept off the read lane, where it would
+ * hold up the reads pipelined behind it on its connection for as long as it waits.
  */
 export function compiledOnce<A extends Value[], R>(
   build: (q: Kysely<DB>, ...args: A) => Compilable<R> | RawBuilder<R>,
+  { write = false } = {},
 ) {
   let compiled: { sql: string; slots: Slot[] } | undefined;
 
@@ -46,6 +51,9 @@ export function compiledOnce<A extends Value[], R>(
     const parameters = compiled.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     const pool = poolOf(q);
     if (!pool) return (await q.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters))).rows;
+    // Pipelined with other statements when the pool has a lane with room (read-lane.ts).
+    const piped = write ? undefined : laneOf(pool)?.query<R>(compiled.sql, parameters);
+    if (piped) return await piped;
     // Outside a transaction, straight to a pooled client with the call Kysely's driver makes,
     // client.query(text, values), so the statement is named and prepared all the same
     // (prepared.ts). Kysely's executor around it (connection provider, result wrapping) was

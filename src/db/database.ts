@@ -7,6 +7,7 @@ import { isStalePlan, prepareStatements } from './prepared.ts';
 import { installTimestampParser } from './timestamps.ts';
 import { installRowShapes } from './row-shapes.ts';
 import { collectWakeUps } from './waker.ts';
+import { createReadLane, type ReadLane } from './read-lane.ts';
 
 export type Database = Kysely<DB>;
 export type Queryable = Kysely<DB> | Transaction<DB>;
@@ -18,16 +19,41 @@ installTimestampParser();
 installRowShapes();
 
 export interface PoolOptions {
+  /** Connections in all, those of the read lane (below) among them. */
   max?: number;
   /** Server-side statement_timeout; the client gives up on a silent server 2 s after it. */
   timeoutMs?: number;
+}
+
+/** Of `max` connections, those pipelined for statements outside transactions (read-lane.ts). */
+const laneSize = (max: number) => Math.min(2, Math.floor(max / 4));
+
+/** A pool, and the connections of its budget that are a read lane. */
+class LanedPool extends pg.Pool {
+  readonly lane: ReadLane | undefined;
+
+  constructor(config: pg.PoolConfig & { max: number }) {
+    const size = laneSize(config.max);
+    super({ ...config, max: config.max - size });
+    if (size === 0) return;
+    const piped = new pg.Pool({ ...config, max: size, pipeline: true } as pg.PoolConfig);
+    piped.on('error', () => {});
+    // A lane's connection is set up by this pool's 'connect' listeners, as any other is.
+    piped.on('connect', (client) => this.emit('connect', client));
+    this.lane = createReadLane(piped, size);
+  }
+
+  override async end() {
+    await this.lane?.close();
+    await super.end();
+  }
 }
 
 export function createPool(
   connectionString: string,
   { max = 10, timeoutMs = 15_000 }: PoolOptions = {},
 ): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new LanedPool({
     connectionString,
     max,
     connectionTimeoutMillis: 5000,
@@ -50,6 +76,9 @@ export function createPool(
   prepareStatements(pool);
   return pool;
 }
+
+/** The read lane of a pool made by createPool, if it has one. */
+export const laneOf = (pool: pg.Pool) => (pool instanceof LanedPool ? pool.lane : undefined);
 
 // After its query_timeout, pg fails the query but leaves the client waiting for the server's
 // answer; the next request given that client would wait too. Closing the socket makes the

@@ -1,0 +1,135 @@
+// The read lane (src/db/read-lane.ts): statements outside transactions pipelined on a few
+// connections. Each statement gets its own answer and its own error, a lost connection is
+// replaced, a full lane sends statements to the pool, a write waiting for a lock holds up no
+// read, and the lane counts in the pool's size.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createDatabase, createPool, laneOf, type Database } from '../../src/db/database.ts';
+import { compiledOnce } from '../../src/db/compiled.ts';
+import { freshDatabaseUrl } from '../helpers/database.ts';
+
+let url: string;
+let pool: pg.Pool;
+let db: Database;
+let admin: pg.Client;
+
+/** The backends of the database other than `admin`'s, by what they last ran. */
+async function backends() {
+  const { rows } = await admin.query<{ pid: number; query: string }>(
+    'select pid, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  return rows;
+}
+
+const echo = compiledOnce((_q, n: number) => sql<{ n: number }>`select ${n}::int as n`);
+const inverse = compiledOnce((_q, n: number) => sql<{ x: number }>`select 100 / ${n}::int as x`);
+const sleepy = compiledOnce(
+  (_q, s: number) => sql<{ n: number }>`select 1 as n from pg_sleep(${s}::float8)`,
+);
+
+function lane() {
+  const l = laneOf(pool);
+  if (!l) throw new Error('a pool of 8 connections has a read lane');
+  return l;
+}
+
+beforeAll(async () => {
+  url = await freshDatabaseUrl();
+  pool = createPool(url, { max: 8 });
+  db = createDatabase(pool);
+  admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin.end();
+  await db.destroy();
+});
+
+describe('read lane', () => {
+  it('answers each of many concurrent statements with its own rows, on two connections', async () => {
+    await echo(db, 0); // opens the lane's connections
+    await new Promise((r) => setTimeout(r, 100));
+    const ns = Array.from({ length: 300 }, (_, i) => i);
+    const answers = await Promise.all(ns.map((n) => echo(db, n)));
+    expect(answers).toEqual(ns.map((n) => [{ n }]));
+    // The pool holds 6 at most, the lane 2: no more than 8 backends ever.
+    expect((await backends()).length).toBeLessThanOrEqual(8);
+  });
+
+  it('fails only the statement that fails', async () => {
+    const results = await Promise.allSettled([5, 0, 20, 0, 4].map((n) => inverse(db, n)));
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: [{ x: 20 }] });
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+    expect(results[4]).toEqual({ status: 'fulfilled', value: [{ x: 25 }] });
+  });
+
+  it('replaces a connection whose server went away', async () => {
+    await Promise.all([echo(db, 1), echo(db, 2)]);
+    const before = await backends();
+    const terminated = await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    expect(terminated.rowCount).toBe(before.length);
+    // Statements sent on a dead connection may fail; within a few tries, all answer again.
+    let answered = false;
+    for (let i = 0; i < 50 && !answered; i++) {
+      const rs = await Promise.allSettled([echo(db, 7), echo(db, 8), echo(db, 9)]);
+      answered = rs.every((r) => r.status === 'fulfilled');
+      if (!answered) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(answered).toBe(true);
+    expect(await lane().query<{ n: number }>('select 3 as n', [])).toEqual([{ n: 3 }]);
+  });
+
+  it('sends statements to the pool when every connection has 8 waiting', async () => {
+    await Promise.all([echo(db, 0), echo(db, 0)]);
+    await new Promise((r) => setTimeout(r, 200)); // both of the lane's connections open
+    const held = Array.from({ length: 16 }, () => sleepy(db, 0.05));
+    expect(lane().query('select 1', [])).toBeUndefined();
+    // The pool answers meanwhile: it is not behind the lane's sleepers.
+    const started = Date.now();
+    expect(await echo(db, 42)).toEqual([{ n: 42 }]);
+    expect(Date.now() - started).toBeLessThan(250);
+    await Promise.all(held);
+    const again = lane().query('select 1 as n', []);
+    expect(again).toBeDefined();
+    expect(await again).toEqual([{ n: 1 }]);
+  });
+
+  it('keeps a write that waits for a lock off the lane, ahead of no read', async () => {
+    const locking = compiledOnce(
+      (_q, key: number) =>
+        sql<{ n: number }>`select 1 as n from pg_advisory_xact_lock(${key}::int)`,
+      { write: true },
+    );
+    await Promise.all([echo(db, 0), echo(db, 0)]);
+    await new Promise((r) => setTimeout(r, 200)); // both of the lane's connections open
+    await admin.query('select pg_advisory_lock(77)');
+    const waiting = locking(db, 77);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    const ns = Array.from({ length: 14 }, (_, i) => i);
+    expect(await Promise.all(ns.map((n) => echo(db, n)))).toEqual(ns.map((n) => [{ n }]));
+    expect(Date.now() - started).toBeLessThan(250);
+    await admin.query('select pg_advisory_unlock(77)');
+    expect(await waiting).toEqual([{ n: 1 }]);
+  });
+
+  it('is not made for a pool of fewer than 4 connections, and counts in the size', async () => {
+    const small = createPool(url, { max: 3 });
+    expect(laneOf(small)).toBeUndefined();
+    await small.end();
+    const four = createPool(url, { max: 4 });
+    expect(laneOf(four)).toBeDefined();
+    expect(four.options.max).toBe(3);
+    await four.end();
+  });
+});
