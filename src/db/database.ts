@@ -25,7 +25,7 @@ export interface PoolOptions {
   timeoutMs?: number;
 }
 
-/** Of `max` connections, those pipelined for statements outside transactions (read-lane.ts). */
+/** Of `max` connections, those pipelined for reads outside transactions (read-lane.ts). */
 const laneSize = (max: number) => Math.min(2, Math.floor(max / 4));
 
 /** A pool, and the connections of its budget that are a read lane. */

@@ -1,4 +1,5 @@
-// Statements outside any transaction, pipelined on a few connections of their own. A pooled
+// Reads outside any transaction, pipelined on a few connections of their own (compiled.ts keeps
+// writes off: one waiting for a row lock would hold up the reads behind it). A pooled
 // statement checks a connection out, and no other statement uses it until the answer is back:
 // under load, each wakes a backend that sat idle, and on the bench's two cores those wake-ups
 // and the switches between processes cost more than many a statement itself (the frame read,
