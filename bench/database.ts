@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { loadConfig } from '../src/config.ts';
 import { at } from '../test/helpers/checked.ts';
 
 export interface BenchServer {
@@ -24,10 +25,16 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
   if (!adminUrl) {
     // startEmbeddedPostgres lets the postgres OS user (as root) pass through it, and no one else.
     dir = mkdtempSync(join(tmpdir(), 'frameplane-bench-'));
-    const embedded = await startEmbeddedPostgres(dir);
+    // As `npm start` would size it (src/config.ts), EMBEDDED_SHARED_BUFFERS_MB included.
+    const { embeddedSharedBuffersMb } = loadConfig({
+      EMBEDDED_SHARED_BUFFERS_MB: process.env.EMBEDDED_SHARED_BUFFERS_MB,
+    });
+    const embedded = await startEmbeddedPostgres(dir, undefined, {
+      sharedBuffersMb: embeddedSharedBuffersMb,
+    });
     adminUrl = embedded.url;
     stopEmbedded = embedded.stop;
-    log(`embedded PostgreSQL in ${dir}`);
+    log(`embedded PostgreSQL in ${dir}, shared_buffers ${embeddedSharedBuffersMb} MB`);
   } else {
     log('PostgreSQL at DATABASE_URL');
   }
@@ -53,7 +60,9 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
       return url.toString();
     },
     async version() {
-      return at((await admin.query<{ version: string }>('select version()')).rows, 0).version;
+      const q = `select version() as version, current_setting('shared_buffers') as buffers`;
+      const row = at((await admin.query<{ version: string; buffers: string }>(q)).rows, 0);
+      return `${row.version}; shared_buffers ${row.buffers}`;
     },
     async stop() {
       // On a shared server, leave nothing behind; the embedded one goes away whole.

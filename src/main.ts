@@ -72,7 +72,9 @@ async function main() {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, (line) => log.debug({ postgres: line }));
+    const sharedBuffersMb = config.embeddedSharedBuffersMb;
+    const postgresLog = (line: string) => log.debug({ postgres: line });
+    embedded = await startEmbeddedPostgres(config.dataDir, postgresLog, { sharedBuffersMb });
     url = embedded.url;
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }

@@ -29,6 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { initdb, startPostgres, type OsUser, type PostgresServer } from './postgres-process.ts';
+import { defaultSharedBuffersMb } from '../config.ts';
 
 export interface EmbeddedDatabase {
   /** postgres://frameplane:<password>@<socket directory, percent-encoded>:<port>/postgres */
@@ -222,6 +223,7 @@ async function ensurePassword(
 export async function startEmbeddedPostgres(
   dataDirArg: string,
   log: (line: string) => void = () => {},
+  { sharedBuffersMb = defaultSharedBuffersMb() }: { sharedBuffersMb?: number } = {},
 ): Promise<EmbeddedDatabase> {
   const dataDir = resolve(dataDirArg);
   const pgUser = isRoot() ? postgresOsUser() : undefined;
@@ -256,6 +258,8 @@ export async function startEmbeddedPostgres(
     // English messages: we wait for "ready to accept connections" (postgres-process.ts).
     '-c',
     'lc_messages=C',
+    '-c',
+    `shared_buffers=${sharedBuffersMb}MB`,
   ];
   const serverArgs = ['-D', dir, '-p', String(PORT), ...flags];
 

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { defaultSharedBuffersMb } from '../../src/config.ts';
 import { at } from '../helpers/checked.ts';
 
 const root = process.getuid?.() === 0;
@@ -68,6 +69,12 @@ function asNobody(cmd: string) {
   );
 }
 
+/** shared_buffers in MB (pg_settings counts 8 kB pages). */
+async function sharedBuffersMb(c: pg.Client) {
+  const q = "select setting::int * 8 / 1024 as mb from pg_settings where name = 'shared_buffers'";
+  return (await c.query(q)).rows[0].mb;
+}
+
 describe('embedded PostgreSQL, a new data directory', () => {
   let dir: string;
   let db: EmbeddedDatabase;
@@ -110,6 +117,15 @@ describe('embedded PostgreSQL, a new data directory', () => {
       expect(sock.uid).toBe(process.getuid!());
     }
     for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o077).toBe(0);
+  });
+
+  it('caches an eighth of the machine memory, from 128 MB to 1 GB', async () => {
+    const c = await connect(db.url);
+    try {
+      expect(await sharedBuffersMb(c)).toBe(defaultSharedBuffersMb());
+    } finally {
+      await c.end();
+    }
   });
 
   it('listens on no TCP port', async () => {
@@ -232,7 +248,7 @@ describe('embedded PostgreSQL, a data directory from before the password file', 
     }
 
     const lines: string[] = [];
-    db = await startEmbeddedPostgres(dir, (l) => lines.push(l));
+    db = await startEmbeddedPostgres(dir, (l) => lines.push(l), { sharedBuffersMb: 48 });
     expect(lines.join('\n')).toMatch(/set a new random password/);
     const file = join(dir, 'postgres.password');
     const st = statSync(file);
@@ -250,6 +266,7 @@ describe('embedded PostgreSQL, a data directory from before the password file', 
     const c = await connect(db.url);
     try {
       expect((await c.query('show listen_addresses')).rows[0].listen_addresses).toBe('');
+      expect(await sharedBuffersMb(c)).toBe(48); // EMBEDDED_SHARED_BUFFERS_MB, as main.ts passes it
       const { rows } = await c.query('select type, auth_method from pg_hba_file_rules');
       expect(rows).toEqual([{ type: 'local', auth_method: 'scram-sha-256' }]);
       // Stored as a SCRAM verifier (the password itself never went to the server).
