@@ -40,6 +40,21 @@ export async function lockPayer(
   return (mode === 'change' ? query.forNoKeyUpdate() : query.forShare()).executeTakeFirst();
 }
 
+/**
+ * Locks the projects a payer pays for, in id order: a change of its status rewrites their copy
+ * of it (projects.payer_billing, migrations/0021), and a transfer or a deletion holds a project
+ * before its frames, and a transfer before its users (transfers-service.ts).
+ */
+export async function lockProjectsOf(q: Queryable, payer: Payer) {
+  await q
+    .selectFrom('projects')
+    .select('id')
+    .where(projectColumn[payer.kind], '=', payer.id)
+    .orderBy('id')
+    .forNoKeyUpdate()
+    .execute();
+}
+
 /** Locks the frames in scope in id order, as the agent sync locks them. */
 export async function lockFramesIn(q: Queryable, scope: FrameScope) {
   await q

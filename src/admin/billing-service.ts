@@ -13,6 +13,7 @@ import {
   type FrameScope,
   lockFramesIn,
   lockPayer,
+  lockProjectsOf,
   type Payer,
   setBillingStatus,
 } from './billing-dal.ts';
@@ -51,8 +52,12 @@ export function createBillingService({ db, clock }: { db: Database; clock: Clock
   async function set(payer: Payer, status: BillingStatus) {
     const now = clock.now();
     return transaction(db, async (trx) => {
+      // In the order of a transfer (transfers-service.ts): an org's row before its projects,
+      // a user's projects before the user's row; then the frames.
+      if (payer.kind === 'user') await lockProjectsOf(trx, payer);
       const before = await lockPayer(trx, payer, 'change');
       if (!before) throw notFound(payer.kind === 'user' ? 'user' : 'org');
+      if (payer.kind === 'org') await lockProjectsOf(trx, payer);
       await lockFramesIn(trx, payer);
       await setBillingStatus(trx, payer, status);
       return before.billing_status === status ? 0 : billingChanged(trx, payer, status, now);

@@ -81,6 +81,8 @@ export interface DB {
     name: string;
     access_version: Generated<number>;
     created_at: Timestamp;
+    /** A copy of the payer's billing status, kept by the database (migrations/0021). */
+    payer_billing: Generated<'active' | 'past_due'>;
   };
   spaces: { id: string; project_id: string; name: string; created_at: Timestamp };
   teams: {

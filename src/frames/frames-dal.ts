@@ -10,12 +10,11 @@ import { wakeAfterCommit } from '../db/waker.ts';
 
 /**
  * The billing status of whoever pays for the project `projectRef` (a column reference): its
- * user owner, or the organization that owns it (CONTRACT 3a); exactly one of the two is set.
+ * user owner, or the organization that owns it (CONTRACT 3a). The project row holds a copy,
+ * kept by the database (migrations/0021).
  */
 export function payerBillingSql(projectRef: string) {
-  return sql<'active' | 'past_due'>`coalesce(
-    (select pu.billing_status from users pu where pu.id = ${sql.ref(`${projectRef}.owner_id`)}),
-    (select po.billing_status from teams po where po.id = ${sql.ref(`${projectRef}.org_id`)}))`;
+  return sql<'active' | 'past_due'>`${sql.ref(`${projectRef}.payer_billing`)}`;
 }
 
 /** Frames with their project and agent: the tables a frame's status reads. */
