@@ -14,6 +14,7 @@ import {
   frameRow,
   moveProject,
   runningProject,
+  setBilling,
 } from './world.ts';
 
 let t: TestApp;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 const bill = (kind: 'orgs' | 'users', id: string, status: string, token = ADMIN) =>
-  t.put(`/v2/admin/${kind}/${id}/billing`, { token, body: { status } });
+  setBilling(t, kind, id, status, token);
 
 /** An org of `ann` owning a running project, and a project `ann` owns herself. */
 async function world() {

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser } from '../helpers/factories.ts';
-import { ADMIN, cloudAgent } from '../helpers/frames.ts';
+import { cloudAgent } from '../helpers/frames.ts';
 import { newOrg, newOrgProject } from '../helpers/orgs.ts';
-import { moveProject, runningProject } from './world.ts';
+import { moveProject, runningProject, setBilling } from './world.ts';
 
 let t: TestApp;
 let agent: { id: string; token: string };
@@ -19,9 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-const bill = (kind: 'orgs' | 'users', id: string, status: string) =>
-  t.put(`/v2/admin/${kind}/${id}/billing`, { token: ADMIN, body: { status } });
 
 const copyOf = async (projectId: string) =>
   (
@@ -62,18 +59,18 @@ describe('projects.payer_billing', () => {
     const orgs = await newOrgProject(t, ann, org.id);
     expect([await copyOf(own.id), await copyOf(orgs.id)]).toEqual(['active', 'active']);
 
-    expect((await bill('users', ann.id, 'past_due')).status).toBe(200);
+    expect((await setBilling(t, 'users', ann.id, 'past_due')).status).toBe(200);
     // The org pays for its projects, not its owner.
     expect([await copyOf(own.id), await copyOf(orgs.id)]).toEqual(['past_due', 'active']);
     expect(await copyOf((await newProject(t, ann, 'Later')).id)).toBe('past_due');
 
-    expect((await bill('orgs', org.id, 'past_due')).status).toBe(200);
+    expect((await setBilling(t, 'orgs', org.id, 'past_due')).status).toBe(200);
     expect(await copyOf(orgs.id)).toBe('past_due');
     expect((await moveProject(t, own.id, { user_id: bob.id })).status).toBe(200);
     expect(await copyOf(own.id)).toBe('active');
     expect((await moveProject(t, own.id, { org_id: org.id })).status).toBe(200);
     expect(await copyOf(own.id)).toBe('past_due');
-    expect((await bill('orgs', org.id, 'active')).status).toBe(200);
+    expect((await setBilling(t, 'orgs', org.id, 'active')).status).toBe(200);
     expect([await copyOf(own.id), await copyOf(orgs.id)]).toEqual(['active', 'active']);
   });
 
@@ -109,10 +106,10 @@ describe('projects.payer_billing', () => {
         }),
       );
       const answers = await Promise.all([
-        bill('users', ann.id, status),
+        setBilling(t, 'users', ann.id, status),
         ...projects.map((p, i) => moveProject(t, p.id, payers[(round + i) % payers.length] ?? {})),
-        bill('orgs', org.id, status),
-        bill('users', bob.id, round % 3 ? 'active' : 'past_due'),
+        setBilling(t, 'orgs', org.id, status),
+        setBilling(t, 'users', bob.id, round % 3 ? 'active' : 'past_due'),
       ]);
       for (const a of answers) expect(a.status, a.text).toBe(200);
       for (const c of await Promise.all(created)) {

@@ -75,6 +75,15 @@ export async function billingEvents(t: TestApp, frameId: string) {
   return rows.map((e) => e.type);
 }
 
+/** The operator sets the billing status of a user or an org. */
+export const setBilling = (
+  t: TestApp,
+  kind: 'orgs' | 'users',
+  id: string,
+  status: string,
+  token = ADMIN,
+) => t.put(`/v2/admin/${kind}/${id}/billing`, { token, body: { status } });
+
 export const moveProject = (t: TestApp, projectId: string, body: Record<string, unknown>) =>
   t.post(`/v2/admin/projects/${projectId}/owner`, { token: ADMIN, body });
 
