@@ -5,11 +5,6 @@
 -- 8 µs less without that probe, of about 90 µs in the server.
 ALTER TABLE projects ADD COLUMN payer_billing text NOT NULL DEFAULT 'active'
   CHECK (payer_billing IN ('active', 'past_due'));
-UPDATE projects p SET payer_billing = coalesce(
-  (SELECT u.billing_status FROM users u WHERE u.id = p.owner_id),
-  (SELECT o.billing_status FROM teams o WHERE o.id = p.org_id),
-  'active');
-
 -- The copy is the payer's, whatever an INSERT or UPDATE says. The payer's row is locked FOR
 -- SHARE, as a billing change locks it FOR NO KEY UPDATE: a change that committed after this
 -- statement began would otherwise leave the copy old (its UPDATE below cannot see a project
@@ -28,6 +23,8 @@ BEGIN
 END $$;
 CREATE TRIGGER projects_payer_billing BEFORE INSERT OR UPDATE OF owner_id, org_id, payer_billing
   ON projects FOR EACH ROW EXECUTE FUNCTION project_payer_billing();
+-- The projects that exist get their copy from the trigger, as new ones do.
+UPDATE projects SET payer_billing = payer_billing;
 
 -- A payer's new status reaches every project it pays for. A billing change locks a user's
 -- projects before the user, as a transfer does (admin/billing-service.ts); an org's after the

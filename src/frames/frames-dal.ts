@@ -14,7 +14,7 @@ import { wakeAfterCommit } from '../db/waker.ts';
  * kept by the database (migrations/0021).
  */
 export function payerBillingSql(projectRef: string) {
-  return sql<'active' | 'past_due'>`${sql.ref(`${projectRef}.payer_billing`)}`;
+  return sql.ref<'active' | 'past_due'>(`${projectRef}.payer_billing`);
 }
 
 /** Frames with their project and agent: the tables a frame's status reads. */
