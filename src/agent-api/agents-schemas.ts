@@ -9,7 +9,7 @@ import {
   StringEnum,
   Timestamp,
 } from '../http/schemas.ts';
-import { REPLICA_REASONS, REPLICA_STATES } from '../frames/frame-status.ts';
+import { BuildReportItem, SyncEventItem, SyncLogItem } from './sync-items.ts';
 
 const agentFields = {
   id: Type.String(),
@@ -47,8 +47,6 @@ export const AgentBody = Type.Object(
 );
 export const AgentParams = Type.Object({ project_id: IdParam('prj'), agent_id: IdParam('agt') });
 
-const FrameId = Type.String({ minLength: 1, maxLength: 64 });
-const DeploymentId = Type.String({ minLength: 1, maxLength: 64 });
 // The digest of a desired state (desired-state-dal.ts, stateDigest): an md5 in hex.
 const STATE_PATTERN = '^[0-9a-f]{32}$';
 PATTERN_MESSAGES.set(
@@ -66,68 +64,14 @@ export const SyncBody = Type.Object(
           '`{unchanged: true}` without `frames`',
       }),
     ),
-    events: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            frame_id: FrameId,
-            replica: Type.Integer({ minimum: 0, maximum: 999 }),
-            type: StringEnum(REPLICA_STATES),
-            at: Type.Optional(Type.String({ format: 'date-time' })),
-            generation: Type.Optional(Type.Integer({ minimum: 0 })),
-            deployment_id: Type.Optional(
-              Type.String({
-                ...DeploymentId,
-                description: 'The deployment whose release the replica runs',
-              }),
-            ),
-            detail: Type.Optional(
-              Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
-                description: `detail.reason: one of ${REPLICA_REASONS.join(', ')}; detail.message: what to show of a failure`,
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-        { maxItems: 5000 },
-      ),
-    ),
+    events: Type.Optional(Type.Array(SyncEventItem, { maxItems: 5000 })),
     builds: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            deployment_id: DeploymentId,
-            state: StringEnum(['building', 'succeeded', 'failed']),
-            commit_sha: Type.Optional(
-              Type.String({
-                pattern: '^[0-9a-f]{7,64}$',
-                description: 'The commit the agent resolved the branch to',
-              }),
-            ),
-            message: Type.Optional(
-              Type.String({ maxLength: 2000, description: 'Why the build failed (a log tail)' }),
-            ),
-            at: Type.Optional(Type.String({ format: 'date-time' })),
-          },
-          { additionalProperties: false },
-        ),
-        { maxItems: 500, description: 'Applied before the events of the same sync' },
-      ),
+      Type.Array(BuildReportItem, {
+        maxItems: 500,
+        description: 'Applied before the events of the same sync',
+      }),
     ),
-    logs: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            frame_id: FrameId,
-            replica: Type.Integer({ minimum: 0, maximum: 999 }),
-            at: Type.String({ format: 'date-time' }),
-            line: Type.String({ maxLength: 8192 }),
-          },
-          { additionalProperties: false },
-        ),
-        { maxItems: 5000 },
-      ),
-    ),
+    logs: Type.Optional(Type.Array(SyncLogItem, { maxItems: 5000 })),
   },
   { title: 'SyncBody', additionalProperties: false },
 );

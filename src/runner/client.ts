@@ -4,11 +4,13 @@
 // safely when there is something to report: a report (wait=0) follows at once. A report whose
 // fate is unknown (timeout, server gone) is sent again, so events are never lost; the server
 // may then see one twice, which is the lesser harm. While the server is unreachable the frames
-// keep running and the loop retries with growing delays.
+// keep running and the loop retries with growing delays. An item the server would refuse is
+// repaired or dropped alone before it is queued (sync-check.ts); a report the server refuses
+// all the same is sent again in parts, and only the items it refuses alone are dropped
+// (sync-split.ts): one frame's bad item never costs another frame's events or lines.
 import type { AgentLog } from './log.ts';
 import {
   MAX_EVENTS_PER_SYNC,
-  MAX_LINE_CHARS,
   MAX_LOGS_PER_SYNC,
   type BuildReport,
   type Answer,
@@ -18,20 +20,20 @@ import {
 } from './protocol.ts';
 import { restartDelayMs } from './replica.ts';
 import { sleep } from './processes.ts';
+import { checkBuild, checkEvent, checkLog, type Checked } from './sync-check.ts';
+import { type Batch, type Item, isEmpty, itemsOf, splitBatch } from './sync-split.ts';
+
+export type { Batch } from './sync-split.ts';
 
 /** The service's default body limit is 256 KiB; a batch stays well under it. */
 export const MAX_BATCH_BYTES = 192 * 1024;
-/** Beyond this many unsent lines (a long outage), the oldest lines go. Events are never dropped. */
+/** Beyond this many unsent lines (a long outage), the oldest lines go. Events are never dropped
+ *  for want of room (only one the server refuses, alone). */
 export const MAX_QUEUED_LOGS = 20_000;
 export const LONG_POLL_SECONDS = 25;
 
-export interface Batch {
-  events: SyncEvent[];
-  logs: SyncLog[];
-  builds?: BuildReport[];
-}
-
-/** The head of the queues that fits one sync: counts and bytes capped, order kept; build reports (few, small) first. */
+/** The head of the queues that fits one sync: counts and bytes capped, order kept; build
+ *  reports (few, small) first. */
 export function takeBatch(
   events: SyncEvent[],
   logs: SyncLog[],
@@ -63,30 +65,58 @@ export function takeBatch(
   return out;
 }
 
+/** An item the server would refuse, as it was given: repaired (and queued so) or dropped. */
+export interface Invalid {
+  item: Item;
+  why: string;
+  dropped: boolean;
+}
+
 export class Outbox {
   private events: SyncEvent[] = [];
   private logs: SyncLog[] = [];
   private builds: BuildReport[] = [];
   dropped = 0;
 
-  constructor(private onPending: (kind: 'event' | 'log') => void = () => {}) {}
+  constructor(
+    private onPending: (kind: 'event' | 'log') => void = () => {},
+    private onInvalid: (bad: Invalid) => void = () => {},
+  ) {}
 
   event(e: SyncEvent) {
-    this.events.push(e);
+    const ok = this.checked({ kind: 'event', value: e }, checkEvent(e));
+    if (!ok) return;
+    this.events.push(ok);
     this.onPending('event');
   }
 
   build(b: BuildReport) {
-    this.builds.push(b);
+    const ok = this.checked({ kind: 'build', value: b }, checkBuild(b));
+    if (!ok) return;
+    this.builds.push(ok);
     this.onPending('event');
   }
 
   log(frameId: string, replica: number, line: string) {
-    const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS - 1)}…` : line;
-    this.logs.push({ frame_id: frameId, replica, at: new Date().toISOString(), line: text });
+    const l = { frame_id: frameId, replica, at: new Date().toISOString(), line };
+    const ok = this.checked({ kind: 'log', value: l }, checkLog(l)); // a long line is cut there
+    if (!ok) return;
+    this.logs.push(ok);
     if (this.logs.length > MAX_QUEUED_LOGS)
       this.dropped += this.logs.splice(0, this.logs.length - MAX_QUEUED_LOGS).length;
     this.onPending('log');
+  }
+
+  /** The item to queue, if any. Lines repaired are not told: an app's output would flood
+   *  the agent's log. */
+  private checked<T>(item: Item, c: Checked<T>): T | undefined {
+    if ('refused' in c) {
+      this.onInvalid({ item, why: c.refused, dropped: true });
+      return undefined;
+    }
+    if (c.repaired && item.kind !== 'log')
+      this.onInvalid({ item, why: c.repaired, dropped: false });
+    return c.item;
   }
 
   get pending() {
@@ -100,25 +130,40 @@ export class Outbox {
     return takeBatch(this.events, this.logs, MAX_BATCH_BYTES, this.builds);
   }
 
-  /** Removes what the server took. Lines dropped meanwhile are matched by identity, not position. */
+  /** Removes what the server took, or refused alone. By identity, not position: a report sent
+   *  in parts is taken part by part, and lines may have been dropped meanwhile. */
   ack(b: Batch) {
-    this.events.splice(0, b.events.length); // events are never dropped, so the head is the batch
-    this.builds.splice(0, b.builds?.length ?? 0);
-    if (b.logs.length) {
-      const sent = new Set(b.logs);
-      this.logs = this.logs.filter((l) => !sent.has(l));
-    }
+    this.events = without(this.events, b.events);
+    this.builds = without(this.builds, b.builds ?? []);
+    this.logs = without(this.logs, b.logs);
   }
 }
 
+function without<T>(queue: T[], sent: T[]) {
+  if (sent.length === 0) return queue;
+  const gone = new Set(sent);
+  return queue.filter((x) => !gone.has(x));
+}
+
 class HttpError extends Error {
+  /** What the server says is wrong: its problem's detail, else the start of the body. */
+  readonly why: string;
   constructor(
     readonly status: number,
     body: string,
   ) {
     super(`sync answered ${status}: ${body.slice(0, 300)}`);
+    let detail: unknown;
+    try {
+      detail = JSON.parse(body).detail;
+    } catch {}
+    this.why = `${status}: ${(typeof detail === 'string' ? detail : body).slice(0, 300)}`;
   }
 }
+
+/** The server will answer the same to the same body (malformed, too large, not valid). */
+const isRefusal = (err: unknown): err is HttpError =>
+  err instanceof HttpError && (err.status === 400 || err.status === 413 || err.status === 422);
 
 export interface ClientOptions {
   server: string;
@@ -138,10 +183,34 @@ export class SyncClient {
   connected = false;
 
   constructor(private o: ClientOptions) {
-    this.outbox = new Outbox((kind) => this.cutLongPoll(kind === 'event' ? 50 : 1000));
+    this.outbox = new Outbox(
+      (kind) => this.cutLongPoll(kind === 'event' ? 50 : 1000),
+      (bad) => this.tell(bad),
+    );
   }
 
-  /** Ends a long poll in flight soon, so that a report can go out: events at once, lines batched. */
+  /** One line per item repaired or dropped: which frame, what, why. */
+  private tell({ item, why, dropped }: Invalid) {
+    const v = item.value;
+    const where =
+      'frame_id' in v
+        ? { frame_id: v.frame_id }
+        : { frame_id: this.frameOf(v.deployment_id), deployment_id: v.deployment_id };
+    this.o.log[dropped ? 'error' : 'warn'](
+      { ...where, item: item.kind, why },
+      dropped
+        ? `${item.kind} dropped: the server does not accept it`
+        : `${item.kind} repaired for the server to accept it`,
+    );
+  }
+
+  /** The frame whose latest deployment this is, as the server last told. */
+  private frameOf(deploymentId: string) {
+    return this.held?.frames.find((f) => f.deployment_id === deploymentId)?.frame_id ?? null;
+  }
+
+  /** Ends a long poll in flight soon, so that a report can go out: events at once, lines
+   *  batched. */
   private cutLongPoll(afterMs: number) {
     if (!this.poll || this.cutTimer) return;
     const poll = this.poll;
@@ -182,19 +251,17 @@ export class SyncClient {
       if (longPoll) this.poll = own;
       const started = Date.now();
       try {
-        const signal = AbortSignal.any([
-          own.signal,
-          this.stopped.signal,
-          AbortSignal.timeout((longPoll ? LONG_POLL_SECONDS + 20 : 30) * 1000),
-        ]);
+        const signal = () =>
+          AbortSignal.any([
+            own.signal,
+            this.stopped.signal,
+            AbortSignal.timeout((longPoll ? LONG_POLL_SECONDS + 20 : 30) * 1000),
+          ]);
         // The state held is sent along: while it is current, the answer is only `unchanged`.
         const known = this.held ? { known_state: this.held.state } : {};
-        const answer = await this.post(
-          longPoll ? LONG_POLL_SECONDS : 0,
-          longPoll ? known : { ...known, ...batch },
-          signal,
-        );
-        this.outbox.ack(batch);
+        const answer = longPoll
+          ? await this.post(LONG_POLL_SECONDS, known, signal())
+          : await this.report(batch, known, signal);
         if (failures > 0) this.o.log.info({ after_failures: failures }, 'server reachable again');
         failures = 0;
         first = false;
@@ -208,15 +275,8 @@ export class SyncClient {
       } catch (err) {
         if (this.stopped.signal.aborted) break;
         if (own.signal.aborted) continue; // cut short on purpose: the report goes now
-        if (err instanceof HttpError && (err.status === 413 || err.status === 422)) {
-          // The server will never take this batch; retrying would block every later report.
-          this.o.log.error(
-            { err: err.message, events: batch.events.length, logs: batch.logs.length },
-            'sync refused a batch; dropping it',
-          );
-          this.outbox.ack(batch);
-          continue;
-        }
+        // A known_state the server refuses (a newer server's digest) is not sent again.
+        if (err instanceof HttpError && err.status === 422) this.held = undefined;
         failures++;
         const delay = restartDelayMs(failures - 1);
         const msg =
@@ -239,13 +299,66 @@ export class SyncClient {
   /** One last report (on exit): best effort, bounded in time. */
   async flush(timeoutMs = 5000): Promise<void> {
     const batch = this.outbox.batch();
-    if (!batch.events.length && !batch.logs.length && !batch.builds?.length) return;
+    if (isEmpty(batch)) return;
+    const deadline = AbortSignal.timeout(timeoutMs);
     try {
-      await this.post(0, batch, AbortSignal.timeout(timeoutMs));
-      this.outbox.ack(batch);
+      await this.report(batch, {}, () => deadline);
     } catch (err) {
       this.o.log.warn({ err: (err as Error).message }, 'final report not delivered');
     }
+  }
+
+  /** Sends a report and removes it from the outbox; a report refused is sent again in parts. */
+  private async report(
+    batch: Batch,
+    known: { known_state?: string },
+    signal: () => AbortSignal,
+  ): Promise<Answer> {
+    try {
+      return await this.send(batch, known, signal());
+    } catch (err) {
+      if (!isRefusal(err) || isEmpty(batch)) throw err;
+      // Refused without a report too (a proxy that refuses everything, a known_state no longer
+      // read): no item is to blame, none is dropped; the loop retries as after any failure.
+      const answer = await this.post(0, {}, signal());
+      this.o.log.warn(
+        { why: err.why, builds: batch.builds?.length ?? 0, events: batch.events.length },
+        'sync refused a report; sending it in parts to find the items it refuses',
+      );
+      return (await this.inParts(batch, err, signal)) ?? answer;
+    }
+  }
+
+  private async send(batch: Batch, known: { known_state?: string }, signal: AbortSignal) {
+    const answer = await this.post(0, { ...known, ...batch }, signal);
+    this.outbox.ack(batch);
+    return answer;
+  }
+
+  /** Splits a refused batch (per frame, then halves) and sends the parts in order; an item
+   *  refused alone is dropped. Parts go without known_state: only items are to blame. A failure
+   *  of another kind stops here, and what was not taken is sent again by the loop. */
+  private async inParts(
+    batch: Batch,
+    refusal: HttpError,
+    signal: () => AbortSignal,
+  ): Promise<Answer | undefined> {
+    const parts = splitBatch(batch);
+    if (parts.length === 0) {
+      for (const item of itemsOf(batch)) this.tell({ item, why: refusal.why, dropped: true });
+      this.outbox.ack(batch);
+      return undefined;
+    }
+    let last: Answer | undefined;
+    for (const part of parts) {
+      try {
+        last = await this.send(part, {}, signal());
+      } catch (err) {
+        if (!isRefusal(err)) throw err;
+        last = (await this.inParts(part, err, signal)) ?? last;
+      }
+    }
+    return last;
   }
 
   stop() {
