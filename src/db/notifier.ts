@@ -9,6 +9,7 @@ export const CHANNELS = [
   'frameplane_logs',
   'frameplane_clock',
   'frameplane_tokens',
+  'frameplane_access',
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 type Listener = (payload: string) => void;

@@ -4,13 +4,16 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Channel, Notifier } from '../db/notifier.ts';
+import { onAccessChange } from '../access/access-changes.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { AppError } from '../errors.ts';
 import type { EventStream } from '../http/sse.ts';
 import { tokenState } from './history-dal.ts';
 
 const BATCH = 500; // rows per query while catching up
-const RECHECK_MS = 15_000; // how often a stream re-checks that the frame exists and is still visible
+// How often a stream re-checks that the frame exists and is still visible: a fallback, for
+// the notifications missed while the LISTEN connection is down, or without one.
+const RECHECK_MS = 15_000;
 const POLL_MS = 1_000; // without LISTEN/NOTIFY, streams poll
 const HELD_MS = 100; // how soon to read again rows that were committed but not final yet
 
@@ -82,27 +85,27 @@ export function createFollower({ db, clock, access, notifier }: Deps) {
         let position: string | undefined;
         let busy = true; // until start() has answered
         let again = false;
-        let recheck = false;
+        // Access was checked before these subscriptions: the first pump checks it again, so a
+        // revocation committed in between is not missed until the periodic re-check.
+        let recheck = true;
         const wake = () => {
           if (busy) again = true;
           else void pump();
         };
+        const recheckNow = () => {
+          recheck = true;
+          wake();
+        };
+        // A logout or revocation of this token, or a change of who reaches the project (on any
+        // instance, by any path), ends the stream at once if the reader may no longer read.
         const offs = notifier
           ? [
               ...spec.wakeOn.map(([channel, key]) => notifier.subscribe(channel, key, wake)),
-              // A logout or revocation of this token (on any instance) ends the stream at once.
-              notifier.subscribe('frameplane_tokens', spec.tokenId, () => {
-                recheck = true;
-                wake();
-              }),
+              notifier.subscribe('frameplane_tokens', spec.tokenId, recheckNow),
+              onAccessChange(notifier, spec.userId, spec.projectId, recheckNow),
             ]
           : [];
-        const timers = [
-          setInterval(() => {
-            recheck = true;
-            wake();
-          }, RECHECK_MS),
-        ];
+        const timers = [setInterval(recheckNow, RECHECK_MS)];
         if (!notifier) timers.push(setInterval(wake, POLL_MS));
         for (const t of timers) t.unref();
         let heldTimer: NodeJS.Timeout | undefined;
