@@ -13,7 +13,7 @@ import { installAuth } from './http/auth.ts';
 import { openapiOptions } from './http/openapi.ts';
 import { installJsonParser } from './http/json-parser.ts';
 import { installIdempotency } from './http/idempotency.ts';
-import { logSerializers } from './http/log-redaction.ts';
+import { learnRoute, logSerializers } from './http/log-redaction.ts';
 import { installAccessLog } from './http/access-log.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { IDEMPOTENCY_HOURS } from './jobs/sweeper.ts';
@@ -101,6 +101,8 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Before any route: the log's redaction learns from each route which segments are secrets.
+  app.addHook('onRoute', (route) => learnRoute(route.url));
   app.setValidatorCompiler(validatorCompiler);
   installJsonParser(app);
   for (const schema of [
