@@ -2,9 +2,10 @@
 //
 // startDocker() uses the daemon at DOCKER_HOST (or the system one at /var/run/docker.sock) when
 // it answers; otherwise it starts a private dockerd in a temp dir and, on stop(), takes away
-// everything that dockerd leaves on the host: mounts, the docker0 / docker_gwbridge bridges,
-// its iptables chains and rules, the FORWARD policy it sets to DROP. What the host had before
-// is recorded in a state file, so a run that died without stop() is cleaned up by the next one.
+// everything that dockerd leaves on the host: mounts, its bridges (docker0, docker_gwbridge and
+// br-… of its networks), its iptables chains and rules, the FORWARD policy it sets to DROP
+// (host-state.ts), and fails if anything still differs. What the host had before is recorded
+// in a state file, so a run that died without stop() is cleaned up by the next one.
 //
 // Usable from a vitest globalSetup and from a plain script (`tsx test/containers/docker.ts`
 // starts a daemon, builds the image, prints the figures and stops).
@@ -32,6 +33,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type HostSnapshot, hostChanges, restoreHost, snapshotHost } from './host-state.ts';
 
 export const TEST_LABEL = 'frameplane.test';
 const DEFAULT_SOCKET = '/var/run/docker.sock';
@@ -141,126 +143,11 @@ export async function ping(host: string, timeoutMs = 2000): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host state: what dockerd changes, recorded before it starts
+// Host state: what dockerd changes is recorded before it starts (host-state.ts)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' });
 const has = (cmd: string) => run('sh', ['-c', `command -v ${cmd}`]).status === 0;
-
-interface HostSnapshot {
-  links: string[];
-  ipForward: string; // /proc/sys/net/ipv4/ip_forward: dockerd sets it to 1 (and FORWARD to DROP)
-  iptables: Record<string, string>; // "iptables:filter" -> iptables-save output
-}
-
-const FAMILIES = ['iptables', 'ip6tables'] as const;
-const TABLES = ['filter', 'nat', 'mangle', 'raw'] as const;
-
-function links(): string[] {
-  try {
-    return readdirSync('/sys/class/net');
-  } catch {
-    return [];
-  }
-}
-
-function snapshotHost(): HostSnapshot {
-  const iptables: Record<string, string> = {};
-  for (const fam of FAMILIES) {
-    if (!has(`${fam}-save`)) continue;
-    for (const t of TABLES) {
-      const r = run(`${fam}-save`, ['-t', t]);
-      if (r.status === 0) iptables[`${fam}:${t}`] = r.stdout;
-    }
-  }
-  let ipForward = '';
-  try {
-    ipForward = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
-  } catch {
-    /* no procfs */
-  }
-  return { links: links(), ipForward, iptables };
-}
-
-/** Splits an iptables-save rule line into arguments (double quotes as iptables-save writes them). */
-function splitRule(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let q = false;
-  let any = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (q) {
-      if (c === '\\' && i + 1 < line.length) {
-        cur += line[++i];
-      } else if (c === '"') q = false;
-      else cur += c;
-    } else if (c === '"') {
-      q = true;
-      any = true;
-    } else if (c === ' ') {
-      if (cur || any) out.push(cur);
-      cur = '';
-      any = false;
-    } else {
-      cur += c;
-      any = true;
-    }
-  }
-  if (cur || any) out.push(cur);
-  return out;
-}
-
-function parseSave(text: string) {
-  const chains = new Map<string, string>(); // name -> policy ('-' for user chains)
-  const rules: string[] = [];
-  for (const l of text.split('\n')) {
-    if (l.startsWith(':')) {
-      const [name = '', policy = ''] = l.slice(1).split(' ');
-      chains.set(name, policy);
-    } else if (l.startsWith('-A ')) rules.push(l);
-  }
-  return { chains, rules };
-}
-
-/** Removes the Docker rules and chains that were not there before, and puts policies back. */
-function restoreIptables(before: HostSnapshot): string[] {
-  const done: string[] = [];
-  for (const [key, beforeText] of Object.entries(before.iptables)) {
-    const [fam = '', table = ''] = key.split(':');
-    const now = run(`${fam}-save`, ['-t', table]);
-    if (now.status !== 0) continue;
-    const b = parseSave(beforeText);
-    const n = parseSave(now.stdout);
-    const keep = new Set(b.rules);
-    // Rules Docker put into chains that existed before (FORWARD, POSTROUTING, ...), newest first.
-    for (const rule of [...n.rules].reverse()) {
-      if (keep.has(rule) || !/docker/i.test(rule)) continue;
-      const args = splitRule(rule);
-      args[0] = '-D';
-      if (!b.chains.has(args[1] ?? '')) continue; // its chain goes away whole below
-      if (run(fam, ['-w', '-t', table, ...args]).status === 0)
-        done.push(`${fam} -t ${table} ${args.join(' ')}`);
-    }
-    // Chains Docker made (DOCKER, DOCKER-USER, DOCKER-ISOLATION-STAGE-1/2, DOCKER-INGRESS).
-    const made = [...n.chains.keys()].filter((c) => !b.chains.has(c) && /docker/i.test(c));
-    for (const c of made) run(fam, ['-w', '-t', table, '-F', c]);
-    for (const c of made)
-      if (run(fam, ['-w', '-t', table, '-X', c]).status === 0)
-        done.push(`${fam} -t ${table} -X ${c}`);
-    for (const [c, policy] of b.chains) {
-      const p = n.chains.get(c);
-      if (
-        policy !== '-' &&
-        p &&
-        p !== policy &&
-        run(fam, ['-w', '-t', table, '-P', c, policy]).status === 0
-      )
-        done.push(`${fam} -t ${table} -P ${c} ${policy}`);
-    }
-  }
-  return done;
-}
 
 function pidAlive(pid: number): boolean {
   if (!pid) return false;
@@ -341,27 +228,7 @@ async function cleanupOwn(state: OwnState): Promise<string[]> {
   }
   unmountUnder(state.dir);
   rmSync(state.dir, { recursive: true, force: true });
-  for (const l of ['docker0', 'docker_gwbridge']) {
-    if (
-      !state.before.links.includes(l) &&
-      links().includes(l) &&
-      run('ip', ['link', 'delete', l]).status === 0
-    )
-      done.push(`ip link delete ${l}`);
-  }
-  // veth ends of containers the daemon could not tear down.
-  for (const l of links())
-    if (/^veth/.test(l) && !state.before.links.includes(l)) run('ip', ['link', 'delete', l]);
-  done.push(...restoreIptables(state.before));
-  try {
-    const f = '/proc/sys/net/ipv4/ip_forward';
-    if (state.before.ipForward && readFileSync(f, 'utf8').trim() !== state.before.ipForward) {
-      writeFileSync(f, state.before.ipForward);
-      done.push(`net.ipv4.ip_forward=${state.before.ipForward}`);
-    }
-  } catch {
-    /* read-only procfs */
-  }
+  done.push(...restoreHost(state.before));
   return done;
 }
 
@@ -463,9 +330,10 @@ export async function startDocker(): Promise<Docker> {
 
   if (!has('dockerd'))
     throw new Error('dockerd not found: apt-get install -y --no-install-recommends docker.io');
-  if (!has('ip') || !has('iptables-save'))
+  if (!has('ip') || !has('iptables-save') || !has('iptables-restore'))
     throw new Error(
-      'ip and iptables-save are needed to clean up after dockerd: apt-get install -y iproute2 iptables',
+      'ip, iptables-save and iptables-restore are needed to clean up after dockerd: ' +
+        'apt-get install -y iproute2 iptables',
     );
   await acquireLock();
   let state: OwnState | undefined;
@@ -539,6 +407,10 @@ export async function startDocker(): Promise<Docker> {
           const done = await cleanupOwn(own);
           if (process.env.FRAMEPLANE_DOCKER_VERBOSE)
             console.log(`[docker] teardown:\n  ${done.join('\n  ')}`);
+          // Fails the run, passed or not, rather than leave the next one a changed host.
+          const left = hostChanges(own.before);
+          if (left.length)
+            throw new Error(`dockerd left the host changed:\n  ${left.join('\n  ')}`);
         } finally {
           rmSync(STATE, { force: true });
           releaseLock();

@@ -1,7 +1,7 @@
 // globalSetup of the container tests: the project's database setup (test/global-setup.ts) and,
 // at the same time, a Docker Engine (our own dockerd unless one answers at DOCKER_HOST or
 // /var/run/docker.sock) made a swarm manager, with the offline Node.js base image.
-// Both teardowns run, the daemon's first.
+// Both teardowns run, the daemon's first; the run fails if the daemon's left the host changed.
 import type { TestProject } from 'vitest/node';
 import databaseSetup from '../global-setup.ts';
 import { ensureSwarm, nodeBaseImage, startDocker, type Docker } from './docker.ts';
@@ -52,6 +52,10 @@ export default async function setup(project: TestProject) {
       const t = Date.now();
       await docker.stop();
       console.log(`[containers] docker stopped and cleaned up in ${Date.now() - t} ms`);
+    } catch (err) {
+      // vitest logs a teardown's error yet exits 0: a host left changed must fail the run.
+      process.exitCode = 1;
+      throw err;
     } finally {
       await db.value();
     }
