@@ -27,6 +27,8 @@ export interface Config {
   signup: 'open' | 'closed';
   agentOfflineAfterSeconds: number;
   cloudAgent: 'builtin' | 'none';
+  /** What the built-in cloud's frames do when the service stops (cloud/frames-on-exit.ts). */
+  framesOnExit: FramesOnExit;
   testClock: boolean;
   logLevel: string;
   bodyLimitBytes: number;
@@ -42,6 +44,9 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+export const FRAMES_ON_EXIT = ['auto', 'stop', 'keep'] as const;
+export type FramesOnExit = (typeof FRAMES_ON_EXIT)[number];
 
 /**
  * The embedded PostgreSQL's cache of table and index pages: an eighth of the machine's memory,
@@ -133,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
     agentOfflineAfterSeconds: int(env, 'AGENT_OFFLINE_AFTER_SECONDS', 30, 1),
     cloudAgent: oneOf(env, 'CLOUD_AGENT', ['builtin', 'none'] as const, 'builtin'),
+    framesOnExit: oneOf(env, 'FRAMES_ON_EXIT', FRAMES_ON_EXIT, 'auto'),
     testClock: env.TEST_CLOCK === '1',
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024),

@@ -2,9 +2,6 @@
 // API, the job worker and the built-in cloud agent. SIGINT, SIGTERM and SIGHUP drain requests
 // and jobs, then exit 0 (src/stop-signals.ts).
 import './heap.ts';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { loadConfig } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
@@ -12,6 +9,7 @@ import { createDatabase, createPool } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { discardTestClockOffset, systemClock } from './clock.ts';
 import { sealer } from './secrets.ts';
+import { secretKey } from './secret-key.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logger.ts';
@@ -19,25 +17,12 @@ import { startWorker } from './jobs/worker.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
 import { startBuiltinAgent } from './cloud/builtin.ts';
+import { stoppedLine } from './cloud/frames-on-exit.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { consoleBuild } from './web/console-routes.ts';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
-
-function secretKey(): string {
-  if (config.secretKey) return config.secretKey;
-  const file = join(config.dataDir, 'secret.key');
-  if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-    log.info(
-      { file },
-      'generated SECRET_KEY; keep this file (or set SECRET_KEY) to read stored secrets',
-    );
-  }
-  return readFileSync(file, 'utf8').trim();
-}
 
 /**
  * Counts the pool's connections whose socket is still open. pool.end() resolves once it has
@@ -78,6 +63,17 @@ async function main() {
     url = embedded.url;
     log.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
   }
+  // After the embedded database has secured DATA_DIR; a key file that cannot be trusted stops
+  // the start before anything is served.
+  const key = secretKey({
+    secretKey: config.secretKey,
+    dataDir: config.dataDir,
+    generated: (file) =>
+      log.info(
+        { file },
+        'generated SECRET_KEY; keep this file (or set SECRET_KEY) to read stored secrets',
+      ),
+  });
   const pool = createPool(url, {
     max: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
@@ -90,7 +86,7 @@ async function main() {
   );
   // Another instance moved the test clock: follow it.
   notifier.subscribe('frameplane_clock', '*', () => void clock.refresh().catch(() => {}));
-  const core = { config, db, clock, sealer: sealer(secretKey()), notifier };
+  const core = { config, db, clock, sealer: sealer(key), notifier };
   const services = createServices(core);
   let ready = false;
   const web = consoleBuild(log);
@@ -148,6 +144,9 @@ async function main() {
       await db.destroy();
       await connections.closed(5000);
       await embedded?.stop();
+      // The last line says what became of the frames: left running, they are unreachable.
+      const last = stoppedLine(builtin?.exitReport());
+      log[last.level](last.fields, last.msg);
     },
     abandon() {
       builtin?.requestStop();

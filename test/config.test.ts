@@ -1,4 +1,4 @@
-// Defaults that depend on the machine (src/config.ts).
+// Defaults that depend on the machine, and settings read from the environment (src/config.ts).
 import { describe, expect, it } from 'vitest';
 import { defaultSharedBuffersMb, loadConfig } from '../src/config.ts';
 
@@ -21,6 +21,18 @@ describe('the embedded PostgreSQL shared_buffers', () => {
     expect(loadConfig({}).embeddedSharedBuffersMb).toBe(defaultSharedBuffersMb());
     expect(() => loadConfig({ EMBEDDED_SHARED_BUFFERS_MB: '1GB' })).toThrow(
       'EMBEDDED_SHARED_BUFFERS_MB must be an integer >= 16, got "1GB"',
+    );
+  });
+});
+
+describe('FRAMES_ON_EXIT', () => {
+  it('is auto by default, stop or keep when set, and anything else is refused', () => {
+    expect(loadConfig({}).framesOnExit).toBe('auto');
+    expect(loadConfig({ FRAMES_ON_EXIT: '' }).framesOnExit).toBe('auto');
+    expect(loadConfig({ FRAMES_ON_EXIT: 'stop' }).framesOnExit).toBe('stop');
+    expect(loadConfig({ FRAMES_ON_EXIT: 'keep' }).framesOnExit).toBe('keep');
+    expect(() => loadConfig({ FRAMES_ON_EXIT: 'yes' })).toThrow(
+      'FRAMES_ON_EXIT must be one of auto, stop, keep, got "yes"',
     );
   });
 });

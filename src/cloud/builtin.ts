@@ -3,8 +3,8 @@
 // DATA_DIR/builtin-agent.json (0600); the database keeps only its hash, so when the file is lost
 // the `builtin` row gets a new token rather than a second row, and its frames stay placed on it.
 // The child is restarted if it dies and stopped (SIGTERM, then SIGKILL) with the service; its
-// frames keep running across (the next start adopts them), as apps do across a control plane
-// restart on any host. It runs in a process group of its own, so that Ctrl-C in a terminal
+// frames then stop or keep running for the next start to adopt, as FRAMES_ON_EXIT says
+// (frames-on-exit.ts). It runs in a process group of its own, so that Ctrl-C in a terminal
 // reaches the service alone, which stops the agent in its drain; a service killed outright
 // leaves no agent behind (it watches its parent: FRAMEPLANE_AGENT_EXIT_WITH_PARENT).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,6 +21,8 @@ import { hashSecret, newSecret } from '../secrets.ts';
 import { restartDelayMs } from '../runner/replica.ts';
 import { lines } from '../runner/build/command.ts';
 import { findCloudAgentByName, findCloudAgentByToken, setAgentTokenHash } from './builtin-dal.ts';
+import { agentExitOf, stopsFramesOnExit, type AgentExit } from './frames-on-exit.ts';
+import { runsStrangersCode } from './strangers.ts';
 
 export const BUILTIN_AGENT_NAME = 'builtin';
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
@@ -45,7 +47,13 @@ type Deps = {
   db: Database;
   config: Pick<
     Config,
-    'dataDir' | 'agentOfflineAfterSeconds' | 'logLevel' | 'testClock' | 'publicUrl'
+    | 'dataDir'
+    | 'agentOfflineAfterSeconds'
+    | 'logLevel'
+    | 'testClock'
+    | 'publicUrl'
+    | 'framesOnExit'
+    | 'signup'
   >;
 };
 
@@ -103,8 +111,15 @@ const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fa
   60: 'fatal',
 };
 
-/** Re-logs the agent's JSON lines through the service's logger, so one log holds both. */
-function forward(stream: NodeJS.ReadableStream, log: Logger) {
+/**
+ * Re-logs the agent's JSON lines through the service's logger, so one log holds both; `seen`
+ * gets each line's fields.
+ */
+function forward(
+  stream: NodeJS.ReadableStream,
+  log: Logger,
+  seen: (fields: Record<string, unknown>) => void,
+) {
   lines(stream, (line) => {
     if (!line.trim()) return;
     try {
@@ -118,6 +133,7 @@ function forward(stream: NodeJS.ReadableStream, log: Logger) {
         ...fields
       } = JSON.parse(line) as Record<string, unknown>;
       log[LEVELS[level as number] ?? 'info'](fields, String(msg ?? ''));
+      seen(fields);
     } catch {
       log.info({ output: line }, 'agent output');
     }
@@ -127,6 +143,8 @@ function forward(stream: NodeJS.ReadableStream, log: Logger) {
 export interface BuiltinAgent {
   /** SIGTERM, then SIGKILL after 15 s; resolves once the agent is gone. */
   stop(): Promise<void>;
+  /** What the agent said of its frames as it stopped; undefined before, or if it did not say. */
+  exitReport(): AgentExit | undefined;
   /** SIGTERM and return at once: for an exit that cannot wait. */
   requestStop(): void;
 }
@@ -136,7 +154,13 @@ export async function startBuiltinAgent({
   config,
   log,
   url,
-}: Deps & { log: Logger; url: string }): Promise<BuiltinAgent> {
+  terminal = process.stdin.isTTY === true,
+}: Deps & {
+  log: Logger;
+  url: string;
+  /** Whether a person started the service from a terminal (FRAMES_ON_EXIT=auto). */
+  terminal?: boolean;
+}): Promise<BuiltinAgent> {
   const creds = await ensureBuiltinAgent({ db, config });
   const agentLog = log.child({ component: 'builtin-agent', agent_id: creds.agent_id });
   const env: NodeJS.ProcessEnv = {
@@ -146,6 +170,8 @@ export async function startBuiltinAgent({
     FRAMEPLANE_AGENT_EXIT_WITH_PARENT: '1',
     // Apps must never read the service's data: its key, the database, this agent's token.
     FRAMEPLANE_AGENT_HIDE: config.dataDir,
+    // Anyone may sign up and reach it: never run their apps as local processes by default.
+    FRAMEPLANE_AGENT_STRANGERS: runsStrangersCode(config) ? '1' : '0',
   };
   for (const k of SERVICE_SECRETS) delete env[k];
   // The token goes by environment, not argument: arguments show in every user's `ps`.
@@ -157,11 +183,17 @@ export async function startBuiltinAgent({
     '--data',
     join(config.dataDir, 'agent'),
   ];
+  const stopFrames = stopsFramesOnExit(config.framesOnExit, terminal);
+  if (stopFrames) args.push('--stop-frames-on-exit');
 
   let child: ChildProcess | undefined;
   let stopping = false;
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
+  let report: AgentExit | undefined;
+  const seen = (fields: Record<string, unknown>) => {
+    report = agentExitOf(fields) ?? report;
+  };
 
   const launch = () => {
     const startedAt = Date.now();
@@ -173,8 +205,8 @@ export async function startBuiltinAgent({
     });
     child = c;
     // Both are pipes (stdio above).
-    if (c.stdout) forward(c.stdout, agentLog);
-    if (c.stderr) forward(c.stderr, agentLog);
+    if (c.stdout) forward(c.stdout, agentLog, seen);
+    if (c.stderr) forward(c.stderr, agentLog, seen);
     c.once('error', (err) => agentLog.error({ err }, 'could not start the built-in agent'));
     c.once('exit', (code, signal) => {
       child = undefined;
@@ -186,7 +218,10 @@ export async function startBuiltinAgent({
     });
   };
   launch();
-  agentLog.info({ data: join(config.dataDir, 'agent') }, 'built-in cloud agent started');
+  agentLog.info(
+    { data: join(config.dataDir, 'agent'), frames_on_exit: stopFrames ? 'stop' : 'keep' },
+    'built-in cloud agent started',
+  );
 
   return {
     requestStop() {
@@ -200,10 +235,16 @@ export async function startBuiltinAgent({
       const c = child;
       if (!c || c.exitCode !== null || c.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+      const closed = new Promise<void>((resolve) => c.once('close', () => resolve()));
       c.kill('SIGTERM');
       const late = setTimeout(() => c.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(late);
+      // Its last lines may still be in the pipes; bounded, in case a child of its holds them.
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise((r) => (grace = setTimeout(r, 1000)))]);
+      clearTimeout(grace);
     },
+    exitReport: () => report,
   };
 }

@@ -30,6 +30,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { initdb, startPostgres, type OsUser, type PostgresServer } from './postgres-process.ts';
 import { defaultSharedBuffersMb } from '../config.ts';
+import { describeHolder, takePidLock } from '../pid-lock.ts';
 
 export interface EmbeddedDatabase {
   /** postgres://frameplane:<password>@<socket directory, percent-encoded>:<port>/postgres */
@@ -49,6 +50,8 @@ const USER = 'frameplane';
 const LEGACY_PASSWORD = 'frameplane';
 /** Only names the socket file (.s.PGSQL.5432) now: nothing listens on TCP. */
 const PORT = 5432;
+/** Holds the pid and start time of the service whose database this is (src/pid-lock.ts). */
+const LOCK_FILE = 'frameplane.pid';
 /** sun_path holds 108 bytes with the terminating NUL. */
 const MAX_SOCKET_PATH = 107;
 
@@ -228,6 +231,40 @@ export async function startEmbeddedPostgres(
   const dataDir = resolve(dataDirArg);
   const pgUser = isRoot() ? postgresOsUser() : undefined;
   secureDataDir(dataDir, pgUser);
+  // Before anything of the database is touched: a second service must not stop the first's.
+  const unlock = takePidLock(join(dataDir, LOCK_FILE), (h) =>
+    [
+      `DATA_DIR ${dataDir} is in use by another Frameplane, ${describeHolder(h)}:`,
+      'stop that one first, or give this one another DATA_DIR',
+    ].join(' '),
+  );
+  process.once('exit', unlock); // however this process ends, short of SIGKILL
+  const release = () => {
+    process.off('exit', unlock);
+    unlock();
+  };
+  try {
+    const db = await startCluster(dataDir, pgUser, log, sharedBuffersMb);
+    return {
+      ...db,
+      async stop() {
+        await db.stop();
+        release();
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Starts the cluster of DATA_DIR, whose lock this process holds. */
+async function startCluster(
+  dataDir: string,
+  pgUser: OsUser | undefined,
+  log: (line: string) => void,
+  sharedBuffersMb: number,
+): Promise<EmbeddedDatabase> {
   const dir = join(dataDir, 'postgres');
   const pw = password(join(dataDir, 'postgres.password'));
 
@@ -310,8 +347,9 @@ export async function startEmbeddedPostgres(
 /**
  * The server stops by itself when its service is gone (postgres-process.ts), but one whose
  * watchdog was killed too (SIGKILL to its whole session), or started by an earlier version,
- * holds the data directory. The embedded database belongs to one service process at a time,
- * so a leftover server is shut down (fast mode: it rolls back open work) before we start ours.
+ * holds the data directory. Only the lock decides whose server it is: we hold DATA_DIR's lock,
+ * so a server still running there was left by a service that is gone (a live one would have
+ * kept its lock), and it is shut down (fast mode: it rolls back open work) before ours starts.
  */
 async function stopLeftover(dir: string, log: (line: string) => void) {
   const pidFile = join(dir, 'postmaster.pid');
