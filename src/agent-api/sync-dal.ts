@@ -40,20 +40,16 @@ export async function framesOfDeployments(q: Queryable, agentId: string, deploym
 export function lockReportedFrame(q: Queryable, agentId: string, frameId: string) {
   return q
     .selectFrom('frames')
-    .select(['id', 'generation', 'crash_streak', 'desired_state', 'agent_id'])
+    .select(['id', 'generation', 'crash_streak', 'desired_state', 'agent_id', 'replica_count'])
     .where('id', '=', frameId)
     .where('agent_id', '=', agentId)
     .forUpdate()
     .executeTakeFirst();
 }
 
-export function replicaOf(q: Queryable, frameId: string, replica: number) {
-  return q
-    .selectFrom('frame_replicas')
-    .selectAll()
-    .where('frame_id', '=', frameId)
-    .where('replica', '=', replica)
-    .executeTakeFirst();
+/** Every replica row of the frame (a report needs its own and the serving ones). */
+export function replicasOf(q: Queryable, frameId: string) {
+  return q.selectFrom('frame_replicas').selectAll().where('frame_id', '=', frameId).execute();
 }
 
 export async function saveReplica(
@@ -72,6 +68,26 @@ export async function saveReplica(
     .insertInto('frame_replicas')
     .values({ frame_id: frameId, replica, ...row })
     .onConflict((oc) => oc.columns(['frame_id', 'replica']).doUpdateSet(row))
+    .execute();
+}
+
+/**
+ * The rows of releases that go on serving move to a newer generation, as the agent re-reports
+ * them when a new release fails (runner/frame-runner.ts): the frame keeps their status.
+ */
+export async function keepServingUnder(
+  q: Queryable,
+  frameId: string,
+  generation: number,
+  releases: string[],
+) {
+  if (releases.length === 0) return;
+  await q
+    .updateTable('frame_replicas')
+    .set({ generation })
+    .where('frame_id', '=', frameId)
+    .where('deployment_id', 'in', releases)
+    .where('generation', '<', generation)
     .execute();
 }
 

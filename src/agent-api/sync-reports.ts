@@ -7,15 +7,17 @@ import { completeIfHealthy, failDeployment } from '../frames/deployments.ts';
 import { latestDeployment } from '../frames/deployments-dal.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import { REPLICA_REASONS, type ReplicaReason, type ReplicaState } from '../frames/frame-status.ts';
+import { eventEffect } from '../frames/takeover.ts';
 import type { AgentIdentity } from './agents-service.ts';
 import {
   deploymentOfAgent,
   failInProgressDeployments,
   framesOfDeployments,
   insertLogs,
+  keepServingUnder,
   lockFramesInOrder,
   lockReportedFrame,
-  replicaOf,
+  replicasOf,
   saveReplica,
   setCommitSha,
   setCrashStreak,
@@ -120,17 +122,23 @@ async function applyEvent(
   const generation = e.generation ?? f.generation;
   const at = parsedOr(e.at, now);
   const reason = replicaReason(e.detail?.reason);
-  const prev = await replicaOf(trx, f.id, e.replica);
+  const rows = await replicasOf(trx, f.id);
+  const prev = rows.find((r) => r.replica === e.replica);
   if (prev && prev.generation > generation) return f.id; // a late report of an older rollout
-  const since = prev && prev.state === e.type && prev.generation === generation ? prev.since : now;
-  await saveReplica(trx, f.id, e.replica, {
-    generation,
-    state: e.type,
-    reason,
-    deployment_id: e.deployment_id ?? null,
-    since,
-  });
-  if (e.type === 'pulling') await schedulePullCheck(trx, since);
+  // A newer release while an earlier one serves: its failures are its own (takeover.ts).
+  const effect = eventEffect({ event: e, rows, replicaCount: f.replica_count });
+  if (effect.save) {
+    const same = prev && prev.state === e.type && prev.generation === generation;
+    const since = same ? prev.since : now;
+    await saveReplica(trx, f.id, e.replica, {
+      generation,
+      state: e.type,
+      reason,
+      deployment_id: e.deployment_id ?? null,
+      since,
+    });
+    if (e.type === 'pulling') await schedulePullCheck(trx, since);
+  }
 
   const deployment = await latestDeployment(trx, f.id);
   // An older generation's report does not count toward the current deployment.
@@ -140,13 +148,18 @@ async function applyEvent(
   const ofDeployment = deployment && (!e.deployment_id || e.deployment_id === deployment.id);
   if (deployment?.status === 'in_progress' && ofDeployment) {
     const why = deploymentFailure(e.type, reason);
-    if (why) await failDeployment(trx, deployment.id, now, why, messageOf(e.detail));
-    else if (e.type === 'healthy') await completeIfHealthy(trx, f.id, now);
+    if (why) {
+      const ended = await failDeployment(trx, deployment.id, now, why, messageOf(e.detail));
+      // The serving release goes on under the new generation, as after a failed build.
+      if (ended) await keepServingUnder(trx, f.id, generation, effect.serving);
+    } else if (e.type === 'healthy') await completeIfHealthy(trx, f.id, now);
   }
-  const count = afterEvent(f.crash_streak, e.type);
-  if (count.streak !== f.crash_streak) await setCrashStreak(trx, f.id, count.streak);
-  if (count.trip && f.desired_state === 'running')
-    await tripBackoff(trx, f.id, now, { crash_streak: count.streak });
+  if (effect.countsForBackoff) {
+    const count = afterEvent(f.crash_streak, e.type);
+    if (count.streak !== f.crash_streak) await setCrashStreak(trx, f.id, count.streak);
+    if (count.trip && f.desired_state === 'running')
+      await tripBackoff(trx, f.id, now, { crash_streak: count.streak });
+  }
   if (failed || e.type === 'unhealthy') {
     // Ordered by our clock (the id); the agent's own time of the report stays in the detail.
     await recordFrameEvent(trx, f.id, now, {

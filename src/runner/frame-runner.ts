@@ -5,7 +5,11 @@
 // command) and `replica_count` replicas. A new deployment_id builds a release and starts a
 // second set beside the first; the proxy switches to it once all its replicas are healthy and
 // the old set is stopped then. A build that fails is reported once (`build_failed`), never
-// retried for that deployment, and the old set keeps serving. Scaling adds or stops replicas of
+// retried for that deployment, and the old set keeps serving. So does a new release whose
+// replica crashes, runs out of memory or never passes its health check while the old set serves
+// (CONTRACT 5: a new release takes over only once healthy): that one event is reported, the new
+// set is stopped and never tried again. With nothing serving (a first deploy), crashed replicas
+// restart with delays and the server's back-off counts them. Scaling adds or stops replicas of
 // the current set; a port change moves the proxy; stop stops everything.
 //
 // Every event carries the generation of the desired state its set acts on and the deployment
@@ -23,52 +27,12 @@ import {
   type ExitReport,
   type ReplicaHooks,
 } from './replica.ts';
+import { ReplicaSet, type Slot } from './replica-set.ts';
 import { sleep } from './processes.ts';
-import {
-  BuildError,
-  type Endpoint,
-  type Release,
-  type ReplicaRuntime,
-} from './runtimes/runtime.ts';
+import { BuildError, type Endpoint, type ReplicaRuntime } from './runtimes/runtime.ts';
 
 export interface RunnerDeps extends SupervisorDeps {
   runtime: ReplicaRuntime;
-}
-
-interface Slot {
-  index: number;
-  replica?: Replica;
-  attempts: number;
-  timer?: NodeJS.Timeout;
-  spawning?: boolean;
-}
-
-class ReplicaSet {
-  slots = new Map<number, Slot>();
-  release?: Release;
-  retired = false;
-  readonly abort = new AbortController();
-  constructor(
-    readonly deploymentId: string,
-    public generation: number,
-    public count: number,
-    readonly env: Record<string, string>,
-  ) {}
-  get prepared() {
-    return this.release !== undefined;
-  }
-  slot(index: number): Slot {
-    const known = this.slots.get(index);
-    if (known) return known;
-    const s: Slot = { index, attempts: 0 };
-    this.slots.set(index, s);
-    return s;
-  }
-  healthy(): Endpoint[] {
-    return [...this.slots.values()]
-      .sort((a, b) => a.index - b.index)
-      .flatMap((s) => (s.index < this.count && s.replica?.healthy ? [s.replica.endpoint] : []));
-  }
 }
 
 const keyOf = (s: DesiredFrame) =>
@@ -86,8 +50,8 @@ export class FrameRunner implements FrameSupervisor {
   private next?: ReplicaSet;
   private proxy?: FrameProxy;
   private portHeld = false;
-  /** Deployments whose build failed here: never built again. */
-  private failedBuilds = new Set<string>();
+  /** Deployments that failed here (their build, or a new release on trial): never tried again. */
+  private failed = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
 
@@ -143,31 +107,15 @@ export class FrameRunner implements FrameSupervisor {
 
   persisted(): PersistedFrame | undefined {
     if (!this.spec) return undefined;
-    const sets = [this.current, this.next]
-      .filter((s): s is ReplicaSet => !!s?.prepared && !s.retired)
-      .flatMap((s) =>
-        s.release === undefined
-          ? []
-          : [
-              {
-                deployment_id: s.deploymentId,
-                generation: s.generation,
-                release: s.release,
-                replicas: [...s.slots.values()].flatMap((sl) =>
-                  sl.replica && !sl.replica.exited
-                    ? [{ index: sl.index, ref: sl.replica.ref() }]
-                    : [],
-                ),
-              },
-            ],
-      );
-    return { spec: this.spec, sets, failed_builds: [...this.failedBuilds] };
+    const sets = [this.current, this.next].flatMap((s) => s?.persisted() ?? []);
+    return { spec: this.spec, sets, failed_deployments: [...this.failed] };
   }
 
   /** Takes over what an earlier agent left running; what is gone is started afresh. */
   adopt(p: PersistedFrame): Promise<void> {
     return this.enqueue(async () => {
-      for (const id of p.failed_builds ?? []) this.failedBuilds.add(id);
+      for (const id of [...(p.failed_deployments ?? []), ...(p.failed_builds ?? [])])
+        this.failed.add(id);
       for (const ps of p.sets) {
         const set = new ReplicaSet(ps.deployment_id, ps.generation, 0, p.spec.env);
         if (ps.release && (await this.deps.runtime.reuse(this.frameId, ps.release)))
@@ -221,9 +169,9 @@ export class FrameRunner implements FrameSupervisor {
     if (spec.desired_state === 'stopped') return this.stopAll(true);
     await this.ensureProxy(spec.port);
     let target = [this.current, this.next].find((s) => s?.deploymentId === spec.deployment_id);
-    const failed = spec.build_failed || this.failedBuilds.has(spec.deployment_id);
+    const failed = spec.build_failed || this.failed.has(spec.deployment_id);
     if (!target && failed) {
-      // Its build failed: the serving set, if any, goes on under the new generation.
+      // It failed: the serving set, if any, goes on under the new generation.
       if (this.next) {
         await this.retire(this.next);
         this.next = undefined;
@@ -276,6 +224,11 @@ export class FrameRunner implements FrameSupervisor {
   private upstreams(): Endpoint[] {
     const current = this.current?.healthy() ?? [];
     return current.length > 0 ? current : (this.next?.healthy() ?? []);
+  }
+
+  /** A new release while the current set serves: it must be healthy to take over, or it fails. */
+  private onTrial(set: ReplicaSet) {
+    return set === this.next && (this.current?.healthy().length ?? 0) > 0;
   }
 
   private report(
@@ -387,18 +340,38 @@ export class FrameRunner implements FrameSupervisor {
 
   private buildFailed(set: ReplicaSet, message: string) {
     this.deps.line(this.frameId, 0, `[frameplane] build failed: ${message}`);
-    this.failedBuilds.add(set.deploymentId);
     this.deps.build({
       deployment_id: set.deploymentId,
       state: 'failed',
       message,
       at: new Date().toISOString(),
     });
+    return this.fail(set);
+  }
+
+  /** A new release failed on trial (its one event is reported): the serving set goes on. */
+  private releaseFailed(set: ReplicaSet, what: string) {
+    this.deps.line(
+      this.frameId,
+      0,
+      `[frameplane] deployment ${set.deploymentId} failed: ${what}; what served keeps serving`,
+    );
+    void this.fail(set);
+  }
+
+  /**
+   * Retires a set whose deployment failed, at once (nothing of it restarts or reports from now
+   * on), and remembers the deployment, so that neither this agent nor one that adopts its
+   * frames tries it again; what serves goes on under the current generation.
+   */
+  private fail(set: ReplicaSet) {
+    this.failed.add(set.deploymentId);
+    set.retired = true;
     return this.enqueue(async () => {
-      if (set.retired) return;
-      set.retired = true;
+      if (this.next !== set && this.current !== set) return; // a newer deployment replaced it
       if (this.next === set) this.next = undefined;
       if (this.current === set) this.current = undefined;
+      await this.retire(set);
       const spec = this.desired;
       if (this.current) this.current.generation = spec.generation;
       this.reportServing(spec);
@@ -470,8 +443,11 @@ export class FrameRunner implements FrameSupervisor {
   private hooks(set: ReplicaSet, slot: Slot): ReplicaHooks {
     return {
       report: (type, detail) => {
+        if (set.retired) return; // replaced or failed: what it says no longer matters
         this.report(set, slot.index, type, detail);
         if (type === 'healthy' && set === this.next) void this.enqueue(() => this.promoteIfReady());
+        if (type === 'unhealthy' && detail?.reason === 'start_timeout' && this.onTrial(set))
+          this.releaseFailed(set, `replica ${slot.index} never passed its health check`);
       },
       line: (line) => this.deps.line(this.frameId, slot.index, line),
       exited: (info) => this.onExit(set, slot, info),
@@ -482,18 +458,22 @@ export class FrameRunner implements FrameSupervisor {
     slot.replica = undefined;
     this.deps.changed();
     if (set.retired || this.gone) return;
-    this.report(set, slot.index, info.oom ? 'oom' : 'crashed', {
-      exit_code: info.code,
-      signal: info.signal,
-    });
-    if (info.ranHealthyMs >= STABLE_AFTER_MS) slot.attempts = 0;
-    const delay = restartDelayMs(slot.attempts++);
     const how = info.signal
       ? `signal ${info.signal}`
       : info.code === null
         ? 'unknown status'
         : `exit code ${info.code}`;
     const why = `${how}${info.oom ? ', out of memory' : ''}`;
+    this.report(set, slot.index, info.oom ? 'oom' : 'crashed', {
+      exit_code: info.code,
+      signal: info.signal,
+      message: `replica ${slot.index} exited (${why})`,
+    });
+    // While another release serves, a new one that crashes does not take over: no restarts
+    // (whose crashes the server's back-off would count, stopping the serving release too).
+    if (this.onTrial(set)) return this.releaseFailed(set, `replica ${slot.index} exited (${why})`);
+    if (info.ranHealthyMs >= STABLE_AFTER_MS) slot.attempts = 0;
+    const delay = restartDelayMs(slot.attempts++);
     this.deps.line(
       this.frameId,
       slot.index,

@@ -145,10 +145,10 @@ export class Replica {
           p.kind === 'http'
             ? `answers ${p.status} on ${this.health.path}`
             : 'does not answer on its port';
-        this.hooks.line(
-          `[frameplane] replica ${this.index} ${why} after ${Math.round(age / 1000)} s; it is unhealthy`,
-        );
-        this.hooks.report('unhealthy', { reason: 'start_timeout' });
+        const message = `replica ${this.index} ${why} after ${Math.round(age / 1000)} s`;
+        this.hooks.line(`[frameplane] ${message}; it is unhealthy`);
+        // The message is what a deployment that fails for it shows (failure_message).
+        this.hooks.report('unhealthy', { reason: 'start_timeout', message });
       } else if (this.state === 'healthy' && this.failures >= FAILURES_FOR_UNHEALTHY) {
         this.state = 'unhealthy';
         this.healthySince = undefined;

@@ -6,7 +6,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredFrame } from './protocol.ts';
 import type { Release, ReplicaRef } from './runtimes/runtime.ts';
-import { isAlive, signalOwnGroup, startTimeOf } from './processes.ts';
+import { signalOwnGroup } from './processes.ts';
+import { describeHolder, takePidLock } from '../pid-lock.ts';
 
 export interface PersistedSet {
   deployment_id: string;
@@ -15,13 +16,24 @@ export interface PersistedSet {
   replicas: Array<{ index: number; ref: ReplicaRef }>;
 }
 
+export interface SwarmRelease {
+  release: Release;
+  env: Record<string, string>;
+}
+
 export interface PersistedFrame {
   spec: DesiredFrame;
   /** The set serving now and, during a rollout, the one replacing it (last). */
   sets: PersistedSet[];
+  /** Deployments that failed here (their build, or a new release while another served). */
+  failed_deployments?: string[];
+  /** The same, as an agent before failed_deployments wrote it (failed builds only). */
   failed_builds?: string[];
   /** The swarm runtime's image and env (runtimes/swarm.ts): the service itself lives in the swarm. */
-  swarm?: { release: Release; env: Record<string, string> };
+  swarm?: SwarmRelease & {
+    /** The release that served when this one was sent, until this one takes over. */
+    previous?: SwarmRelease;
+  };
 }
 
 export interface AgentState {
@@ -134,23 +146,8 @@ export function saveState(dataDir: string, state: AgentState) {
  */
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = join(dataDir, 'agent.pid');
-  try {
-    const [pid, start] = readFileSync(file, 'utf8').trim().split(' ');
-    if (Number(pid) !== process.pid && isAlive(Number(pid), start || undefined)) {
-      throw new Error(
-        `another agent (pid ${pid}) uses ${dataDir}; stop it or choose another --data directory`,
-      );
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  writeFileSync(file, `${process.pid} ${startTimeOf(process.pid) ?? ''}\n`);
-  return () => {
-    try {
-      if (readFileSync(file, 'utf8').startsWith(`${process.pid} `)) writeFileSync(file, '');
-    } catch {
-      /* gone */
-    }
-  };
+  return takePidLock(join(dataDir, 'agent.pid'), (h) => {
+    const who = describeHolder(h);
+    return `another agent (${who}) uses ${dataDir}; stop it or choose another --data directory`;
+  });
 }

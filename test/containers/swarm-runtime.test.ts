@@ -1,7 +1,8 @@
 // The swarm runtime end to end: the agent as a child process with --runtime swarm on
 // a real single-node Docker Swarm. A frame of two replicas is a service of two tasks, confined
 // and rolled out as documented; killing one task's container leaves the other serving while
-// swarm replaces it, and the frame comes back Online; a broken build keeps the service as it was.
+// swarm replaces it, and the frame comes back Online; a broken build keeps the service as it was,
+// and so does a release that crashes at boot (CONTRACT 5), until one that works takes over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -128,7 +129,7 @@ afterAll(async () => {
 });
 
 describe('the swarm runtime', () => {
-  it('runs two replicas as a service, survives the kill of one task, and keeps serving through a broken build', {
+  it('runs two replicas as a service, outlives a killed task, a broken build, a crashing release', {
     timeout: 300_000,
   }, async () => {
     repo.pushFiles(app('v1'), 'v1');
@@ -223,6 +224,95 @@ describe('the swarm runtime', () => {
     const kept = await online((f) => f.latest_deployment?.status === 'failed');
     expect(kept.latest_deployment.failure_reason).toBe('build_failed');
     expect(await hit(port)).toMatchObject({ status: 200 });
+
+    // A release that crashes at boot while v1 serves: its deployment fails with crash, reported
+    // once; the service goes back to v1 (swarm's rollback, or the agent), the frame stays
+    // Online, nothing trips, and the agent does not send it again.
+    const serving = kept.serving;
+    expect(serving?.deployment_id).toBeTruthy();
+    let answered = 0;
+    let missed = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const r = await hit(port);
+        if ('body' in r && r.status === 200 && r.body.startsWith('hello v1')) answered++;
+        else missed++;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    repo.pushFiles(
+      { ...app('v2'), 'server.js': `console.log('v2 failing on purpose'); process.exit(1);` },
+      'crash at boot',
+    );
+    const bad = await t.post(`${path}/deploy`, { token: ann.token, body: {} });
+    expect(bad.status).toBe(202);
+    const failed = await online(
+      (f) => f.latest_deployment?.id === bad.json.id && f.latest_deployment.status === 'failed',
+    );
+    expect(failed).toMatchObject({
+      desired_state: 'running',
+      serving,
+      latest_deployment: { failure_reason: 'crash' },
+      backoff: { tripped_at: null },
+    });
+    const label = 'frameplane.deployment';
+    await until(
+      'the service back on v1, two tasks of it running',
+      async () => {
+        const [s] = await docker.listServices({
+          filters: JSON.stringify({ name: [serviceName(frame.id)] }),
+        });
+        const running = await docker.listContainers({
+          filters: JSON.stringify({ label: [`${label}=${serving.deployment_id}`] }),
+        });
+        return (
+          (s?.Spec as any)?.TaskTemplate.ContainerSpec.Labels[label] === serving.deployment_id &&
+          running.length === 2
+        );
+      },
+      120_000,
+      context,
+    );
+    await online((f) => f.replicas.filter((r: any) => r.state === 'healthy').length === 2);
+    await new Promise((r) => setTimeout(r, 5000));
+    watching = false;
+    await watch;
+    const after = (await t.get(path, { token: ann.token })).json;
+    expect(after).toMatchObject({
+      status: 'Online',
+      desired_state: 'running',
+      serving,
+      backoff: { tripped_at: null },
+    });
+    const history = (await t.get(`${path}/events?limit=200`, { token: ann.token })).json.data;
+    expect(history.some((e: any) => e.type === 'backoff_tripped')).toBe(false);
+    expect(
+      history.filter((e: any) => e.type === 'replica' && e.detail?.deployment_id === bad.json.id),
+    ).toHaveLength(1);
+    // v1 answers throughout, within what the kill above allows: while swarm swaps slot 1's task
+    // (start-first) and rolls it back, connections may be reset for about a second.
+    expect(answered).toBeGreaterThan(20);
+    expect(answered).toBeGreaterThanOrEqual(0.75 * (answered + missed));
+    expect(await hit(port)).toMatchObject({
+      status: 200,
+      body: expect.stringMatching(/^hello v1/),
+    });
+
+    // One that works takes over.
+    repo.pushFiles(app('v4'), 'v4');
+    const fix = await t.post(`${path}/deploy`, { token: ann.token, body: {} });
+    expect(fix.status).toBe(202);
+    await online((f) => f.serving?.deployment_id === fix.json.id);
+    await until(
+      'v4 answers',
+      async () => {
+        const r = await hit(port);
+        return 'body' in r && r.body.startsWith('hello v4');
+      },
+      60_000,
+      context,
+    );
   });
 
   it('with a registry, pushes each image there and leaves the placement to swarm', {

@@ -75,20 +75,21 @@ describe('deployment history', () => {
   });
 
   it('never prunes the serving deployment nor one a replica runs', async () => {
-    const f = await frame({ replica_count: 3 });
+    const f = await frame({ replica_count: 4 });
     const created = at(await stored(f.id), 0);
-    // All three replicas serve the first release.
+    // Three replicas serve the first release; the fourth has not reported yet.
     await sync(t, agent.token, {
       events: replicaEvents(f.id, 3, 'healthy', { deployment_id: created.id }),
     });
     const more: string[] = [];
     for (let i = 0; i < 5; i++) more.push(await deploy(f));
     const gen = (await stored(f.id)).find((d) => d.id === more[3])!.generation;
-    // Replica 1 crashed running more[1]; replica 2 reports an old generation without a deployment
-    // id, so it runs the newest deployment of that generation or before: more[3].
+    // Replica 3 crashed running more[1] (a newer release's report never replaces a row of the
+    // serving one: takeover.ts); replica 2 reports an old generation without a deployment id, so
+    // it runs the newest deployment of that generation or before: more[3].
     await sync(t, agent.token, {
       events: [
-        { frame_id: f.id, replica: 1, type: 'crashed', deployment_id: more[1] },
+        { frame_id: f.id, replica: 3, type: 'crashed', deployment_id: more[1] },
         { frame_id: f.id, replica: 2, type: 'starting', generation: gen },
       ],
     });
@@ -102,7 +103,7 @@ describe('deployment history', () => {
     // Once no replica runs them, the old ones go with the next deployment; the serving one stays.
     await sync(t, agent.token, {
       events: [
-        { frame_id: f.id, replica: 1, type: 'healthy', deployment_id: created.id },
+        { frame_id: f.id, replica: 3, type: 'healthy', deployment_id: created.id },
         { frame_id: f.id, replica: 2, type: 'healthy', deployment_id: created.id },
       ],
     });

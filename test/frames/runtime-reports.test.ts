@@ -348,6 +348,164 @@ describe('replicas that never become healthy', () => {
   });
 });
 
+describe('a new release that fails while an earlier one serves (CONTRACT 5)', () => {
+  const replicaEventsOf = (f: FrameRef) =>
+    t.db
+      .selectFrom('frame_events')
+      .select(['type', 'detail'])
+      .where('frame_id', '=', f.id)
+      .where('type', 'in', ['replica', 'backoff_tripped'])
+      .orderBy('id')
+      .execute();
+  /** A frame whose v1 serves (Online), and a deploy of v2 the agent has heard of. */
+  async function servingThenDeploy(replicaCount = 1) {
+    const { agent, f } = await agentWithFrame({ replica_count: replicaCount });
+    const v1 = await told(agent.token, f);
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, replicaCount, 'healthy', of(v1.deployment_id, v1.generation)),
+    });
+    expect(await read(f)).toMatchObject({
+      status: 'Online',
+      latest_deployment: { status: 'succeeded' },
+    });
+    const deploy = await t.post(`${framePath(f)}/deploy`, { token: ann.token });
+    expect(deploy.status, deploy.text).toBe(202);
+    const v2 = await told(agent.token, f);
+    expect(v2.deployment_id).toBe(deploy.json.id);
+    return { agent, f, v1, v2 };
+  }
+
+  it('v2 crashing at boot six times in a row: v2 fails (crash), v1 stays Online', async () => {
+    const { agent, f, v1, v2 } = await servingThenDeploy();
+    // What an agent that restarts the new release sends: it starts, then crashes, over and over.
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'starting', of(v2.deployment_id, v2.generation)),
+    });
+    expect(await read(f)).toMatchObject({
+      status: 'Starting',
+      replicas: [{ state: 'healthy', generation: v1.generation }],
+    });
+    const exited = { exit_code: 1, message: 'replica 0 exited (exit code 1)' };
+    for (let i = 0; i < 6; i++) {
+      const answer = await sync(t, agent.token, {
+        events: replicaEvents(f.id, 1, 'crashed', of(v2.deployment_id, v2.generation, exited)),
+      });
+      expect(answer.frames.find((x) => x.frame_id === f.id)?.desired_state).toBe('running');
+    }
+    const now = await read(f);
+    expect(now).toMatchObject({
+      status: 'Online',
+      status_reason: null,
+      desired_state: 'running',
+      serving: { deployment_id: v1.deployment_id },
+      backoff: { crash_streak: 0, tripped_at: null },
+      replicas: [{ state: 'healthy', generation: v2.generation }],
+      latest_deployment: {
+        id: v2.deployment_id,
+        status: 'failed',
+        failure_reason: 'crash',
+        failure_message: 'replica 0 exited (exit code 1)',
+      },
+    });
+    expect(at(await deploymentsOf(f), 1)).toMatchObject({
+      id: v1.deployment_id,
+      status: 'succeeded',
+    });
+    // Each crash is history; none tripped anything.
+    const events = await replicaEventsOf(f);
+    expect(events.map((e) => e.type)).toEqual(Array(6).fill('replica'));
+    expect(at(events, 0).detail).toMatchObject({
+      state: 'crashed',
+      deployment_id: v2.deployment_id,
+      exit_code: 1,
+    });
+    // The serving release still reports as before, under the new generation.
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'healthy', of(v1.deployment_id, v2.generation)),
+    });
+    expect(await read(f)).toMatchObject({ status: 'Online', backoff: { crash_streak: 0 } });
+  });
+
+  it('v2 out of memory or never healthy fails with that reason; v1 stays Online', async () => {
+    const a = await servingThenDeploy(2);
+    await sync(t, a.agent.token, {
+      events: [
+        {
+          frame_id: a.f.id,
+          replica: 0,
+          type: 'starting',
+          ...of(a.v2.deployment_id, a.v2.generation),
+        },
+        { frame_id: a.f.id, replica: 1, type: 'oom', ...of(a.v2.deployment_id, a.v2.generation) },
+      ],
+    });
+    expect(await read(a.f)).toMatchObject({
+      status: 'Online',
+      replicas: [{ state: 'healthy' }, { state: 'healthy' }],
+      latest_deployment: { status: 'failed', failure_reason: 'oom' },
+      backoff: { crash_streak: 0 },
+    });
+
+    const b = await servingThenDeploy();
+    const timeout = {
+      reason: 'start_timeout',
+      message: 'replica 0 does not answer on its port after 60 s',
+    };
+    await sync(t, b.agent.token, {
+      events: replicaEvents(
+        b.f.id,
+        1,
+        'unhealthy',
+        of(b.v2.deployment_id, b.v2.generation, timeout),
+      ),
+    });
+    expect(await read(b.f)).toMatchObject({
+      status: 'Online',
+      status_reason: null,
+      latest_deployment: {
+        status: 'failed',
+        failure_reason: 'health_check_failed',
+        failure_message: timeout.message,
+      },
+    });
+  });
+
+  it("with nothing serving, the new release's crashes count and trip the back-off", async () => {
+    const { agent, f, v1, v2 } = await servingThenDeploy();
+    // v1 no longer serves: it crashed.
+    await sync(t, agent.token, {
+      events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v2.generation)),
+    });
+    for (let i = 0; i < 4; i++) {
+      await sync(t, agent.token, {
+        events: replicaEvents(f.id, 1, 'crashed', of(v2.deployment_id, v2.generation)),
+      });
+    }
+    expect(await read(f)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      desired_state: 'stopped',
+      backoff: { crash_streak: 5 },
+    });
+    expect((await replicaEventsOf(f)).filter((e) => e.type === 'backoff_tripped')).toHaveLength(1);
+  });
+
+  it('on a first deploy, crashes of the named release trip the back-off', async () => {
+    const { agent, f } = await agentWithFrame();
+    const v1 = await told(agent.token, f);
+    for (let i = 0; i < 5; i++) {
+      await sync(t, agent.token, {
+        events: replicaEvents(f.id, 1, 'crashed', of(v1.deployment_id, v1.generation)),
+      });
+    }
+    expect(await read(f)).toMatchObject({
+      status: 'Stopped',
+      status_reason: 'backoff_tripped',
+      latest_deployment: { status: 'failed', failure_reason: 'crash' },
+    });
+  });
+});
+
 describe('health_check_path', () => {
   it('defaults to "/", is taken on create and PATCH, and reaches the agent with a new generation', async () => {
     const { agent, f } = await agentWithFrame({ health_check_path: '/healthz' });

@@ -1,7 +1,8 @@
 // The reference agent end to end: the real service on a real port, a real bare git repository,
 // the agent as a child process (`node bin/frameplane.mjs agent`) running a tiny Node app as
-// local processes. Create, scale, move the port, stop, start, a crashing deploy tripping the
-// back-off, a fix, and an agent killed and restarted that adopts its replicas.
+// local processes. Create, scale, move the port, stop, start, a deploy that crashes at boot
+// failing while the release that serves keeps serving, a fix taking over, an agent killed and
+// restarted that adopts its replicas, and a first deploy that crashes tripping the back-off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -59,8 +60,8 @@ afterAll(async () => {
 });
 
 describe('the reference agent runs frames as local processes', () => {
-  it('creates, scales, moves, stops, starts, trips the back-off, recovers, and survives its own restart', {
-    timeout: 240_000,
+  it('creates, scales, moves, stops, starts, outlives a crashing release and its own restart', {
+    timeout: 300_000,
   }, async () => {
     const ann = await newUser(t, 'ann');
     const project = await newProject(t, ann);
@@ -167,22 +168,69 @@ describe('the reference agent runs frames as local processes', () => {
     await status('Online');
     await answers(port2, /^hello v1 from \d+$/);
 
-    // A commit that exits at once: five crashes in a row trip the back-off and stop the frame.
+    // A commit that exits at once, while the release before serves (CONTRACT 5: a new release
+    // takes over only once healthy): its deployment fails with crash, the serving release keeps
+    // answering throughout, the frame stays Online and nothing trips.
+    const serving = (await status('Online')).serving;
+    expect(serving?.deployment_id).toBeTruthy();
+    const misses: unknown[] = [];
+    let served = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const r = await hit(port2);
+        if ('body' in r && r.status === 200 && /^hello v1 from \d+$/.test(r.body)) served++;
+        else misses.push(r);
+        await sleep(100);
+      }
+    })();
     repo.pushApp('v2', true);
     const bad = await t.post(`${path}/deploy`, { token: ann.token });
     expect(bad.status, bad.text).toBe(202);
-    const tripped = await status('Stopped', (f) => f.status_reason === 'backoff_tripped');
-    expect(tripped.backoff).toMatchObject({ threshold: 5 });
-    expect(tripped.backoff.tripped_at).toBeTruthy();
-    expect(tripped.backoff.crash_streak).toBeGreaterThanOrEqual(5);
-    await closed(port2);
-    await processes(0);
+    const failed = await status(
+      'Online',
+      (f) => f.latest_deployment?.id === bad.json.id && f.latest_deployment.status === 'failed',
+    );
+    expect(failed).toMatchObject({
+      status_reason: null,
+      desired_state: 'running',
+      serving,
+      latest_deployment: {
+        failure_reason: 'crash',
+        failure_message: expect.stringMatching(/exited \(/),
+      },
+      backoff: { tripped_at: null },
+    });
+    // Longer than the first restart delays (1 + 2 + 4 s): the agent does not try it again.
+    await sleep(9000);
+    watching = false;
+    await watch;
+    expect(misses).toEqual([]);
+    expect(served).toBeGreaterThan(30);
+    const after = (await t.get(path, { token: ann.token })).json;
+    expect(after).toMatchObject({
+      status: 'Online',
+      desired_state: 'running',
+      serving,
+      backoff: { crash_streak: 0, tripped_at: null },
+      latest_deployment: { id: bad.json.id, status: 'failed' },
+    });
+    const events = (await t.get(`${path}/events?limit=100`, { token: ann.token })).json.data;
+    const crashes = events.filter(
+      (e: any) => e.type === 'replica' && e.detail?.deployment_id === bad.json.id,
+    );
+    expect(crashes).toHaveLength(1); // reported once, never restarted
+    expect(events.some((e: any) => e.type === 'backoff_tripped')).toBe(false);
+    await processes(3);
 
     // A fix, deployed: Online again, serving the new version.
     repo.pushApp('v3');
     const fix = await t.post(`${path}/deploy`, { token: ann.token });
     expect(fix.status, fix.text).toBe(202);
-    await status('Online', (f) => f.latest_deployment?.id === fix.json.id);
+    await status(
+      'Online',
+      (f) => f.latest_deployment?.id === fix.json.id && f.serving?.deployment_id === fix.json.id,
+    );
     await answers(port2, /^hello v3 from \d+$/);
     await processes(3);
 
@@ -246,6 +294,32 @@ describe('the reference agent runs frames as local processes', () => {
     expect((await t.post(`${path}/stop`, { token: ann.token })).status).toBe(202);
     await status('Stopped', (f) => f.status_reason === null);
     await closed(port2);
+    await processes(0);
+
+    // A first deploy that crashes at boot (nothing serves): restarts with delays, and five crashes
+    // in a row trip the back-off and stop the frame.
+    repo.pushApp('v4', true);
+    const port3 = await freePort();
+    const first = await newFrame(t, ann, project.id, space, {
+      name: 'first',
+      agent_id: reg.json.id,
+      port: port3,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+    });
+    const tripped = await until(
+      'the back-off of a first deploy',
+      async () => {
+        const f = (await t.get(framePath(first), { token: ann.token })).json;
+        return f.status === 'Stopped' && f.status_reason === 'backoff_tripped' ? f : undefined;
+      },
+      90_000,
+      context,
+    );
+    expect(tripped.backoff).toMatchObject({ threshold: 5 });
+    expect(tripped.backoff.tripped_at).toBeTruthy();
+    expect(tripped.backoff.crash_streak).toBeGreaterThanOrEqual(5);
+    await closed(port3);
     await processes(0);
   });
 });

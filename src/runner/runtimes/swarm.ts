@@ -3,14 +3,20 @@
 // when the new tasks fail); this supervisor builds the image, keeps the service's spec in step
 // with the desired state, checks each task's health through its published port, balances the
 // frame's port over the healthy ones, and reports each slot's task as a replica.
+//
+// A new release takes over only once healthy (CONTRACT 5): while an earlier release serves, a
+// task of the new one that fails, or never passes its health check, fails that deployment. Its
+// one failure is reported, the earlier release goes back into the service (swarm's own rollback
+// may be there first), and the deployment is never sent again. With nothing serving (a first
+// deploy), swarm restarts failed tasks and the server's back-off counts each failure.
 import type Docker from 'dockerode';
 import { buildImage, inspectImage, pruneImages } from '../build/image.ts';
 import { FrameProxy } from '../proxy.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
 import { nowIso, replicaEvent, type FrameSupervisor, type SupervisorDeps } from '../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
-import type { PersistedFrame } from '../state.ts';
-import { BuildError, type Endpoint, type Release } from './runtime.ts';
+import type { PersistedFrame, SwarmRelease } from '../state.ts';
+import { BuildError, type Endpoint } from './runtime.ts';
 import {
   applyService,
   findService,
@@ -68,9 +74,12 @@ class SwarmFrame implements FrameSupervisor {
     return this.spec;
   }
   /** The image that runs (or will, once the service update is through) and the env it runs with. */
-  private release?: { release: Release; env: Record<string, string> };
+  private release?: SwarmRelease;
+  /** The release that served when `release` was sent, until `release` takes over. */
+  private previous?: SwarmRelease;
   private building?: { deploymentId: string; abort: AbortController };
-  private failedBuilds = new Set<string>();
+  /** Deployments that failed here (their build, or a new release while another served). */
+  private failed = new Set<string>();
   private proxy?: FrameProxy;
   private portHeld = false;
   private upstreams: Endpoint[] = [];
@@ -131,14 +140,19 @@ class SwarmFrame implements FrameSupervisor {
     return {
       spec: this.spec,
       sets: [],
-      failed_builds: [...this.failedBuilds],
-      swarm: this.release,
+      failed_deployments: [...this.failed],
+      swarm: this.release && { ...this.release, previous: this.previous },
     };
   }
 
   adopt(p: PersistedFrame) {
-    for (const id of p.failed_builds ?? []) this.failedBuilds.add(id);
-    if (p.swarm) this.release = p.swarm;
+    for (const id of [...(p.failed_deployments ?? []), ...(p.failed_builds ?? [])])
+      this.failed.add(id);
+    if (p.swarm) {
+      const { previous, ...release } = p.swarm;
+      this.release = release;
+      this.previous = previous;
+    }
     return this.update(p.spec);
   }
 
@@ -167,7 +181,7 @@ class SwarmFrame implements FrameSupervisor {
       return;
     }
     await this.ensureProxy(spec.port);
-    const failed = spec.build_failed || this.failedBuilds.has(spec.deployment_id);
+    const failed = spec.build_failed || this.failed.has(spec.deployment_id);
     const have = this.release?.release.deploymentId === spec.deployment_id;
     if (!have && !failed && this.building?.deploymentId !== spec.deployment_id) this.build(spec);
     if (this.release) await this.deploy(spec);
@@ -238,6 +252,9 @@ class SwarmFrame implements FrameSupervisor {
         this.enqueue(async () => {
           if (this.building !== job) return;
           this.building = undefined;
+          // What serves now goes back into the service if the new release fails. During
+          // another trial, what served before that one still does.
+          if (!this.previous && this.upstreams.length > 0) this.previous = this.release;
           this.release = { release, env };
           this.deps.build({
             deployment_id: job.deploymentId,
@@ -264,7 +281,7 @@ class SwarmFrame implements FrameSupervisor {
             // Fetched again on the next change of the desired state; the server's back-off counts these.
             return;
           }
-          this.failedBuilds.add(job.deploymentId);
+          this.failed.add(job.deploymentId);
           this.deps.build({
             deployment_id: job.deploymentId,
             state: 'failed',
@@ -312,6 +329,33 @@ class SwarmFrame implements FrameSupervisor {
         portHeld: this.portHeld,
       }),
     );
+  }
+
+  /**
+   * The release on trial failed while an earlier one served: the earlier one goes back into the
+   * service (swarm's rollback may be under way already: then the spec is the same and nothing is
+   * sent), its tasks are said again under the current generation.
+   */
+  private releaseFailed(deploymentId: string, what: string) {
+    this.failed.add(deploymentId);
+    this.deps.line(
+      this.frameId,
+      0,
+      `[frameplane] deployment ${deploymentId} failed: ${what}; what served keeps serving`,
+    );
+    return this.enqueue(async () => {
+      if (this.release?.release.deploymentId !== deploymentId || !this.previous) return;
+      this.release = this.previous;
+      this.previous = undefined;
+      this.reported.clear();
+      if (this.spec?.desired_state === 'running') await this.deploy(this.spec);
+      this.deps.changed();
+    });
+  }
+
+  /** A task of the release on trial: one sent while an earlier release served. */
+  private onTrial(t: TaskView) {
+    return !!this.previous && t.deploymentId === this.release?.release.deploymentId;
   }
 
   private reportStopped() {
@@ -363,6 +407,8 @@ class SwarmFrame implements FrameSupervisor {
     for (const t of tasks) {
       if (!FAILED.has(t.state) || this.failuresSeen.has(t.id)) continue;
       this.failuresSeen.add(t.id);
+      // A failed release's further failures (swarm restarts it until its rollback) are not news.
+      if (this.failed.has(t.deploymentId)) continue;
       const oom =
         t.containerId && t.nodeId === self
           ? (
@@ -377,9 +423,13 @@ class SwarmFrame implements FrameSupervisor {
         message: t.error,
       });
       this.reported.delete(t.slot - 1);
+      if (this.onTrial(t))
+        void this.releaseFailed(t.deploymentId, `a task exited (${t.error ?? 'failed'})`);
     }
+    // A task swarm is shutting down (start-first replaced it) takes no new connections.
     const running = tasks.filter(
-      (t): t is TaskView & { publishedPort: number } => t.state === 'running' && !!t.publishedPort,
+      (t): t is TaskView & { publishedPort: number } =>
+        t.state === 'running' && t.desired === 'running' && !!t.publishedPort,
     );
     const healthy: Endpoint[] = [];
     await Promise.all(
@@ -393,10 +443,11 @@ class SwarmFrame implements FrameSupervisor {
     // Each slot's newest task that is meant to run stands for its replica.
     const bySlot = new Map<number, TaskView>();
     for (const t of tasks) {
-      if (t.desired !== 'running' || t.slot < 1) continue;
+      if (t.desired !== 'running' || t.slot < 1 || this.failed.has(t.deploymentId)) continue;
       const prev = bySlot.get(t.slot);
       if (!prev || t.createdAt > prev.createdAt) bySlot.set(t.slot, t);
     }
+    this.tookOver(spec, bySlot);
     for (const [slot, t] of bySlot) {
       const index = slot - 1;
       if (index >= spec.replica_count) continue;
@@ -423,7 +474,20 @@ class SwarmFrame implements FrameSupervisor {
         t.deploymentId,
         type === 'unhealthy' ? { reason: 'start_timeout' } : undefined,
       );
+      if (type === 'unhealthy' && this.onTrial(t))
+        void this.releaseFailed(t.deploymentId, `task ${slot} never passed its health check`);
     }
+  }
+
+  /** The release on trial took over once every slot runs it healthy: nothing to go back to. */
+  private tookOver(spec: DesiredFrame, bySlot: Map<number, TaskView>) {
+    if (!this.previous) return;
+    for (let slot = 1; slot <= spec.replica_count; slot++) {
+      const t = bySlot.get(slot);
+      if (!t || !this.onTrial(t) || !this.health.get(t.id)?.healthy) return;
+    }
+    this.previous = undefined;
+    this.deps.changed();
   }
 
   /** The health of one running task, checked through its published port; true if it may take connections. */

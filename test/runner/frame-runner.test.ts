@@ -1,0 +1,212 @@
+// The supervisor of one frame (src/runner/frame-runner.ts) on a fake runtime whose replicas are
+// small HTTP servers on loopback, or ones that exit at once, or never listen: a new release
+// takes over only once healthy (CONTRACT 5). While a release serves, a new one that crashes or
+// never passes its health check fails at once, reported once, never tried again (also by an
+// agent that adopts the frame), and the serving replicas go on under the new generation. With
+// nothing serving, a crashing release restarts with delays (the server's back-off counts it).
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { FrameRunner } from '../../src/runner/frame-runner.ts';
+import type { DesiredFrame, SyncEvent } from '../../src/runner/protocol.ts';
+import type {
+  Endpoint,
+  ExitInfo,
+  ReplicaRuntime,
+  RunningReplica,
+} from '../../src/runner/runtimes/runtime.ts';
+import { freePort } from '../../src/runner/processes.ts';
+import { hit, until } from './fixture.ts';
+
+type Behaviour = 'serves' | 'crashes' | 'silent';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A runtime whose replicas of a deployment behave as `behaviour` says; it records what it did. */
+function fakeRuntime(behaviour: Record<string, Behaviour>) {
+  const built: string[] = [];
+  const started: string[] = [];
+  const stopped: string[] = [];
+  const runtime: ReplicaRuntime = {
+    kind: 'process',
+    async build(r) {
+      built.push(r.deploymentId);
+      r.onFetched('c0ffee0');
+      return { deploymentId: r.deploymentId, artifact: r.deploymentId, commitSha: 'c0ffee0' };
+    },
+    reuse: async () => true,
+    async start(spec): Promise<RunningReplica> {
+      started.push(spec.deploymentId);
+      let exited: (e: ExitInfo) => void = () => {};
+      const exit = new Promise<ExitInfo>((r) => {
+        exited = r;
+      });
+      let server: Server | undefined;
+      let endpoint: Endpoint = { host: '127.0.0.1', port: await freePort() }; // nothing listens
+      if (behaviour[spec.deploymentId] === 'serves') {
+        const s = createServer((_q, res) => res.end(`hello ${spec.deploymentId}`));
+        await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+        endpoint = { host: '127.0.0.1', port: (s.address() as AddressInfo).port };
+        server = s;
+        cleanups.push(() => s.close());
+      }
+      if (behaviour[spec.deploymentId] === 'crashes')
+        setTimeout(() => exited({ code: 1, signal: null, oom: false }), 20);
+      return {
+        endpoint,
+        exit,
+        async stop() {
+          stopped.push(spec.deploymentId);
+          server?.close();
+          server?.closeAllConnections();
+          exited({ code: null, signal: 'SIGTERM', oom: false });
+        },
+        detach() {},
+        ref: () => ({ id: `${spec.deploymentId}/${spec.index}`, endpoint, cursor: '' }),
+      };
+    },
+    adopt: async () => undefined,
+    prune: async () => {},
+    forget: async () => {},
+  };
+  return { runtime, built, started, stopped };
+}
+
+function world(behaviour: Record<string, Behaviour>, port: number) {
+  const fake = fakeRuntime(behaviour);
+  const events: SyncEvent[] = [];
+  const runner = (runtime = fake.runtime) => {
+    const r = new FrameRunner('frm_test', {
+      host: '127.0.0.1',
+      gitBaseUrl: 'file:///nowhere',
+      startTimeoutMs: 1500,
+      log: pino({ level: 'silent' }),
+      event: (e) => events.push(e),
+      build: () => {},
+      line: () => {},
+      changed: () => {},
+      runtime,
+    });
+    cleanups.push(() => r.remove());
+    return r;
+  };
+  const spec = (generation: number, deployment_id: string): DesiredFrame => ({
+    frame_id: 'frm_test',
+    generation,
+    desired_state: 'running',
+    replica_count: 2,
+    port,
+    health_check_path: '/',
+    build_failed: false,
+    git_repository_owner: 'acme',
+    git_repository: 'app',
+    git_repository_branch: 'main',
+    deployment_id,
+    commit_sha: null,
+    env: {},
+    volumes: [],
+    domains: [],
+  });
+  const of = (deploymentId: string, types: string[]) =>
+    events.filter((e) => e.deployment_id === deploymentId && types.includes(e.type));
+  const answers = (body: string) =>
+    until(`${body} on ${port}`, async () => {
+      const r = await hit(port);
+      return 'body' in r && r.body === body;
+    });
+  return { ...fake, events, runner, spec, of, answers };
+}
+
+/** v1 serving on both replicas. */
+async function serving(behaviour: Record<string, Behaviour>) {
+  const w = world({ v1: 'serves', ...behaviour }, await freePort());
+  const r = w.runner();
+  await r.update(w.spec(1, 'v1'));
+  await until('v1 healthy', async () => w.of('v1', ['healthy']).length === 2);
+  await w.answers('hello v1');
+  return { ...w, r };
+}
+
+describe('a new release while another serves (CONTRACT 5)', () => {
+  it('crashing at start: fails at once, reported once, never retried (nor after adoption)', {
+    timeout: 30_000,
+  }, async () => {
+    const w = await serving({ v2: 'crashes' });
+    await w.r.update(w.spec(2, 'v2'));
+    await until('v2 crashed', async () => w.of('v2', ['crashed']).length > 0);
+    // The serving replicas, said again under the new generation.
+    await until(
+      'v1 re-reported',
+      async () => w.of('v1', ['healthy']).filter((e) => e.generation === 2).length === 2,
+    );
+    // Longer than the first restart delay (1 s): nothing of v2 starts again.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(w.of('v2', ['crashed', 'oom', 'unhealthy'])).toHaveLength(1);
+    expect(w.of('v2', ['crashed'])[0]).toMatchObject({
+      generation: 2,
+      detail: { exit_code: 1, message: expect.stringMatching(/exited \(exit code 1\)/) },
+    });
+    expect(w.started.filter((d) => d === 'v2')).toHaveLength(2);
+    expect(w.stopped.filter((d) => d === 'v1')).toEqual([]);
+    await w.answers('hello v1');
+    const p = w.r.persisted();
+    expect(p?.failed_deployments).toEqual(['v2']);
+    expect(p?.sets.map((s) => s.deployment_id)).toEqual(['v1']);
+
+    // An agent that adopts the frame does not build or start v2 again.
+    const left = w.r.detach();
+    expect(left).toBeDefined();
+    const next = world({ v1: 'serves', v2: 'crashes' }, w.spec(2, 'v2').port);
+    await next.runner().adopt(left!);
+    await next.answers('hello v1');
+    expect(next.built).toEqual([]);
+    expect(next.started).toEqual(['v1', 'v1']);
+  });
+
+  it('never passing its health check: fails (start_timeout) and is stopped; v1 keeps serving', {
+    timeout: 30_000,
+  }, async () => {
+    const w = await serving({ v2: 'silent' });
+    await w.r.update(w.spec(2, 'v2'));
+    await until('v2 unhealthy', async () => w.of('v2', ['unhealthy']).length > 0, 10_000);
+    await until('v2 stopped', async () => w.stopped.filter((d) => d === 'v2').length === 2);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(w.of('v2', ['crashed', 'oom', 'unhealthy'])).toEqual([
+      expect.objectContaining({
+        detail: { reason: 'start_timeout', message: expect.stringMatching(/does not answer/) },
+      }),
+    ]);
+    expect(w.of('v1', ['healthy']).filter((e) => e.generation === 2)).toHaveLength(2);
+    expect(w.r.persisted()?.failed_deployments).toEqual(['v2']);
+    await w.answers('hello v1');
+  });
+
+  it('that works takes over once healthy, and the old one stops', { timeout: 30_000 }, async () => {
+    const w = await serving({ v2: 'serves' });
+    await w.r.update(w.spec(2, 'v2'));
+    await w.answers('hello v2');
+    await until('v1 stopped', async () => w.stopped.filter((d) => d === 'v1').length === 2);
+    expect(w.r.persisted()?.failed_deployments).toEqual([]);
+  });
+});
+
+describe('a first deploy (nothing serves)', () => {
+  it('crashing at start: restarts with delays, each crash reported for the back-off', {
+    timeout: 30_000,
+  }, async () => {
+    const w = world({ v1: 'crashes' }, await freePort());
+    const r = w.runner();
+    await r.update(w.spec(1, 'v1'));
+    await until(
+      'two crashes of replica 0',
+      async () => w.of('v1', ['crashed']).filter((e) => e.replica === 0).length >= 2,
+      10_000,
+    );
+    expect(w.started.filter((d) => d === 'v1').length).toBeGreaterThanOrEqual(4);
+    expect(r.persisted()?.failed_deployments).toEqual([]);
+  });
+});
