@@ -6,9 +6,17 @@ import type { AgentLog } from './log.ts';
 import type { DesiredFrame } from './protocol.ts';
 import { SyncClient } from './client.ts';
 import type { FrameSupervisor, SupervisorDeps } from './supervisor.ts';
-import { loadState, lockDataDir, saveState, stopForeign, type AgentState } from './state.ts';
+import {
+  loadState,
+  lockDataDir,
+  saveState,
+  stopForeign,
+  type AgentState,
+  type PersistedFrame,
+} from './state.ts';
 import { chooseRuntime, type RuntimeChoice } from './runtimes/choose.ts';
 import { DEFAULT_START_TIMEOUT_MS } from './health.ts';
+import type { AllowRule } from './egress-policy.ts';
 
 export interface AgentOptions {
   server: string;
@@ -28,6 +36,10 @@ export interface AgentOptions {
   cpus?: number;
   /** swarm: where images are pushed for every node to pull. */
   registry?: string;
+  /** Addresses builds may reach besides public ones (BUILD_EGRESS_ALLOW). */
+  egressAllow?: AllowRule[];
+  /** Strangers' code runs here (runtimes/choose.ts). */
+  strangers?: boolean;
   startTimeoutMs?: number;
 }
 
@@ -36,6 +48,10 @@ export interface RunningAgent {
   stop(): Promise<void>;
   readonly client: SyncClient;
 }
+
+/** A frame with something running: a replica, or a swarm service meant to run. */
+const runs = (p: PersistedFrame) =>
+  p.sets.some((s) => s.replicas.length > 0) || (!!p.swarm && p.spec.desired_state === 'running');
 
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const unlock = lockDataDir(o.dataDir);
@@ -48,6 +64,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     memoryMb: o.memoryMb,
     cpus: o.cpus,
     registry: o.registry,
+    egressAllow: o.egressAllow,
+    strangers: o.strangers,
   }).catch((err) => {
     unlock();
     throw err;
@@ -140,9 +158,15 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         client.stop();
         await loop;
         if (o.stopFramesOnExit) {
+          const running = Object.values(snapshot().frames).filter(runs).length;
           await Promise.all([...runners.values()].map((r) => r.shutdown()));
           save();
           await client.flush();
+          unlock();
+          o.log.info(
+            { frames_stopped: running },
+            `agent stopped; ${running} frame(s) stopped, started again on its next start`,
+          );
         } else {
           const state: AgentState = { version: 2, runtime: runtime.kind, frames: {} };
           for (const [id, r] of runners) {
@@ -150,9 +174,15 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
             if (p) state.frames[id] = p;
           }
           save(state);
+          unlock();
+          // Unreachable: this agent's proxy, gone now, is what routes a frame's port to them.
+          const left = Object.values(state.frames).filter(runs).length;
+          o.log.info(
+            { frames_left_running: left },
+            `agent stopped; ${left} frame(s) left running, unreachable until it starts again ` +
+              'and adopts them',
+          );
         }
-        unlock();
-        o.log.info({ frames_left_running: o.stopFramesOnExit ? 0 : runners.size }, 'agent stopped');
       })()),
   };
 }

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { agentLogger } from './log.ts';
 import { startAgent } from './agent.ts';
 import { RUNTIMES, type RuntimeChoice } from './runtimes/choose.ts';
+import { parseAllow, type AllowRule } from './egress-policy.ts';
 
 const USAGE = `Usage: frameplane agent --server URL --token TOKEN [options]
 
@@ -29,10 +30,14 @@ Options:
   --cpus N               CPUs of each container (env FRAME_CPUS; default 1)
   --start-timeout S      seconds a replica has to answer its health check before it is
                          reported unhealthy (env FRAME_START_TIMEOUT_SECONDS; default 60)
+  --egress-allow LIST    process runtime: addresses builds may reach besides public ones,
+                         comma-separated ADDRESS[/BITS][:PORT] (env BUILD_EGRESS_ALLOW; a
+                         private registry mirror, say); this machine and private, link-local
+                         and other special addresses are refused otherwise
   --hide DIR             a directory no app may read, besides --data (repeatable; env
                          FRAMEPLANE_AGENT_HIDE, colon-separated)
-  --stop-frames-on-exit  stop every frame when the agent exits (default: leave them running;
-                         the next start of the agent adopts them)
+  --stop-frames-on-exit  stop every frame when the agent exits (default: leave them running,
+                         unreachable until the next start of the agent adopts them)
   -h, --help             this help
 `;
 
@@ -61,6 +66,7 @@ const parseAgentArgs = (args: string[]) =>
       'start-timeout': { type: 'string' },
       hide: { type: 'string', multiple: true },
       registry: { type: 'string' },
+      'egress-allow': { type: 'string' },
     },
   });
 
@@ -105,6 +111,13 @@ async function agentCommand(args: string[]) {
     .filter(Boolean)
     .map((d) => resolve(d));
 
+  let egressAllow: AllowRule[];
+  try {
+    egressAllow = parseAllow(values['egress-allow'] ?? process.env.BUILD_EGRESS_ALLOW);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+
   const log = agentLogger();
   const agent = await startAgent({
     server,
@@ -120,6 +133,9 @@ async function agentCommand(args: string[]) {
     cpus,
     baseImage: values['base-image'] ?? process.env.FRAME_BASE_IMAGE,
     registry: values.registry ?? (process.env.FRAME_REGISTRY || undefined),
+    egressAllow,
+    // Set by the service for its built-in cloud when anyone may sign up (src/cloud/builtin.ts).
+    strangers: process.env.FRAMEPLANE_AGENT_STRANGERS === '1',
     startTimeoutMs: startTimeout === undefined ? undefined : startTimeout * 1000,
   });
   const exit = (why: string) => {

@@ -37,6 +37,9 @@ describe('the built-in cloud agent', () => {
     const repo = gitFixture(tmp);
     repo.pushApp('v1');
     process.env.GIT_BASE_URL = repo.gitBaseUrl; // what the service's environment would say
+    // The test service's PUBLIC_URL is not this machine and anyone may sign up: `auto` would
+    // refuse to run frames as local processes (src/cloud/strangers.ts). Chosen, it does.
+    process.env.FRAME_RUNTIME = 'process';
     const port = (t.app.server.address() as { port: number }).port;
     builtin = await startBuiltinAgent({
       db: t.db,

@@ -73,10 +73,13 @@ export function gitFixture(root: string) {
 }
 
 /** One GET on a fresh connection (no keep-alive, so the proxy's round-robin shows). */
-export function hit(port: number): Promise<{ status: number; body: string } | { error: string }> {
+export function hit(
+  port: number,
+  path = '/',
+): Promise<{ status: number; body: string } | { error: string }> {
   return new Promise((done) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/', agent: false, timeout: 3000 },
+      { host: '127.0.0.1', port, path, agent: false, timeout: 3000 },
       (res) => {
         let body = '';
         res

@@ -1,6 +1,8 @@
 // The process runtime's sandbox, tried from inside by an "attacker" app: it must not read the
-// hidden dirs, reach the host's loopback ports, see other processes, write outside its dirs or
-// undo the masks; it must still work (cwd, HTTP on its port reached through the socket, exit code).
+// service's data, its source or anything outside the allowlist (host /dev, /sys, /root, /var/log),
+// reach the host's loopback ports, see other processes, write outside its dirs, make a user
+// namespace or undo the view; it must still work (cwd, HTTP on its port reached through the
+// socket, exit code). Then the limits (cgroups, nproc, nofile, /tmp's size) and the egress socket.
 // Both ways the agent runs: as root (the app as uid 65534) and as a normal user (tested from root
 // by running a launcher under setpriv as uid 65534; directly when the tests run as a user).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import {
   closeSync,
   readFileSync,
   readdirSync,
+  rmdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -32,6 +35,29 @@ const support = sandboxSupport();
 const isRoot = process.getuid?.() === 0;
 const APP_PORT = 8080; // inside the sandbox's own network namespace: always free
 const ROOT = resolve(import.meta.dirname, '../..');
+/** A log the service might keep (invitation links...), world-readable on the host. */
+const VAR_LOG = `/var/log/fp-sandbox-test-${process.pid}.log`;
+/** What the app's /dev holds, and nothing else. */
+const ALLOWED_DEV = [
+  'fd',
+  'full',
+  'null',
+  'random',
+  'shm',
+  'stderr',
+  'stdin',
+  'stdout',
+  'tty',
+  'urandom',
+  'zero',
+];
+const listHost = (dir: string) => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
 
 // Everything the attacker tries. Each attempt records whether it (wrongly) succeeded.
 const ATTACKER = String.raw`
@@ -41,8 +67,17 @@ import net from 'node:net';
 import http from 'node:http';
 const cfg = JSON.parse(process.env.ATTACK);
 const v = { reads: {}, dirs: {}, connects: {}, writes: {}, undo: {}, procs: {}, legit: {} };
+v.outside = {};
 const tryRead = (p) => { try { return readFileSync(p, 'utf8'); } catch (e) { return null; } };
+const tryList = (d) => { try { return readdirSync(d); } catch (e) { return 'error ' + e.code; } };
 for (const f of cfg.secrets) v.reads[f] = tryRead(f) !== null;
+// Outside the allowlist: the service's source, /root, a log in /var/log, host /sys and devices.
+for (const f of cfg.outside) v.outside[f] = tryRead(f) !== null || existsSync(f);
+v.outside['/root exists'] = existsSync('/root');
+v.sys = tryList('/sys');
+v.dev = tryList('/dev');
+v.outside.hostSys = cfg.hostSys.filter((n) => existsSync('/sys/' + n));
+v.outside.hostDevices = cfg.hostDevices.filter((n) => existsSync('/dev/' + n));
 for (const f of cfg.secrets) v.reads['/proc/1/root' + f] = tryRead('/proc/1/root' + f) !== null;
 for (const d of cfg.hidden) { try { v.dirs[d] = readdirSync(d); } catch (e) { v.dirs[d] = 'error ' + e.code; } }
 const connect = (host, port) => new Promise((res) => {
@@ -64,7 +99,8 @@ v.procs.foreign = pids.map((p) => tryRead('/proc/' + p + '/cmdline') || '').filt
 v.procs.signal = {};
 for (const pid of cfg.hostPids) { try { process.kill(pid, 0); v.procs.signal[pid] = true; } catch (e) { v.procs.signal[pid] = false; } }
 const status = readFileSync('/proc/self/status', 'utf8');
-v.undo.capEff = /CapEff:\s*(\w+)/.exec(status)[1];
+for (const c of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'])
+  v.undo[c] = new RegExp(c + ':\\s*(\\w+)').exec(status)[1];
 const sh = (args) => { const r = spawnSync(args[0], args.slice(1), { encoding: 'utf8', timeout: 5000 }); return (r.stdout || '') + (r.stderr || ''); };
 const secretText = cfg.secretText;
 const D = cfg.dataDir;
@@ -72,6 +108,9 @@ v.undo.umount = sh(['umount', '-l', D]) + (tryRead(D + '/secret.key') ?? '');
 v.undo.userns = sh(['unshare', '-Urm', 'sh', '-c', 'umount -l ' + D + '; cat ' + D + '/secret.key; mount -t proc proc /proc; ls /proc']);
 v.undo.remountRw = sh(['unshare', '-Urm', 'sh', '-c', 'mount -o remount,rw / && echo REMOUNTED && touch /fp-evil && echo WROTE']);
 v.undo.umountProc = sh(['unshare', '-Urmp', '--fork', 'sh', '-c', 'umount -l /proc && ls /proc']);
+// No user namespace of its own, not even an empty one.
+v.undo.userNamespace = spawnSync('unshare', ['-U', 'true'], { encoding: 'utf8', timeout: 5000 });
+v.undo.userNamespace = { status: v.undo.userNamespace.status, stderr: v.undo.userNamespace.stderr };
 v.undo.leaked = [v.undo.umount, v.undo.userns, v.undo.remountRw, v.undo.umountProc].some((s) => s.includes(secretText) || s.includes('REMOUNTED') || s.includes('WROTE'));
 // Legitimate things.
 try { writeFileSync('written-in-cwd.txt', 'hello'); v.legit.cwd = readFileSync('written-in-cwd.txt', 'utf8') === 'hello'; } catch (e) { v.legit.cwd = String(e); }
@@ -192,6 +231,11 @@ function options(f: Fixture, extra: Partial<SandboxOptions> = {}): SandboxOption
         pgSocket: f.pgSocket,
         hostPids: [process.pid, process.ppid],
         hostMarker,
+        outside: [join(ROOT, 'package.json'), join(ROOT, 'src/runner/runtimes/sandbox.ts')]
+          .concat(existsSync(VAR_LOG) ? [VAR_LOG] : [])
+          .concat(listHost('/root').length ? [`/root/${listHost('/root')[0]}`] : []),
+        hostSys: listHost('/sys'),
+        hostDevices: listHost('/dev').filter((n) => !ALLOWED_DEV.includes(n)),
         // The fixture's own dirs (owned by the app's uid) when they are not in the private /tmp.
         mustNotWrite: [
           '/fp-evil',
@@ -288,15 +332,15 @@ c.on('exit', (code, signal) => process.exit(code ?? 128 + (signal === 'SIGKILL' 
   );
   cleanups.push(() => {
     try {
-      process.kill(-c.pid!, 'SIGKILL');
+      process.kill(-c.pid!, 'SIGTERM'); // forwarded to the sandbox's group (SIGKILL would not be)
     } catch {}
     rmSync(dir, { recursive: true, force: true });
   });
   return c;
 }
 
-function logFile(f: Fixture): { fd: number; read: () => string } {
-  const path = join(f.base, 'app.log');
+function logFile(f: Fixture, name = 'app.log'): { fd: number; read: () => string } {
+  const path = join(f.base, name);
   const fd = openSync(path, 'w');
   cleanups.unshift(() => closeSync(fd));
   return { fd, read: () => readFileSync(path, 'utf8') };
@@ -320,9 +364,16 @@ async function attack(asUser: boolean, opts: Layout = {}) {
 }
 
 function expectContained(f: Fixture, verdict: any, expectedUid: number) {
-  // Hidden files unreadable, hidden dirs empty (but for the checkout's path when inside).
+  // The service's files unreadable, its dirs absent (DATA_DIR only holds the checkout's path
+  // when the checkout is inside it).
   for (const [p, ok] of Object.entries(verdict.reads)) expect(ok, `read ${p}`).toBe(false);
-  expect(verdict.dirs[f.home]).toEqual([]);
+  expect(verdict.dirs[f.home]).toBe('error ENOENT');
+  // Nothing outside the allowlist: no source tree, /root, /var/log, host /sys or devices.
+  for (const [p, ok] of Object.entries(verdict.outside))
+    expect(ok, `outside: ${p}`).toSatisfy((v) => v === false || (Array.isArray(v) && !v.length));
+  expect(Object.keys(verdict.outside)).toContain(join(ROOT, 'package.json'));
+  expect(verdict.sys).toEqual([]);
+  expect([...verdict.dev].sort()).toEqual(ALLOWED_DEV);
   // No host loopback.
   for (const [p, ok] of Object.entries(verdict.connects)) expect(ok, `connect ${p}`).toBe(false);
   // Read-only outside its dirs.
@@ -345,8 +396,11 @@ function expectContained(f: Fixture, verdict: any, expectedUid: number) {
   expect(verdict.procs.foreign).toBe(0);
   expect(verdict.procs.count).toBeLessThan(10);
   for (const [p, ok] of Object.entries(verdict.procs.signal)) expect(ok, `signal ${p}`).toBe(false);
-  // No capabilities, masks cannot be undone.
-  expect(verdict.undo.capEff).toBe('0000000000000000');
+  // No capabilities, no user namespace of its own, the view cannot be undone.
+  for (const c of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'])
+    expect(verdict.undo[c], c).toBe('0000000000000000');
+  expect(verdict.undo.userNamespace.status, verdict.undo.userNamespace.stderr).not.toBe(0);
+  expect(verdict.undo.userNamespace.stderr).toMatch(/No space left on device/); // the limit: 0
   expect(verdict.undo.leaked, JSON.stringify(verdict.undo)).toBe(false);
   // What it may do.
   expect(verdict.legit.cwd).toBe(true);
@@ -358,19 +412,125 @@ function expectContained(f: Fixture, verdict: any, expectedUid: number) {
   expect(verdict.legit.uid).toBe(expectedUid);
 }
 
+const appUid = () => (isRoot ? 65534 : process.getuid!());
+const sleepMarker = () => `${300 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+
+/** Host pids whose command line (NUL-separated) satisfies `match`. */
+function hostProcs(match: (cmdline: string) => boolean): string[] {
+  return listHost('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return match(readFileSync(`/proc/${p}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+}
+const sleeps = (n: number, marker: string) =>
+  `i=0; while [ $i -lt ${n} ]; do sleep ${marker} & i=$((i+1)); done`;
+const sleeping = (marker: string) => hostProcs((c) => c === `sleep\0${marker}\0`);
+
+/** Ends a sandbox started by launch (through its launcher for a non-root agent). */
+function stop(child: ChildProcess) {
+  process.kill(-child.pid!, 'SIGTERM');
+  return exited(child);
+}
+
+async function until(ok: () => boolean, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+/** Runs a command in the sandbox (no socket unless given) to its end. */
+async function runToEnd(
+  f: Fixture,
+  extra: Partial<SandboxOptions>,
+  asUser: boolean,
+  expose?: SandboxOptions['expose'],
+) {
+  const log = logFile(f);
+  const child = launch({ ...options(f), expose, ...extra }, asUser, log.fd);
+  const end = await exited(child);
+  return { end, log: log.read() };
+}
+
+/** Why v1 cgroups cannot be made here (the test skips), or '' when they can. */
+function cgroupWhy(): string {
+  if (!isRoot) return 'not root: cannot make cgroups';
+  for (const c of ['memory', 'pids']) {
+    const probe = join('/sys/fs/cgroup', c, `fp-sandbox-probe-${process.pid}`);
+    try {
+      mkdirSync(probe);
+      rmdirSync(probe);
+    } catch (err) {
+      return `no writable v1 ${c} hierarchy at /sys/fs/cgroup/${c} (${(err as Error).message})`;
+    }
+  }
+  return '';
+}
+const CGROUP_WHY = support.ok ? cgroupWhy() : 'no sandbox';
+const CGROUP_SKIP = CGROUP_WHY ? ` (skipped: ${CGROUP_WHY})` : '';
+
+/** A v1 cgroup of this test (delegated to the app's uid for a non-root agent), removed after it. */
+function makeCgroup(controller: string, asUser: boolean): string {
+  const dir = join('/sys/fs/cgroup', controller, `fp-sandbox-${process.pid}-${Math.random()}`);
+  mkdirSync(dir);
+  if (asUser) chownSync(join(dir, 'cgroup.procs'), 65534, 65534);
+  cleanups.unshift(() => {
+    // Runs after the sandbox's processes were killed; the kernel needs a moment to empty it.
+    for (let i = 0; i < 200; i++) {
+      try {
+        rmdirSync(dir);
+        return;
+      } catch {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+      }
+    }
+  });
+  return dir;
+}
+
+/** The app of the egress test: talks to the egress port, the host's port, the socket's path. */
+const EGRESS_CLIENT = `
+import net from 'node:net';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+const [port, hostPort, sock] = process.argv.slice(2);
+const talk = (opts) => new Promise((res) => {
+  const s = net.connect({ ...opts, allowHalfOpen: true });
+  let got = '';
+  const t = setTimeout(() => { s.destroy(); res('timeout ' + got); }, 3000);
+  s.on('connect', () => s.end('hello from inside'));
+  s.on('data', (d) => (got += d));
+  s.on('end', () => { clearTimeout(t); s.destroy(); res(got); });
+  s.on('error', (e) => { clearTimeout(t); res('error ' + e.code); });
+});
+const out = {
+  egress: await talk({ host: '127.0.0.1', port: Number(port) }),
+  host: await talk({ host: '127.0.0.1', port: Number(hostPort) }),
+  socket: await talk({ path: sock }),
+  socketDir: existsSync(dirname(sock)),
+};
+console.log('RESULT ' + JSON.stringify(out));
+`;
+
 describe.skipIf(!support.ok)('process runtime sandbox', () => {
   beforeAll(() => {
     for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private'])
       rmSync(p, { force: true });
+    try {
+      writeFileSync(VAR_LOG, 'TOP-SECRET invitation link\n', { mode: 0o644 });
+      chmodSync(VAR_LOG, 0o644);
+    } catch {} // not root: the other outside files stand for it
   });
   afterAll(() => {
-    for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private'])
+    for (const p of ['/tmp/fp-sandbox-private', '/dev/shm/fp-sandbox-private', VAR_LOG])
       rmSync(p, { force: true });
   });
 
   const VAR_TMP =
     existsSync('/var/tmp') && !resolve('/var/tmp').startsWith('/tmp') ? '/var/tmp' : undefined;
-  const appUid = () => (isRoot ? 65534 : process.getuid!());
 
   for (const asUser of [false, true]) {
     const who = asUser
@@ -398,50 +558,206 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
     });
   }
 
-  it("network 'host' reaches the host's loopback; killing the process group ends everything inside, detached children too", async () => {
-    const f = await fixture(isRoot ? 65534 : process.getuid!());
+  it('killing the process group ends everything inside, detached children too', async () => {
+    const f = await fixture(appUid());
     const log = logFile(f);
-    const marker = `${300 + Math.floor(Math.random() * 1000)}.4242`;
+    const marker = sleepMarker();
     const child = launch(
       {
         ...options(f),
-        network: 'host',
         expose: undefined,
-        command: `"${process.execPath}" -e "require('net').connect(${f.pgPort}, '127.0.0.1').on('data', d => { console.log('GOT ' + d); })" & setsid sleep ${marker} & sleep ${marker}; echo never`,
+        command: `setsid sleep ${marker} & sleep ${marker}; echo never`,
       },
       false,
       log.fd,
     );
-    const deadline = Date.now() + 10_000;
-    while (!log.read().includes('GOT postgres here') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(log.read()).toContain('GOT postgres here');
-    const sleeping = () =>
-      readdirSync('/proc')
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            return readFileSync(`/proc/${p}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
-          } catch {
-            return false;
-          }
-        });
-    while (sleeping().length < 2 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(sleeping().length).toBe(2);
+    await until(() => sleeping(marker).length === 2);
+    expect(sleeping(marker).length).toBe(2);
     process.kill(-child.pid!, 'SIGTERM');
     const end = await exited(child);
     expect(end.code, log.read()).toBe(143);
     await new Promise((r) => setTimeout(r, 100));
-    expect(sleeping()).toEqual([]);
+    expect(sleeping(marker)).toEqual([]);
     expect(log.read()).not.toContain('never');
   });
+
+  for (const asUser of [false, true]) {
+    const who = asUser ? 'agent as a normal user' : 'agent as root';
+    describe.skipIf(!asUser && !isRoot)(`limits and egress (${who})`, () => {
+      it.skipIf(!!CGROUP_WHY)(
+        `the app and its forwarder are in the given cgroups${CGROUP_SKIP}`,
+        async () => {
+          const f = await fixture(appUid());
+          const groups = ['memory', 'pids'].map((c) => makeCgroup(c, asUser));
+          const log = logFile(f);
+          const marker = sleepMarker();
+          const child = launch(
+            { ...options(f), cgroups: groups, command: `exec sleep ${marker}` },
+            asUser,
+            log.fd,
+          );
+          await until(() => sleeping(marker).length === 1);
+          const forwarder = (c: string) => /^[^\0]*\0[^\0]*forwarder\.mjs\0/.test(c);
+          const inside = [
+            ...sleeping(marker),
+            ...hostProcs((c) => forwarder(c) && c.includes(f.sock)),
+          ];
+          expect(inside.length, log.read()).toBe(2); // the app and the forwarder
+          for (const g of groups) {
+            const procs = readFileSync(join(g, 'cgroup.procs'), 'utf8').split('\n');
+            for (const pid of inside) expect(procs, `${g} holds ${pid}`).toContain(pid);
+          }
+          await stop(child);
+        },
+      );
+
+      it.skipIf(!!CGROUP_WHY)(
+        `a memory cgroup's limit kills an app that allocates past it${CGROUP_SKIP}`,
+        async () => {
+          const f = await fixture(appUid());
+          const memory = makeCgroup('memory', asUser);
+          writeFileSync(join(memory, 'memory.limit_in_bytes'), String(256 * 2 ** 20));
+          const grow =
+            'const a = []; for (let i = 0; i < 64; i++) a.push(Buffer.alloc(16 * 2 ** 20, 1)); ' +
+            "console.log('allocated', a.length)";
+          const { end, log } = await runToEnd(
+            f,
+            { cgroups: [memory], command: `exec "${process.execPath}" -e "${grow}"` },
+            asUser,
+          );
+          expect(end.code, log).toBe(137);
+          expect(log).not.toContain('allocated');
+          expect(readFileSync(join(memory, 'memory.oom_control'), 'utf8')).toMatch(
+            /oom_kill [1-9]/,
+          );
+        },
+      );
+
+      it('nproc stops 50 sleeps at the limit, counting this sandbox only; nofile', async () => {
+        const f = await fixture(appUid());
+        // Another sandbox of the same uid holding 21 processes: not counted against this one.
+        const other = sleepMarker();
+        const otherLog = logFile(f, 'other.log');
+        launch(
+          {
+            ...options(f),
+            expose: undefined,
+            command: `${sleeps(20, other)}; exec sleep ${other}`,
+          },
+          asUser,
+          otherLog.fd,
+        );
+        await until(() => sleeping(other).length === 21);
+        expect(sleeping(other).length, otherLog.read()).toBe(21);
+
+        const marker = sleepMarker();
+        const log = logFile(f);
+        const child = launch(
+          {
+            ...options(f),
+            expose: undefined,
+            nproc: 10,
+            nofile: 123,
+            // dash gives up at the first fork refused: the loop runs in a subshell.
+            command:
+              `echo "nofile=$(ulimit -n)"; (${sleeps(50, marker)}; echo all started) 2>&1; ` +
+              `echo loop over; exec sleep ${sleepMarker()}`,
+          },
+          asUser,
+          log.fd,
+        );
+        await until(() => log.read().includes('loop over'));
+        const started = sleeping(marker).length;
+        expect(log.read()).toContain('loop over');
+        expect(log.read()).not.toContain('all started');
+        expect(started, log.read()).toBeGreaterThan(0);
+        expect(started).toBeLessThanOrEqual(10);
+        expect(log.read()).toContain('nofile=123');
+        await stop(child);
+      });
+
+      it('/tmp and /dev/shm refuse writes past tmpMb', async () => {
+        const f = await fixture(appUid());
+        const fill = (d: string) =>
+          `head -c 3145728 /dev/zero > ${d}/big; echo "${d} big=$?"; rm -f ${d}/big; ` +
+          `head -c 1048576 /dev/zero > ${d}/small; echo "${d} small=$?"`;
+        const { end, log } = await runToEnd(
+          f,
+          { tmpMb: 2, command: `${fill('/tmp')}; ${fill('/dev/shm')}` },
+          asUser,
+        );
+        expect(end.code, log).toBe(0);
+        for (const d of ['/tmp', '/dev/shm']) {
+          expect(log).toContain(`${d} big=1`);
+          expect(log).toContain(`${d} small=0`);
+        }
+      });
+
+      it("egress: 127.0.0.1:port reaches the host's Unix socket, no other host port", async () => {
+        const f = await fixture(appUid());
+        const proxyDir = join(f.base, 'egress');
+        mkdirSync(proxyDir, { mode: 0o755 });
+        const proxySock = join(proxyDir, 'proxy.sock');
+        const seen: string[] = [];
+        const proxy = createServer({ allowHalfOpen: true }, (s) => {
+          let got = '';
+          s.on('data', (d) => (got += d));
+          s.on('end', () => {
+            seen.push(got);
+            s.end(`proxy here: ${got}`);
+          });
+        });
+        await new Promise<void>((r) => proxy.listen(proxySock, r));
+        chmodSync(proxySock, 0o777);
+        let hostConnections = 0;
+        const host = createServer((s) => {
+          hostConnections++;
+          s.end('host here');
+        });
+        await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+        cleanups.push(() => {
+          proxy.close();
+          host.close();
+        });
+        const hostPort = (host.address() as { port: number }).port;
+        writeFileSync(join(f.checkout, 'egress.mjs'), EGRESS_CLIENT);
+        const { end, log } = await runToEnd(
+          f,
+          {
+            network: 'host', // what process.ts passes for builds today: ignored
+            egress: { socketPath: proxySock, port: 3128 },
+            command: `exec "${process.execPath}" egress.mjs 3128 ${hostPort} ${proxySock}`,
+          },
+          asUser,
+          { ...options(f).expose! }, // with expose too: one forwarder, both ways
+        );
+        expect(end.code, log).toBe(0);
+        const out = JSON.parse(/RESULT (.*)/.exec(log)![1]!);
+        expect(out.egress).toBe('proxy here: hello from inside');
+        expect(seen).toEqual(['hello from inside']);
+        expect(out.host).toMatch(/^error ECONNREFUSED/);
+        expect(hostConnections).toBe(0);
+        expect(out.socket).toBe('error ENOENT'); // the socket's dir is not in the app's view
+        expect(out.socketDir).toBe(false);
+      });
+    });
+  }
 
   it('refuses a cwd outside the writable dirs', async () => {
     const f = await fixture(isRoot ? 65534 : process.getuid!());
     expect(() => spawnSandboxed({ ...options(f), cwd: f.base })).toThrow(
       /not inside a writable dir/,
     );
+  });
+
+  it('refuses a writable dir in /proc, /sys or /dev, and (as root) the app as root', async () => {
+    const f = await fixture(appUid());
+    for (const d of ['/proc/self', '/sys/kernel', '/dev/shm'])
+      expect(() => spawnSandboxed({ ...options(f), writable: [f.checkout, d] })).toThrow(
+        /cannot make .* writable/,
+      );
+    if (isRoot)
+      expect(() => spawnSandboxed({ ...options(f), uid: 0 })).toThrow(/cannot run as 0:65534/);
   });
 });
 

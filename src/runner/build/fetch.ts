@@ -57,7 +57,20 @@ export async function fetchSource(o: {
   try {
     await run(
       'git',
-      ['clone', '--quiet', '--depth', '1', '--branch', o.source.branch, '--', url, o.into],
+      // --no-local: from a plain directory, git would hardlink the host's object files into
+      // the checkout, which is then handed to the tenant (process runtime).
+      [
+        'clone',
+        '--quiet',
+        '--no-local',
+        '--depth',
+        '1',
+        '--branch',
+        o.source.branch,
+        '--',
+        url,
+        o.into,
+      ],
       common,
     );
     if (o.source.commitSha) await checkoutCommit(o.source.commitSha, { ...common, cwd: o.into });

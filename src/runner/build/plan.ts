@@ -1,8 +1,7 @@
 // How to build and run a checkout that brings no Dockerfile, the way a Heroku user expects:
 // dependencies installed when package.json has any (`npm ci` with a lock file), `npm run build`
 // when it defines one, and the `web:` process of a Procfile, else `npm start`, as the command.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { entryKind, readTenantText, TenantFileError } from '../tenant-files.ts';
 
 export interface RunPlan {
   /** Build steps, each run with `sh -c` in the checkout. */
@@ -65,13 +64,22 @@ export function runPlan(files: CheckoutFiles): RunPlan | Error {
   );
 }
 
+/**
+ * The plan of a checkout, read without trusting it (tenant-files.ts): a Procfile or package.json
+ * that is a link or not a regular file is a reason the checkout cannot run, in the plan's words.
+ */
 export function planOf(dir: string): RunPlan | Error {
-  const read = (f: string) =>
-    existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : undefined;
-  return runPlan({
-    procfile: read('Procfile'),
-    packageJson: read('package.json'),
-    hasServerJs: existsSync(join(dir, 'server.js')),
-    hasLockFile: existsSync(join(dir, 'package-lock.json')),
-  });
+  try {
+    return runPlan({
+      procfile: readTenantText(dir, 'Procfile'),
+      packageJson: readTenantText(dir, 'package.json'),
+      // Only whether they are there: npm and node open them inside the app's confinement.
+      hasServerJs: entryKind(dir, 'server.js') !== undefined,
+      hasLockFile: entryKind(dir, 'package-lock.json') !== undefined,
+    });
+  } catch (err) {
+    if (err instanceof TenantFileError)
+      return new Error(`${err.message}: Frameplane reads only regular files of a repository`);
+    throw err;
+  }
 }

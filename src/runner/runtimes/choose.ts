@@ -1,7 +1,9 @@
 // Picks how the agent runs frames (FRAME_RUNTIME, --runtime): `docker` on the Docker Engine,
 // `swarm` as services of a Docker Swarm, `process` for development, or `auto`: docker when an
 // Engine answers, else process, with a warning that cannot be missed, since tenants' code then
-// shares the machine's kernel without limits.
+// shares the machine's kernel. An agent that runs strangers' code (the built-in cloud of a
+// service anyone may sign up to) never falls back to process by itself: its frames are refused,
+// saying why, until the operator starts Docker or chooses FRAME_RUNTIME=process knowingly.
 import { join } from 'node:path';
 import type { AgentLog } from '../log.ts';
 import { FrameRunner } from '../frame-runner.ts';
@@ -17,6 +19,13 @@ import {
 import { createProcessRuntime, processSandboxSupport } from './process.ts';
 import { swarmSupervisor } from './swarm.ts';
 import type { ReplicaRuntime } from './runtime.ts';
+import { refusingSupervisor } from './refuse.ts';
+import type { AllowRule } from '../egress-policy.ts';
+
+/** Why an agent for strangers runs nothing without Docker; shown on each refused deployment. */
+export const STRANGERS_REFUSED =
+  'this service runs apps only in containers, and no Docker Engine answers on its agent ' +
+  '(the operator can start Docker, or set FRAME_RUNTIME=process to run apps as local processes)';
 
 export const RUNTIMES = ['auto', 'docker', 'swarm', 'process'] as const;
 export type RuntimeChoice = (typeof RUNTIMES)[number];
@@ -31,11 +40,16 @@ export interface RuntimeOptions {
   cpus?: number;
   /** swarm: the registry images are pushed to (FRAME_REGISTRY). */
   registry?: string;
+  /** Addresses the process runtime's builds may reach besides public ones (BUILD_EGRESS_ALLOW). */
+  egressAllow?: AllowRule[];
+  /** Strangers' code runs here: `auto` must not fall back to the process runtime. */
+  strangers?: boolean;
   log: AgentLog;
 }
 
 export interface ChosenRuntime {
-  kind: 'process' | 'docker' | 'swarm';
+  /** `none`: frames are refused (refuse.ts). */
+  kind: 'process' | 'docker' | 'swarm' | 'none';
   supervisor: SupervisorFactory;
 }
 
@@ -80,14 +94,24 @@ export async function chooseRuntime(o: RuntimeOptions): Promise<ChosenRuntime> {
         `no Docker Engine answers at ${process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock'}`,
       );
   }
+  if (o.choice === 'auto' && o.strangers) {
+    const why = STRANGERS_REFUSED;
+    o.log.error({ runtime: 'none' }, `no Docker Engine answers: ${why}`);
+    return { kind: 'none', supervisor: refusingSupervisor(why) };
+  }
   const support = processSandboxSupport();
-  const why = support.ok
-    ? 'in a namespace sandbox, without memory or CPU limits'
-    : `UNCONFINED (${support.why})`;
+  if (!support.ok && process.getuid?.() === 0) {
+    // Without its sandbox, an app would run as root on the host, or as a uid that cannot
+    // reach its own checkout inside the agent's 0700 directory: neither runs anything.
+    const why = `apps are never run unconfined as root, and the sandbox cannot be made here (${support.why})`;
+    o.log.error({ runtime: 'none' }, why);
+    return { kind: 'none', supervisor: refusingSupervisor(why) };
+  }
+  const how = support.ok ? 'in a namespace sandbox' : `UNCONFINED (${support.why})`;
   const level = o.choice === 'auto' || !support.ok ? 'warn' : 'info';
   o.log[level](
     { runtime: 'process', sandbox: support.ok },
-    `frames run as local processes ${why}: fine for your own code, not for strangers' (start Docker, or set FRAME_RUNTIME=docker)`,
+    `frames run as local processes ${how}: fine for your own code; for strangers', start Docker (or set FRAME_RUNTIME=docker)`,
   );
   return onReplicas(
     createProcessRuntime({
@@ -95,6 +119,9 @@ export async function chooseRuntime(o: RuntimeOptions): Promise<ChosenRuntime> {
       volumesDir: join(o.dataDir, 'volumes'),
       hide: [o.dataDir, ...o.hide],
       sandbox: true,
+      limits: { memoryMb: limits.memoryMb, cpus: limits.cpus },
+      egressAllow: o.egressAllow ?? [],
+      log: o.log,
     }),
   );
 }

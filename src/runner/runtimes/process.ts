@@ -1,30 +1,16 @@
-// The `process` runtime, for development on one's own code: each replica is a local process
-// group running the release's command in its checkout. Where the machine allows it (Linux
-// namespaces, sandbox.ts), the app runs in a sandbox: the agent's and the service's data
-// hidden, the filesystem read-only but for its checkout and volumes, its own process and
-// network namespaces (the agent reaches its port through a Unix socket). It has no memory
-// limit and shares the kernel's resources: strangers' code belongs in the docker runtime.
+// The `process` runtime: each replica is a local process group running the release's command in
+// its checkout, confined as confine.ts says: in the namespace sandbox where the machine allows
+// it (the agent's and the service's data out of sight, its own process and network namespaces;
+// the agent reaches its port through a Unix socket), as the frame's own uid and within the
+// frame's memory, CPU and process limits when the agent is root. Builds: process-build.ts.
 // Output goes to a file per replica, so a replica can outlive its agent and be adopted.
-import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  chownSync,
-  closeSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fetchSource } from '../build/fetch.ts';
-import { planOf } from '../build/plan.ts';
-import { run } from '../build/command.ts';
+import type { AgentLog } from '../log.ts';
+import type { AllowRule } from '../egress-policy.ts';
 import { tailFile } from '../log.ts';
 import {
   freePort,
@@ -35,14 +21,16 @@ import {
   sleep,
   startTimeOf,
 } from '../processes.ts';
-import { spawnSandboxed, sandboxSupport } from './sandbox.ts';
-import {
-  BuildError,
-  type Endpoint,
-  type ExitInfo,
-  type ReplicaRef,
-  type ReplicaRuntime,
-  type RunningReplica,
+import { cgroupSupport, disposeCgroup, findCgroup, type Cgroup, type Limits } from './cgroups.ts';
+import { createConfinement } from './confine.ts';
+import { baseEnv, buildRelease, recordedRelease, recordOf } from './process-build.ts';
+import { sandboxSupport } from './sandbox.ts';
+import type {
+  Endpoint,
+  ExitInfo,
+  ReplicaRef,
+  ReplicaRuntime,
+  RunningReplica,
 } from './runtime.ts';
 
 export interface ProcessOptions {
@@ -52,74 +40,31 @@ export interface ProcessOptions {
   hide: string[];
   /** Run apps in the sandbox (default: where the machine allows it). */
   sandbox: boolean;
+  /** Each replica's limits (as root, where cgroups can be made); the docker runtime's defaults. */
+  limits?: Partial<Limits>;
+  /** Addresses builds may reach besides the public internet (BUILD_EGRESS_ALLOW). */
+  egressAllow?: AllowRule[];
+  log?: AgentLog;
 }
 
-const BUILT = '.frameplane-built';
-/** The unprivileged user apps run as when the agent runs as root. */
-const APP_UID = 65534;
-const asRoot = () => process.getuid?.() === 0;
+export const DEFAULT_LIMITS: Limits = { memoryMb: 512, cpus: 1, pids: 512 };
+const BUILD_MEMORY_MB = 2048;
 
-/** A clean environment for builds and apps: nothing of the agent's, which may hold its token. */
-export function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { LANG: process.env.LANG ?? 'C.UTF-8', TZ: process.env.TZ };
-  // The node that runs the agent is the node (and npm) the apps get, even if PATH lacks it.
-  env.PATH = [dirname(process.execPath), process.env.PATH || '/usr/local/bin:/usr/bin:/bin'].join(
-    ':',
-  );
-  return {
-    ...env,
-    npm_config_update_notifier: 'false',
-    npm_config_fund: 'false',
-    npm_config_audit: 'false',
-  };
-}
-
-function chownTree(dir: string) {
-  if (!asRoot()) return;
-  chownSync(dir, APP_UID, APP_UID);
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) chownTree(p);
-    else if (!e.isSymbolicLink()) chownSync(p, APP_UID, APP_UID);
-  }
-}
+export { baseEnv };
 
 export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
-  const support = sandboxSupport();
-  const sandboxed = o.sandbox && support.ok;
-  const hide = [...new Set([...o.hide, homedir()])].filter((d) => d && d !== '/');
+  const limits = { ...DEFAULT_LIMITS, ...o.limits };
+  const confine = createConfinement({
+    stateDir: dirname(o.framesDir),
+    hide: [...new Set([...o.hide, homedir()])].filter((d) => d && d !== '/'),
+    sandbox: o.sandbox,
+    limits,
+    buildMemoryMb: Math.max(BUILD_MEMORY_MB, limits.memoryMb),
+    egressAllow: o.egressAllow ?? [],
+    log: o.log,
+  });
   const socketsDir = join(dirname(o.framesDir), 'sockets');
-
-  const volumeDir = (id: string) => join(o.volumesDir, id);
-
-  type Out = number | 'pipe';
-  function spawnIn(
-    cwd: string,
-    command: string,
-    env: NodeJS.ProcessEnv,
-    writable: string[],
-    stdio: Out,
-    expose?: { socketPath: string; port: number },
-  ): ChildProcess {
-    if (!sandboxed)
-      return spawn('sh', ['-c', command], {
-        cwd,
-        env,
-        detached: true,
-        stdio: ['ignore', stdio, stdio],
-      });
-    return spawnSandboxed({
-      command,
-      cwd,
-      env,
-      hide,
-      writable,
-      network: expose ? 'none' : 'host',
-      expose,
-      stdio: ['ignore', stdio, stdio],
-      ...(asRoot() ? { uid: APP_UID, gid: APP_UID } : {}),
-    });
-  }
+  const groups = cgroupSupport();
 
   function watch(
     pid: number,
@@ -128,6 +73,7 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
     logFile: string,
     offset: number,
     onLine: (l: string) => void,
+    cgroup: { name: string; group: Cgroup } | undefined,
     child?: ChildProcess,
   ): RunningReplica {
     const tailer = tailFile(logFile, offset, onLine);
@@ -147,7 +93,9 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       if (child) signalGroup(pid, 'SIGKILL');
       else signalOwnGroup(pid, startTime, 'SIGKILL');
       tailer.stop();
-      resolveExit({ code, signal, oom: false });
+      const oom = cgroup?.group.oomKilled() ?? false;
+      disposeCgroup(cgroup?.group);
+      resolveExit({ code, signal, oom });
     };
     child?.once('exit', (code, signal) => done(code, signal));
     child?.once('error', (err) => {
@@ -182,6 +130,7 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         startTime,
         endpoint,
         cursor: `${logFile}:${tailer.offset()}`,
+        ...(cgroup ? { cgroup: cgroup.name } : {}),
       }),
     };
   }
@@ -189,83 +138,24 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
   return {
     kind: 'process',
 
-    async build(r) {
-      for (const id of [r.frameId, r.deploymentId])
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
-          throw new BuildError('image_pull_failed', `invalid id "${id}"`);
-      const dir = join(o.framesDir, r.frameId, r.deploymentId);
-      const marker = join(dir, BUILT);
-      if (existsSync(marker)) {
-        const plan = planOf(dir);
-        const sha = readFileSync(marker, 'utf8').trim();
-        if (!(plan instanceof Error)) {
-          r.onFetched(sha);
-          return {
-            deploymentId: r.deploymentId,
-            artifact: dir,
-            command: plan.command,
-            commitSha: sha,
-          };
-        }
-      }
-      const work = `${dir}.tmp-${process.pid}-${Date.now()}`;
-      mkdirSync(dirname(dir), { recursive: true });
-      try {
-        const sha = await fetchSource({
-          source: r.source,
-          into: work,
-          cwd: dirname(dir),
-          onLine: r.onLine,
-          signal: r.signal,
-        });
-        r.onFetched(sha);
-        const plan = planOf(work);
-        if (plan instanceof Error) throw new BuildError('build_failed', plan.message);
-        chownTree(work);
-        const cache = join(dirname(o.framesDir), 'npm-cache');
-        mkdirSync(cache, { recursive: true });
-        if (asRoot()) chownSync(cache, APP_UID, APP_UID);
-        const env = { ...baseEnv(), HOME: work, npm_config_cache: cache };
-        try {
-          for (const step of plan.build) {
-            r.onLine(`[frameplane] ${step}`);
-            await run('sh', ['-c', step], {
-              cwd: work,
-              env,
-              onLine: r.onLine,
-              signal: r.signal,
-              timeoutMs: 15 * 60_000,
-              spawner: (_cmd, _args, so) => spawnIn(so.cwd, step, so.env, [work, cache], 'pipe'),
-            });
-          }
-        } catch (err) {
-          throw new BuildError('build_failed', (err as Error).message);
-        }
-        writeFileSync(join(work, BUILT), sha);
-        rmSync(dir, { recursive: true, force: true });
-        renameSync(work, dir);
-        return {
-          deploymentId: r.deploymentId,
-          artifact: dir,
-          command: plan.command,
-          commitSha: sha,
-        };
-      } finally {
-        rmSync(work, { recursive: true, force: true });
-      }
-    },
+    build: (r) => buildRelease(r, o.framesDir, confine),
 
-    reuse: async (_frameId, release) => existsSync(join(release.artifact, BUILT)),
+    reuse: async (_frameId, release) =>
+      recordedRelease(release.deploymentId, release.artifact) !== undefined,
 
     async start(spec, onLine) {
       const dir = spec.release.artifact;
+      const name = createHash('sha256')
+        .update(`${spec.frameId}/${spec.deploymentId}/${spec.index}/${Date.now()}/${Math.random()}`)
+        .digest('hex')
+        .slice(0, 16);
       const logFile = join(
         o.framesDir,
         spec.frameId,
         'logs',
         `${spec.deploymentId}.${spec.index}.log`,
       );
-      mkdirSync(dirname(logFile), { recursive: true });
+      mkdirSync(dirname(logFile), { recursive: true, mode: 0o700 });
       const env: NodeJS.ProcessEnv = {
         ...baseEnv(),
         HOME: dir,
@@ -274,25 +164,22 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         FRAMEPLANE_DEPLOYMENT_ID: spec.deploymentId,
         FRAMEPLANE_REPLICA: String(spec.index),
       };
+      // A checkout built before per-frame uids (or under another uid) becomes the frame's.
+      confine.own(dir, spec.frameId);
       const writable = [dir];
       for (const v of spec.volumes) {
         // No mounts here: each volume is a directory kept across deployments, named by a variable.
-        const vd = volumeDir(v.id);
-        mkdirSync(vd, { recursive: true });
-        if (asRoot()) chownSync(vd, APP_UID, APP_UID);
+        const vd = join(o.volumesDir, v.id);
+        confine.own(vd, spec.frameId);
         writable.push(vd);
         env[`FRAMEPLANE_VOLUME_${v.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`] = vd;
       }
       let endpoint: Endpoint;
       let expose: { socketPath: string; port: number } | undefined;
-      if (sandboxed) {
+      if (confine.sandboxed) {
         // Socket paths are short (108 bytes at most): one directory, a digest per replica.
-        const name = createHash('sha256')
-          .update(`${spec.frameId}/${spec.deploymentId}/${spec.index}/${Date.now()}`)
-          .digest('hex')
-          .slice(0, 16);
         const sockDir = join(socketsDir, name);
-        mkdirSync(sockDir, { recursive: true });
+        confine.ownTop(sockDir, spec.frameId);
         expose = { socketPath: join(sockDir, 's'), port: spec.port };
         writable.push(sockDir);
         endpoint = { path: expose.socketPath };
@@ -303,14 +190,24 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         env.PORT = String(port);
       }
       // The file may hold an earlier run of this slot, already sent: read only what comes now.
-      const fd = openSync(logFile, 'a');
+      const fd = openSync(logFile, 'a', 0o600);
       const from = fstatSync(fd).size;
-      let child: ChildProcess;
+      let spawned: ReturnType<typeof confine.spawn>;
       try {
-        child = spawnIn(dir, spec.release.command ?? 'npm start', env, writable, fd, expose);
+        spawned = confine.spawn({
+          frameId: spec.frameId,
+          cwd: dir,
+          command: spec.release.command ?? 'npm start',
+          env,
+          writable,
+          stdio: fd,
+          ...(expose ? { expose } : {}),
+          cgroupName: `replica-${name}`,
+        });
       } finally {
         closeSync(fd);
       }
+      const { child, cgroup } = spawned;
       child.unref();
       const pid = child.pid ?? -1;
       return watch(
@@ -320,6 +217,7 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         logFile,
         from,
         onLine,
+        cgroup ? { name: `replica-${name}`, group: cgroup } : undefined,
         child,
       );
     },
@@ -332,6 +230,8 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       // signal that group. A replica recorded without a start time (an agent of the first
       // state format, or one without /proc) is left alone, never signalled.
       if (!isAlive(pid, ref.startTime) || !ownsGroup(pid, ref.startTime)) return undefined;
+      const group =
+        ref.cgroup && groups.ok ? findCgroup(ref.cgroup, groups.version) : undefined;
       return watch(
         pid,
         ref.startTime,
@@ -339,16 +239,17 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         logFile,
         Number(ref.cursor.slice(cut + 1)) || 0,
         onLine,
+        group && ref.cgroup ? { name: ref.cgroup, group } : undefined,
       );
     },
 
     async prune(frameId, keep) {
       const root = join(o.framesDir, frameId);
       if (!existsSync(root)) return;
-      const kept = new Set(keep.map((r) => r.artifact));
+      const kept = new Set(keep.flatMap((r) => [r.artifact, recordOf(r.artifact)]));
       for (const name of readdirSync(root)) {
         const p = join(root, name);
-        if (name === 'logs' || kept.has(p)) continue;
+        if (name === 'logs' || name === 'npm-cache' || kept.has(p)) continue;
         if (name.includes(`.tmp-${process.pid}-`)) continue; // a fetch of ours in progress
         rmSync(p, { recursive: true, force: true });
       }
@@ -356,6 +257,7 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
 
     async forget(frameId) {
       rmSync(join(o.framesDir, frameId), { recursive: true, force: true });
+      confine.release(frameId);
     },
   };
 }

@@ -52,6 +52,8 @@ export interface ReplicaRef {
   startTime?: string;
   endpoint: Endpoint;
   cursor: string;
+  /** The process runtime's control group of the replica, where it has one (cgroups.ts). */
+  cgroup?: string;
 }
 
 export interface RunningReplica {
