@@ -6,9 +6,19 @@ import type { RunPlan } from './plan.ts';
 /** The user that generated images run as, by number: the image need not name it. */
 export const APP_USER = '1000:1000';
 
+/**
+ * Whether an image's USER is root: unset, `root`, an empty user part (`:1`), or uid 0 however
+ * the Engine reads the number (Go's Atoi: `00`, `+0`, `-0`). A name that the image's own
+ * /etc/passwd maps to uid 0 cannot be seen from here.
+ */
+export function isRootUser(imageUser: string | undefined): boolean {
+  const user = (imageUser ?? '').split(':')[0] ?? '';
+  return user === '' || user === 'root' || (/^[+-]?[0-9]+$/.test(user) && Number(user) === 0);
+}
+
 /** The user a container of an image runs as: the image's own, unless that is root (or unset). */
 export const runAsUser = (imageUser: string | undefined) =>
-  !imageUser || /^(root|0)(:.*)?$/.test(imageUser) ? APP_USER : imageUser;
+  isRootUser(imageUser) ? APP_USER : (imageUser as string);
 
 export function generatedDockerfile(plan: RunPlan, baseImage: string): string {
   return [
@@ -24,6 +34,6 @@ export function generatedDockerfile(plan: RunPlan, baseImage: string): string {
   ].join('\n');
 }
 
-/** A short digest of how an image is made: a tag's image is reused only if it was made the same way. */
+/** A short digest of how an image is made: a tag's image is reused only if made the same way. */
 export const recipeOf = (text: string) =>
   createHash('sha256').update(text).digest('hex').slice(0, 16);

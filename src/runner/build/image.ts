@@ -3,21 +3,37 @@
 // frameplane/<frame>:<sha>, and reused while the recipe is the same: a stop and start, an env
 // change or a re-roll of the same commit builds nothing. Docker's layer cache makes a rebuild of
 // the same commit for another frame fast too.
+//
+// The checkout is the tenant's and hostile (tenant-files.ts): its Dockerfile is read without
+// following a link, checked (dockerfile-policy.ts), and what the Engine builds is a file of ours
+// in the build's work directory, outside the checkout, added to the context the Engine receives.
+// Builds run on a bridge network of their own where containers cannot reach each other.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { fetchSource } from './fetch.ts';
 import { generatedDockerfile, recipeOf } from './dockerfile.ts';
+import {
+  DockerfileError,
+  type ParsedDockerfile,
+  parseDockerfile,
+  renderDockerfile,
+} from './dockerfile-parse.ts';
+import { imageUses, refusalsOf } from './dockerfile-policy.ts';
+import { lookUpImages } from './image-lookup.ts';
+import { FRAME_LABEL, imageRepo } from './image-reference.ts';
 import { planOf } from './plan.ts';
+import { ensureBridgeNetwork } from '../runtimes/docker-network.ts';
 import { BuildError, type BuildRequest, type Release } from '../runtimes/runtime.ts';
+import { entryKind, readTenantText, TenantFileError } from '../tenant-files.ts';
 
-export const LABEL = 'frameplane.frame';
+export { imageRepo };
+export const LABEL = FRAME_LABEL;
+/** The network image builds run on (inter-container traffic off), unless told another. */
+export const BUILD_NETWORK = 'frameplane-builds';
 const BUILD_TIMEOUT_MS = 20 * 60_000;
-
-export const imageRepo = (frameId: string) =>
-  `frameplane/${frameId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 
 /** The image of a tag, with its labels, or undefined. */
 export async function inspectImage(docker: Docker, ref: string) {
@@ -38,8 +54,10 @@ export async function buildImage(
   baseImage: string,
   r: BuildRequest,
   registry?: string,
+  o: { network?: string } = {},
 ): Promise<Release> {
-  const release = await buildLocal(docker, baseImage, r, registry ? `${registry}/` : '');
+  const prefix = registry ? `${registry}/` : '';
+  const release = await buildLocal(docker, baseImage, r, prefix, o.network ?? BUILD_NETWORK);
   if (registry) await pushImage(docker, release.artifact, r);
   return release;
 }
@@ -49,6 +67,7 @@ async function buildLocal(
   baseImage: string,
   r: BuildRequest,
   prefix: string,
+  network: string,
 ): Promise<Release> {
   const work = mkdtempSync(join(tmpdir(), 'frameplane-build-'));
   try {
@@ -61,50 +80,101 @@ async function buildLocal(
       signal: r.signal,
     });
     r.onFetched(sha);
-    const own = existsSync(join(checkout, 'Dockerfile'));
-    let recipe: string;
-    if (own) {
-      recipe = recipeOf(`own Dockerfile ${sha}`);
-    } else {
-      const plan = planOf(checkout);
-      if (plan instanceof Error) throw new BuildError('build_failed', plan.message);
-      const text = generatedDockerfile(plan, baseImage);
-      writeFileSync(join(checkout, 'Dockerfile'), text);
-      recipe = recipeOf(text);
-    }
+    const { text, own } = await dockerfileOf(docker, checkout, baseImage, r);
+    const recipe = recipeOf(text);
     const tag = `${prefix}${imageRepo(r.frameId)}:${sha}`;
     const existing = await inspectImage(docker, tag);
     if (existing?.Config?.Labels?.['frameplane.recipe'] === recipe) {
       r.onLine(`[frameplane] image ${tag} already built; reusing it`);
       return { deploymentId: r.deploymentId, artifact: tag, commitSha: sha };
     }
-    r.onLine(
-      `[frameplane] building ${tag} from ${own ? "the repository's Dockerfile" : `a generated Dockerfile on ${baseImage}`}`,
-    );
-    await dockerBuild(
-      docker,
-      checkout,
-      tag,
-      { [LABEL]: r.frameId, 'frameplane.recipe': recipe, 'frameplane.commit': sha },
-      r,
-    );
+    const from = own ? "the repository's Dockerfile" : `a generated Dockerfile on ${baseImage}`;
+    r.onLine(`[frameplane] building ${tag} from ${from}`);
+    // Named by its recipe, not at random: the name is part of the context, and a context that
+    // changed on every build would never meet Docker's layer cache.
+    const name = `.frameplane-dockerfile-${recipe}`;
+    writeFileSync(join(work, name), text, { flag: 'wx' });
+    const labels = { [LABEL]: r.frameId, 'frameplane.recipe': recipe, 'frameplane.commit': sha };
+    await dockerBuild(docker, { checkout, work, name, network }, tag, labels, r);
     return { deploymentId: r.deploymentId, artifact: tag, commitSha: sha };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
+/** The Dockerfile to build: the repository's own once checked, else one generated from its plan. */
+async function dockerfileOf(docker: Docker, checkout: string, baseImage: string, r: BuildRequest) {
+  const kind = entryKind(checkout, 'Dockerfile');
+  if (kind === undefined) {
+    const plan = planOf(checkout);
+    if (plan instanceof Error) throw new BuildError('build_failed', plan.message);
+    return { text: generatedDockerfile(plan, baseImage), own: false };
+  }
+  let source: string | undefined;
+  try {
+    if (kind !== 'file') throw new TenantFileError(`Dockerfile is ${KINDS[kind]}`);
+    source = readTenantText(checkout, 'Dockerfile');
+    if (source === undefined) throw new TenantFileError('Dockerfile went away while read');
+  } catch (err) {
+    if (!(err instanceof TenantFileError)) throw err;
+    throw new BuildError(
+      'build_failed',
+      `${err.message}: Frameplane builds only a Dockerfile that is a regular file at the top ` +
+        'of the repository',
+    );
+  }
+  let parsed: ParsedDockerfile;
+  try {
+    parsed = parseDockerfile(source);
+  } catch (err) {
+    if (!(err instanceof DockerfileError)) throw err;
+    throw new BuildError('build_failed', `the Dockerfile cannot be built here: ${err.message}`);
+  }
+  const refusals = await refusalsFor(docker, parsed, r);
+  if (refusals.length) {
+    const lines = refusals.map((f) => `line ${f.line}: ${f.reason}`).join('; ');
+    throw new BuildError('build_failed', `the Dockerfile cannot be built here: ${lines}`);
+  }
+  return { text: renderDockerfile(parsed), own: true };
+}
+
+const KINDS = {
+  symlink: 'a symbolic link',
+  dir: 'a directory',
+  other: 'not a regular file',
+  file: '',
+};
+
+/** Why the Dockerfile may not be built; empty when it may. */
+async function refusalsFor(docker: Docker, parsed: ParsedDockerfile, r: BuildRequest) {
+  const { uses, refusals } = imageUses(parsed, r.frameId);
+  // Refused by name alone: the Engine is not asked about (nor made to pull) anything.
+  if (refusals.length) return refusals;
+  const refs = uses.map((u) => u.ref);
+  const answers = await lookUpImages(docker, refs, r.signal, r.onLine);
+  const notAsked = { found: false as const, why: 'not looked up' };
+  return refusalsOf(parsed, r.frameId, (ref) => answers.get(ref) ?? notAsked);
+}
+
 async function dockerBuild(
   docker: Docker,
-  dir: string,
+  at: { checkout: string; work: string; name: string; network: string },
   tag: string,
   labels: Record<string, string>,
   r: BuildRequest,
 ) {
-  // The context as a tar stream, without the repository's history.
-  const tar = spawn('tar', ['-C', dir, '--exclude=./.git', '-c', '.'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  try {
+    await ensureBridgeNetwork(docker, at.network);
+  } catch (err) {
+    throw new BuildError('build_failed', `no build network: ${(err as Error).message}`);
+  }
+  // The context as a tar stream: the checkout without its history, and our Dockerfile from the
+  // work directory. tar archives the tenant's links as links and follows none.
+  const tar = spawn(
+    'tar',
+    ['-c', '--exclude=./.git', '-C', at.checkout, '.', '-C', at.work, at.name],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   const signal = AbortSignal.any([r.signal, AbortSignal.timeout(BUILD_TIMEOUT_MS)]);
   let stream: NodeJS.ReadableStream;
   try {
@@ -112,6 +182,11 @@ async function dockerBuild(
     stream = await docker.buildImage(tar.stdout, {
       t: tag,
       labels,
+      dockerfile: at.name,
+      networkmode: at.network,
+      // The classic builder, whose reading of a Dockerfile dockerfile-parse.ts follows; BuildKit
+      // would also honour a `# syntax=` line, running a frontend image the tenant chose.
+      version: '1',
       rm: true,
       forcerm: true,
       abortSignal: signal,
@@ -156,7 +231,10 @@ async function dockerBuild(
   });
 }
 
-/** Pushes an image to its registry; a failure is the registry's, not the build's, so it is retried like a fetch. */
+/**
+ * Pushes an image to its registry; a failure is the registry's, not the build's, so it is
+ * retried like a fetch.
+ */
 async function pushImage(docker: Docker, tag: string, r: BuildRequest) {
   r.onLine(`[frameplane] pushing ${tag}`);
   const failed = await new Promise<string | undefined>((resolve) => {

@@ -9,6 +9,7 @@ import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../build/image.ts';
 import { APP_USER, runAsUser } from '../build/dockerfile.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
+import { ensureBridgeNetwork } from './docker-network.ts';
 import type {
   ExitInfo,
   ReplicaRef,
@@ -59,27 +60,8 @@ const signalName = (code: number) =>
 
 export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
   const { docker } = o;
-  let networkReady: Promise<void> | undefined;
 
-  const ensureNetwork = () =>
-    (networkReady ??= (async () => {
-      const found = await docker.listNetworks({ filters: JSON.stringify({ name: [o.network] }) });
-      if (found.some((n) => n.Name === o.network)) return;
-      await docker
-        .createNetwork({
-          Name: o.network,
-          Driver: 'bridge',
-          CheckDuplicate: true,
-          Labels: { 'frameplane.network': '1' },
-          Options: { 'com.docker.network.bridge.enable_icc': 'false' },
-        })
-        .catch((err: { statusCode?: number }) => {
-          if (err.statusCode !== 409) throw err;
-        });
-    })().catch((err) => {
-      networkReady = undefined;
-      throw err;
-    }));
+  const ensureNetwork = () => ensureBridgeNetwork(docker, o.network);
 
   /** A named volume per frame volume; new ones are handed to the app's user, who cannot chown. */
   async function ensureVolume(v: Volume) {
