@@ -45,7 +45,10 @@ export async function startEgressProxy(o: EgressOptions): Promise<Server> {
   const open = o.connect ?? ((address, port) => netConnect({ host: address, port }));
 
   /** The checked address to connect to, or why the target is refused. */
-  async function decide(host: string, port: number): Promise<{ address: string } | { why: string }> {
+  async function decide(
+    host: string,
+    port: number,
+  ): Promise<{ address: string } | { why: string }> {
     let addresses: string[];
     try {
       addresses = await lookup(host);
@@ -74,7 +77,9 @@ export async function startEgressProxy(o: EgressOptions): Promise<Server> {
     }
     const d = await decide(t.host, t.port);
     if ('why' in d) {
-      res.writeHead(403, { 'content-type': 'text/plain' }).end(refuse(`${t.host}:${t.port}`, d.why));
+      res
+        .writeHead(403, { 'content-type': 'text/plain' })
+        .end(refuse(`${t.host}:${t.port}`, d.why));
       return;
     }
     const url = new URL(req.url ?? '/');

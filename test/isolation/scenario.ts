@@ -135,7 +135,8 @@ async function signUp(base: string, serviceLog: () => string): Promise<Tenant> {
     async settled(f, timeoutMs = 240_000) {
       const r = await until(
         `${f.json.name} Online or failed`,
-        () => http(base, 'GET', `${f.path}?wait_for=Online&timeout=10`, { token, timeoutMs: 15_000 }),
+        () =>
+          http(base, 'GET', `${f.path}?wait_for=Online&timeout=10`, { token, timeoutMs: 15_000 }),
         (x) =>
           x.json?.latest_deployment?.status === 'failed' ||
           (x.json?.status === 'Error' && x.json?.latest_deployment?.status !== 'in_progress') ||

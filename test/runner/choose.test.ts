@@ -41,7 +41,13 @@ describe('the runtime an agent picks without Docker', () => {
   });
 
   it("refuses strangers' frames: each deployment fails once, with the reason", async () => {
-    const r = await chooseRuntime({ choice: 'auto', strangers: true, dataDir: '/tmp/fp-x', hide: [], log });
+    const r = await chooseRuntime({
+      choice: 'auto',
+      strangers: true,
+      dataDir: '/tmp/fp-x',
+      hide: [],
+      log,
+    });
     expect(r.kind).toBe('none');
     const builds: BuildReport[] = [];
     const lines: string[] = [];

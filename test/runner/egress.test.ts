@@ -56,7 +56,9 @@ describe('which addresses a build may reach', () => {
     const octet = fc.integer({ min: 0, max: 255 });
     const inRange = fc.oneof(
       fc.tuple(octet, octet, octet).map(([a, b, c]) => `10.${a}.${b}.${c}`),
-      fc.tuple(fc.integer({ min: 16, max: 31 }), octet, octet).map(([a, b, c]) => `172.${a}.${b}.${c}`),
+      fc
+        .tuple(fc.integer({ min: 16, max: 31 }), octet, octet)
+        .map(([a, b, c]) => `172.${a}.${b}.${c}`),
       fc.tuple(octet, octet).map(([a, b]) => `192.168.${a}.${b}`),
       fc.tuple(octet, octet, octet).map(([a, b, c]) => `127.${a}.${b}.${c}`),
       fc.tuple(octet, octet).map(([a, b]) => `169.254.${a}.${b}`),
@@ -129,7 +131,13 @@ describe('the egress proxy', () => {
       'mixed.test': ['93.184.216.34', '127.0.0.1'],
       'rebind.test': ['127.0.0.1'],
     });
-    for (const host of ['registry.test', 'metadata.test', 'mixed.test', 'rebind.test', '127.0.0.1']) {
+    for (const host of [
+      'registry.test',
+      'metadata.test',
+      'mixed.test',
+      'rebind.test',
+      '127.0.0.1',
+    ]) {
       const r = await tunnel(p.path, `${host}:${target.port}`);
       expect(r.status, host).toBe('HTTP/1.1 403 Forbidden');
       expect(r.data).toMatch(/Frameplane refused/);

@@ -78,16 +78,13 @@ export function hit(
   path = '/',
 ): Promise<{ status: number; body: string } | { error: string }> {
   return new Promise((done) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, agent: false, timeout: 3000 },
-      (res) => {
-        let body = '';
-        res
-          .setEncoding('utf8')
-          .on('data', (c) => (body += c))
-          .on('end', () => done({ status: res.statusCode!, body }));
-      },
-    );
+    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 3000 }, (res) => {
+      let body = '';
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => (body += c))
+        .on('end', () => done({ status: res.statusCode!, body }));
+    });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
     req.end();

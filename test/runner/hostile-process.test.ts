@@ -135,7 +135,7 @@ describe('the process runtime meets a hostile repository', () => {
     expect(answer).toMatchObject({ status: 200, body: expect.stringMatching(/hello honest/) });
   });
 
-  it("a FIFO the app made, linked from a commit or met after a restart, stalls no one", {
+  it('a FIFO the app made, linked from a commit or met after a restart, stalls no one', {
     timeout: 300_000,
   }, async () => {
     const maker = await frame('fifo-maker', 'hostile', ATTACKS.fifoMaker);

@@ -12,7 +12,10 @@ import { FIRST_FRAME_UID } from '../../src/runner/runtimes/frame-uids.ts';
 describe('the process runtime keeps an app away from the service', () => {
   it('every attempt of the attacker app fails', { timeout: 300_000 }, async () => {
     // As root, the app runs as its frame's own uid: the first one this agent gave.
-    expectIsolated(await attackFrom('process'), process.getuid?.() === 0 ? FIRST_FRAME_UID : undefined);
+    expectIsolated(
+      await attackFrom('process'),
+      process.getuid?.() === 0 ? FIRST_FRAME_UID : undefined,
+    );
   });
 
   it('a hostile repository harms nothing and stalls no one', { timeout: 400_000 }, async () => {

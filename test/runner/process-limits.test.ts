@@ -118,32 +118,37 @@ describe.runIf(root)('the process runtime as root', () => {
     }
   });
 
-  it.runIf(cgroupSupport().ok)('reports an app past its memory limit as out of memory', async () => {
-    repo.pushFiles(
-      {
-        'package.json': JSON.stringify({ name: 'm', private: true }),
-        Procfile: 'web: node hog.js\n',
-        'hog.js': 'const a = []; setInterval(() => a.push(Buffer.alloc(16 << 20, 1)), 20);',
-      },
-      'a memory hog',
-    );
-    const release = await runtime.build(request('frm_hog', 'dpl_hog', repo.gitBaseUrl));
-    const replica = await runtime.start(
-      {
-        frameId: 'frm_hog',
-        deploymentId: 'dpl_hog',
-        index: 0,
-        release,
-        env: {},
-        volumes: [],
-        port: 8080,
-      },
-      () => {},
-    );
-    const exit = await Promise.race([
-      replica.exit,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still running')), 30_000)),
-    ]);
-    expect(exit.oom).toBe(true);
-  });
+  it.runIf(cgroupSupport().ok)(
+    'reports an app past its memory limit as out of memory',
+    async () => {
+      repo.pushFiles(
+        {
+          'package.json': JSON.stringify({ name: 'm', private: true }),
+          Procfile: 'web: node hog.js\n',
+          'hog.js': 'const a = []; setInterval(() => a.push(Buffer.alloc(16 << 20, 1)), 20);',
+        },
+        'a memory hog',
+      );
+      const release = await runtime.build(request('frm_hog', 'dpl_hog', repo.gitBaseUrl));
+      const replica = await runtime.start(
+        {
+          frameId: 'frm_hog',
+          deploymentId: 'dpl_hog',
+          index: 0,
+          release,
+          env: {},
+          volumes: [],
+          port: 8080,
+        },
+        () => {},
+      );
+      const exit = await Promise.race([
+        replica.exit,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('still running')), 30_000),
+        ),
+      ]);
+      expect(exit.oom).toBe(true);
+    },
+  );
 });

@@ -50,8 +50,7 @@ function probe(): CgroupSupport {
   return { ok: true, version };
 }
 
-const write = (dir: string, file: string, value: string) =>
-  writeFileSync(join(dir, file), value);
+const write = (dir: string, file: string, value: string) => writeFileSync(join(dir, file), value);
 
 /** Makes (or reuses) the group `name` with these limits. Throws where the machine refuses. */
 export function makeCgroup(name: string, limits: Limits, version: 1 | 2): Cgroup {

@@ -120,4 +120,3 @@ export async function buildRelease(
     rmSync(work, { recursive: true, force: true });
   }
 }
-

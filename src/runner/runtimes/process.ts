@@ -5,7 +5,15 @@
 // frame's memory, CPU and process limits when the agent is root. Builds: process-build.ts.
 // Output goes to a file per replica, so a replica can outlive its agent and be adopted.
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,13 +33,7 @@ import { cgroupSupport, disposeCgroup, findCgroup, type Cgroup, type Limits } fr
 import { createConfinement } from './confine.ts';
 import { baseEnv, buildRelease, recordedRelease, recordOf } from './process-build.ts';
 import { sandboxSupport } from './sandbox.ts';
-import type {
-  Endpoint,
-  ExitInfo,
-  ReplicaRef,
-  ReplicaRuntime,
-  RunningReplica,
-} from './runtime.ts';
+import type { Endpoint, ExitInfo, ReplicaRef, ReplicaRuntime, RunningReplica } from './runtime.ts';
 
 export interface ProcessOptions {
   framesDir: string;
@@ -177,11 +179,13 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       let endpoint: Endpoint;
       let expose: { socketPath: string; port: number } | undefined;
       if (confine.sandboxed) {
-        // Socket paths are short (108 bytes at most): one directory, a digest per replica.
+        // Socket paths are short (108 bytes at most): one directory, a digest per replica. The
+        // sandbox binds the socket before it builds the app's view, so the directory stays the
+        // agent's, out of the app's sight: an app that could swap the socket for a link would
+        // have the agent connect its frame's traffic to any socket of the host.
         const sockDir = join(socketsDir, name);
-        confine.ownTop(sockDir, spec.frameId);
+        mkdirSync(sockDir, { recursive: true, mode: 0o700 });
         expose = { socketPath: join(sockDir, 's'), port: spec.port };
-        writable.push(sockDir);
         endpoint = { path: expose.socketPath };
         env.PORT = String(spec.port);
       } else {
@@ -230,8 +234,7 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
       // signal that group. A replica recorded without a start time (an agent of the first
       // state format, or one without /proc) is left alone, never signalled.
       if (!isAlive(pid, ref.startTime) || !ownsGroup(pid, ref.startTime)) return undefined;
-      const group =
-        ref.cgroup && groups.ok ? findCgroup(ref.cgroup, groups.version) : undefined;
+      const group = ref.cgroup && groups.ok ? findCgroup(ref.cgroup, groups.version) : undefined;
       return watch(
         pid,
         ref.startTime,

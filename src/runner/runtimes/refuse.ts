@@ -13,8 +13,7 @@ export function refusingSupervisor(why: string) {
     return {
       async update(s) {
         spec = s;
-        if (s.desired_state !== 'running' || s.build_failed || refused.has(s.deployment_id))
-          return;
+        if (s.desired_state !== 'running' || s.build_failed || refused.has(s.deployment_id)) return;
         refused.add(s.deployment_id);
         deps.line(frameId, 0, `[frameplane] not run: ${why}`);
         deps.build({ deployment_id: s.deployment_id, state: 'failed', message: why, at: nowIso() });
