@@ -2,7 +2,7 @@
 // files, the agent's state, the service's database (embedded socket, loopback TCP, the host as a
 // container sees it), the service's process (its environment, a signal), the Docker socket,
 // writing outside its own directory. GET / answers what each attempt got, as JSON; a test asserts every attempt failed.
-import { execFileSync } from 'node:child_process';
+import { git } from '../runner/fixture.ts';
 import { expect } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,20 +73,6 @@ export function attackerRepo(root: string): string {
   const bare = join(gitRoot, 'acme', 'attacker.git');
   const work = join(root, 'attacker-work');
   mkdirSync(work, { recursive: true });
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync(
-      'git',
-      [
-        '-c',
-        'user.name=T',
-        '-c',
-        'user.email=t@example.test',
-        '-c',
-        'init.defaultBranch=main',
-        ...args,
-      ],
-      { cwd, stdio: 'pipe' },
-    );
   git(root, 'init', '-q', '--bare', bare);
   git(root, 'init', '-q', work);
   writeFileSync(

@@ -2,9 +2,9 @@
 // in a checkout made a symbolic link to a file of the host (the "victim"), or a FIFO made by
 // the running app. One branch per attack, each otherwise a working app, so that a test deploys
 // the branch and then checks that the victim is untouched and the agent still works.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { git } from '../runner/fixture.ts';
 
 /** What the victim's secret holds before any attack; it must hold it after. */
 export const VICTIM_SECRET = 'victim-secret-0123456789abcdef';
@@ -38,21 +38,6 @@ for (const name of ['Procfile', 'package.json', '.frameplane-built', 'Dockerfile
 }
 console.log('fifos made');
 `;
-
-function git(cwd: string, ...args: string[]) {
-  return execFileSync(
-    'git',
-    [
-      '-c',
-      'user.name=T',
-      '-c',
-      'user.email=t@example.test',
-      '-c',
-      'init.defaultBranch=main',
-    ].concat(args),
-    { cwd, stdio: 'pipe' },
-  ).toString();
-}
 
 export interface Hostile {
   /** GIT_BASE_URL: the repository is acme/hostile. */

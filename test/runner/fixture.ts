@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function git(cwd: string, ...args: string[]) {
+/** git as a test's author, with `main` as the first branch. */
+export function git(cwd: string, ...args: string[]) {
   return execFileSync(
     'git',
     [
