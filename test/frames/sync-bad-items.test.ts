@@ -118,12 +118,15 @@ it("drops alone a line too large for the service; another frame's lines go, in o
   for (const line of ours.slice(15)) o.log(b.id, 0, line);
   o.event({ frame_id: b.id, replica: 1, type: 'starting', at: new Date().toISOString() });
 
+  // The report goes in parts, one per frame in order of their first item: beta's lines (and
+  // their halves) first, then alpha's line alone, refused and told.
+  const told = () => said.filter((l) => /dropped/.test(l.msg));
   await until(async () => (await linesOf(b.id)).length === before.length + ours.length);
+  await until(async () => told().length > 0);
   expect((await linesOf(b.id)).slice(before.length)).toEqual(ours);
   expect(await linesOf(a.id)).toEqual([]);
   expect(await replicasOf(b.id)).toContainEqual({ replica: 1, state: 'starting' });
-  const dropped = said.filter((l) => /dropped/.test(l.msg));
-  expect(dropped).toEqual([
+  expect(told()).toEqual([
     expect.objectContaining({ frame_id: a.id, item: 'log', why: expect.stringMatching(/^413/) }),
   ]);
 });
