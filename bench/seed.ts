@@ -6,6 +6,7 @@ import type { Database } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import { hashPassword } from '../src/identity/password.ts';
 import { hashSecret, type Sealer } from '../src/secrets.ts';
+import { hostnameLabel } from '../src/frames/frame-address.ts';
 import type { Dataset } from './dataset.ts';
 import { at } from '../test/helpers/checked.ts';
 import { seedOrgs } from './orgs.ts';
@@ -198,6 +199,7 @@ export async function seed(
         space_id: at(projects, f.project).spaceId,
         owner_id: at(users, at(projects, f.project).owner).id,
         name: f.name,
+        hostname_label: hostnameLabel(f.name, f.id),
         ...repo(f),
         port: f.port,
         replica_count: 1,

@@ -41,6 +41,12 @@ export interface Config {
   /** Fastify's `trustProxy`: whose X-Forwarded-For to believe when deciding a client's IP. */
   trustProxy: TrustProxy;
   growth: GrowthLimits;
+  /** The domain under which every frame has its own hostname (CONTRACT 5b). */
+  appsDomain: string;
+  /** Where the built-in cloud's agent serves its edge (its EDGE_HTTP_PORT). */
+  edgeHttpPort: number;
+  /** Where an edge with TLS serves HTTPS; read, but TLS comes with ACME in a later release. */
+  edgeHttpsPort: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -157,7 +163,52 @@ export function loadConfig(env: Env = process.env): Config {
       verificationEmailsPerAddress: int(env, 'RATE_VERIFICATION_EMAILS_PER_ADDRESS', 5, 1),
     },
     growth: growthLimits(env),
+    ...edgeSettings(env, port),
   };
+}
+
+function portNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535)
+    throw new Error(`${name} must be a port number (1..65535), got "${raw}"`);
+  return n;
+}
+
+/**
+ * APPS_DOMAIN: a DNS name (`localhost` by default: browsers and curl resolve `*.localhost` to
+ * loopback), any case, one trailing dot allowed; kept lower-cased without it. At most 205
+ * characters, so that a frame's hostname (a label of up to 47 and a dot) fits DNS's 253.
+ */
+export function appsDomain(raw: string | undefined): string {
+  const domain = (raw?.trim() || 'localhost').toLowerCase().replace(/\.$/, '');
+  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+  const labels = domain.split('.');
+  const ok =
+    domain.length <= 205 &&
+    labels.every((l) => label.test(l)) &&
+    !/^[0-9]+$/.test(labels.at(-1) ?? '');
+  if (!ok)
+    throw new Error(
+      'APPS_DOMAIN must be a DNS name of at most 205 characters (like apps.example.com): ' +
+        `labels of a-z, 0-9 and "-", the last not all digits, got "${raw}"`,
+    );
+  return domain;
+}
+
+function edgeSettings(env: Env, servicePort: number) {
+  const edgeHttpPort = portNumber(env, 'EDGE_HTTP_PORT', 8000);
+  const edgeHttpsPort = portNumber(env, 'EDGE_HTTPS_PORT', 443);
+  // The built-in cloud's edge listens on the service's machine.
+  if (edgeHttpPort === servicePort && env.CLOUD_AGENT !== 'none')
+    throw new Error(
+      `EDGE_HTTP_PORT must differ from PORT (both ${servicePort}): the built-in cloud's edge ` +
+        'serves frames beside the service',
+    );
+  if (edgeHttpsPort === edgeHttpPort)
+    throw new Error(`EDGE_HTTPS_PORT must differ from EDGE_HTTP_PORT (both ${edgeHttpPort})`);
+  return { appsDomain: appsDomain(env.APPS_DOMAIN), edgeHttpPort, edgeHttpsPort };
 }
 
 /** What a frame may keep and an instance may remember (docs/api.md, "Bounded growth"). */

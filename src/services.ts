@@ -59,6 +59,7 @@ export function createServices(core: Core) {
     notifier,
     offlineAfterSeconds,
     deploymentHistory,
+    appsDomain: config.appsDomain,
   });
   const sweeper = createSweeper({ db, clock });
   const revocations = createRevocations(notifier, {
@@ -110,6 +111,7 @@ export function createServices(core: Core) {
       offlineAfterSeconds,
       schedulePullCheck: sweeper.schedulePullCheck,
       envCacheMaxBytes: config.growth.envCacheMaxBytes,
+      appsDomain: config.appsDomain,
     }),
     frames,
     frameOps: createFrameOpsService({
@@ -132,7 +134,14 @@ export function createServices(core: Core) {
       frames,
       maxBytes: config.growth.envMaxBytes,
     }),
-    domains: createDomainsService({ db, clock, access, frames, dns }),
+    domains: createDomainsService({
+      db,
+      clock,
+      access,
+      frames,
+      dns,
+      appsDomain: config.appsDomain,
+    }),
     volumes: createVolumesService({ db, clock, access, frames }),
     billing: createBillingService({ db, clock }),
     transfers: createTransfersService({ db, clock }),

@@ -126,7 +126,13 @@ function sampleString(s: Schema, name: string): string {
   return v;
 }
 
-function sample(s: Schema, name = ''): unknown {
+/** A schema that also takes null (Nullable: `type: [t, 'null']`) as the schema of its `t`. */
+const nonNull = (s: Schema): Schema =>
+  Array.isArray(s.type) ? { ...s, type: s.type.find((x: string) => x !== 'null') } : s;
+const takesNull = (s: Schema) => Array.isArray(s.type) && s.type.includes('null');
+
+function sample(schema: Schema, name = ''): unknown {
+  const s = nonNull(schema);
   if (s.anyOf) return sample(s.anyOf[0], name);
   if (s.oneOf) return sample(s.oneOf[0], name);
   if (s.const !== undefined) return s.const;
@@ -157,7 +163,8 @@ function sample(s: Schema, name = ''): unknown {
   }
 }
 
-const typeOf = (s: Schema): string => s.type ?? (s.anyOf ?? s.oneOf)?.[0]?.type ?? 'string';
+const typeOf = (s: Schema): string =>
+  nonNull(s).type ?? (s.anyOf ?? s.oneOf)?.[0]?.type ?? 'string';
 
 // ---------------------------------------------------------------------------------------------
 // Requests and the checks every answer must pass.
@@ -403,7 +410,7 @@ function bodyAttacks(r: Route): Attack[] {
       check: (res) => expectErrorAt(res, field),
     });
     // Each value of a type other than the field's.
-    list.push(at(null, 'null'));
+    if (!takesNull(s)) list.push(at(null, 'null'));
     if (type !== 'object')
       list.push(at({ a: { b: 1 } }, 'nested object'), at({ $gt: '' }, 'operator object'));
     if (type !== 'array' || typeOf(s.items ?? {}) !== 'string') list.push(at(['a'], 'array'));

@@ -36,3 +36,48 @@ describe('FRAMES_ON_EXIT', () => {
     );
   });
 });
+
+describe('addresses (CONTRACT 5b)', () => {
+  it('APPS_DOMAIN is localhost by default, kept lower-cased without a trailing dot', () => {
+    expect(loadConfig({}).appsDomain).toBe('localhost');
+    expect(loadConfig({ APPS_DOMAIN: '' }).appsDomain).toBe('localhost');
+    expect(loadConfig({ APPS_DOMAIN: 'Apps.Example.COM.' }).appsDomain).toBe('apps.example.com');
+    expect(loadConfig({ APPS_DOMAIN: 'my-apps.test' }).appsDomain).toBe('my-apps.test');
+  });
+
+  it.each([
+    'apps..example.com',
+    '-apps.example.com',
+    'apps_example.com',
+    'apps.example.com:8000',
+    'http://apps.example.com',
+    '*.example.com',
+    '127.0.0.1',
+    `${'a'.repeat(64)}.com`,
+    `${'abcdefghi.'.repeat(20)}example.com`, // 211 characters
+  ])('APPS_DOMAIN %j is refused', (domain) => {
+    expect(() => loadConfig({ APPS_DOMAIN: domain })).toThrow(/^APPS_DOMAIN must be a DNS name/);
+  });
+
+  it('EDGE_HTTP_PORT is 8000 and EDGE_HTTPS_PORT 443 by default; each is a port', () => {
+    expect(loadConfig({})).toMatchObject({ edgeHttpPort: 8000, edgeHttpsPort: 443 });
+    expect(loadConfig({ EDGE_HTTP_PORT: '80', EDGE_HTTPS_PORT: '8443' })).toMatchObject({
+      edgeHttpPort: 80,
+      edgeHttpsPort: 8443,
+    });
+    for (const bad of ['0', '65536', '80.5', 'http'])
+      expect(() => loadConfig({ EDGE_HTTP_PORT: bad })).toThrow(
+        `EDGE_HTTP_PORT must be a port number (1..65535), got "${bad}"`,
+      );
+    expect(() => loadConfig({ EDGE_HTTPS_PORT: '-1' })).toThrow(/^EDGE_HTTPS_PORT must be a port/);
+  });
+
+  it('refuses an edge on the port of the service beside it, or both edge ports alike', () => {
+    expect(() => loadConfig({ PORT: '8000' })).toThrow(/EDGE_HTTP_PORT must differ from PORT/);
+    // Without the built-in cloud, no edge runs beside the service.
+    expect(loadConfig({ PORT: '8000', CLOUD_AGENT: 'none' }).edgeHttpPort).toBe(8000);
+    expect(() => loadConfig({ EDGE_HTTP_PORT: '443' })).toThrow(
+      'EDGE_HTTPS_PORT must differ from EDGE_HTTP_PORT (both 443)',
+    );
+  });
+});

@@ -72,6 +72,23 @@ export const SyncBody = Type.Object(
       }),
     ),
     logs: Type.Optional(Type.Array(SyncLogItem, { maxItems: 5000 })),
+    edge: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            http_port: Type.Integer({ minimum: 1, maximum: 65535 }),
+            https_port: Nullable(Type.Integer({ minimum: 1, maximum: 65535 })),
+          },
+          {
+            additionalProperties: false,
+            description:
+              "The agent's edge (CONTRACT 5b), sent with its first sync: where it serves its " +
+              'frames by hostname (`https_port` when it has TLS); null: it has none, and its ' +
+              'frames have no `url`. Absent: as last said.',
+          },
+        ),
+      ),
+    ),
   },
   { title: 'SyncBody', additionalProperties: false },
 );
@@ -112,6 +129,13 @@ export const SyncAnswer = Type.Object(
               size_gb: Type.Integer(),
             }),
           ),
+          hostname: Type.String({
+            description:
+              "The frame's own hostname (CONTRACT 5b): `<label>-<6 chars>.<APPS_DOMAIN>`",
+          }),
+          suspended: Type.Boolean({
+            description: "Stopped for its payer's billing (the edge says so), not by its owner",
+          }),
           domains: Type.Array(Type.String(), {
             description: 'Hostnames to route to the frame: verified custom domains only',
           }),

@@ -3,7 +3,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
+import { frameHostname } from '../frames/frame-address.ts';
 import { desiredStateRows, stateDigestOf, touchAndDigest } from './desired-state-dal.ts';
+import type { EdgeReport } from './sync-dal.ts';
 
 /**
  * What a decrypted env holds in memory, over-estimated: two bytes per character (V8 keeps a
@@ -19,10 +21,13 @@ export function createDesiredState({
   db,
   sealer,
   envCacheMaxBytes,
+  appsDomain,
 }: {
   db: Queryable;
   sealer: Sealer;
   envCacheMaxBytes: number;
+  /** The domain of frames' hostnames (APPS_DOMAIN). */
+  appsDomain: string;
 }) {
   // A deployment's env never changes: decrypt it once, not on every sync of every frame. Keyed
   // by frame, since a sync reads only a frame's latest deployment: a new one replaces the old
@@ -43,13 +48,16 @@ export function createDesiredState({
   return {
     /** The agent's desired state and its digest (the `state` an agent sends back as known). */
     async desiredState(agentId: string) {
-      const rows = await desiredStateRows(db, agentId);
-      const state = rows[0]?.state ?? (await stateDigestOf(db, agentId));
+      const rows = await desiredStateRows(db, agentId, appsDomain);
+      const state = rows[0]?.state ?? (await stateDigestOf(db, agentId, appsDomain));
       const frames = rows.map((r) => ({
         frame_id: r.id,
         generation: r.generation,
-        // Billing suspension scales to zero without touching the frame's own desired state.
+        // Billing suspension scales to zero without touching the frame's own desired state;
+        // `suspended` lets the edge tell why the frame does not answer.
         desired_state: r.billing_status === 'past_due' ? ('stopped' as const) : r.desired_state,
+        suspended: r.billing_status === 'past_due',
+        hostname: frameHostname(r.hostname_label, appsDomain),
         replica_count: r.replica_count,
         port: r.port,
         health_check_path: r.health_check_path,
@@ -68,8 +76,9 @@ export function createDesiredState({
       return { frames, state };
     },
 
-    digest: (agentId: string) => stateDigestOf(db, agentId),
-    touchAndDigest: (agentId: string, now: Date) => touchAndDigest(db, agentId, now),
+    digest: (agentId: string) => stateDigestOf(db, agentId, appsDomain),
+    touchAndDigest: (agentId: string, now: Date, edge?: EdgeReport) =>
+      touchAndDigest(db, agentId, now, appsDomain, edge),
 
     /** What the env cache holds (for tests and the growth measurement). */
     envCacheStats: () => ({

@@ -5,8 +5,29 @@ import type { Queryable } from '../db/database.ts';
 import { wakeAfterCommit } from '../db/waker.ts';
 import type { ReplicaReason, ReplicaState } from '../frames/frame-status.ts';
 
-export async function touchAgent(q: Queryable, agentId: string, now: Date) {
-  await q.updateTable('agents').set({ last_seen_at: now }).where('id', '=', agentId).execute();
+/** What an agent said of its edge in a sync; undefined when it did not say (kept as it was). */
+export type EdgeReport = { http_port: number; https_port: number | null } | null | undefined;
+
+/**
+ * The columns that store what the agent said of its edge, none when it did not say. They go
+ * into the statement that writes its last call anyway, so saying it costs no write of its own.
+ */
+export function edgeColumns(edge: EdgeReport) {
+  if (edge === undefined) return {};
+  return {
+    edge_http_port: edge?.http_port ?? null,
+    edge_https_port: edge?.https_port ?? null,
+    edge_reported: true,
+  };
+}
+
+/** The agent's heartbeat, and its edge if it said. */
+export async function touchAgent(q: Queryable, agentId: string, now: Date, edge?: EdgeReport) {
+  await q
+    .updateTable('agents')
+    .set({ last_seen_at: now, ...edgeColumns(edge) })
+    .where('id', '=', agentId)
+    .execute();
 }
 
 /** Locks the agent's frames among `ids`, in id order (the order every multi-frame writer uses). */

@@ -11,6 +11,7 @@ import { eventEffect } from '../frames/takeover.ts';
 import type { AgentIdentity } from './agents-service.ts';
 import {
   deploymentOfAgent,
+  type EdgeReport,
   failInProgressDeployments,
   framesOfDeployments,
   insertLogs,
@@ -54,6 +55,8 @@ export interface SyncReport {
   events?: SyncEvent[];
   logs?: SyncLog[];
   builds?: SyncBuild[];
+  /** The agent's edge (CONTRACT 5b); stored by the sync's heartbeat (sync-dal edgeColumns). */
+  edge?: EdgeReport;
 }
 
 /** Queues the check that trips the back-off of a replica stuck pulling since `at`. */

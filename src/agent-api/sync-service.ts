@@ -9,7 +9,7 @@ import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import type { AgentIdentity } from './agents-service.ts';
 import { createDesiredState } from './desired-state.ts';
-import { touchAgent } from './sync-dal.ts';
+import { type EdgeReport, touchAgent } from './sync-dal.ts';
 import { applyReport, type SchedulePullCheck, type SyncReport } from './sync-reports.ts';
 
 const SYNC_AFTER_MS = 5000;
@@ -23,6 +23,8 @@ interface Deps {
   schedulePullCheck: SchedulePullCheck;
   /** Bytes of decrypted env kept between syncs (ENV_CACHE_MAX_BYTES). */
   envCacheMaxBytes: number;
+  /** The domain of frames' hostnames (APPS_DOMAIN). */
+  appsDomain: string;
 }
 
 export function createSyncService({
@@ -33,9 +35,10 @@ export function createSyncService({
   offlineAfterSeconds,
   schedulePullCheck,
   envCacheMaxBytes,
+  appsDomain,
 }: Deps) {
-  const state = createDesiredState({ db, sealer, envCacheMaxBytes });
-  const touch = (agentId: string) => touchAgent(db, agentId, clock.now());
+  const state = createDesiredState({ db, sealer, envCacheMaxBytes, appsDomain });
+  const touch = (agentId: string, edge?: EdgeReport) => touchAgent(db, agentId, clock.now(), edge);
 
   return {
     desiredState: state.desiredState,
@@ -53,8 +56,10 @@ export function createSyncService({
       // The report's only effects outside the database are notifications, sent on commit: a
       // retried transaction repeats none of them. A returning agent is online before its
       // report is applied, so that the statuses it derives count it as such.
+      // What the agent says of its edge is stored by the first statement that writes its last
+      // call; a sync that does not say it (every long poll after the first) writes nothing more.
       if (reporting) {
-        await touch(agent.id);
+        await touch(agent.id, body.edge);
         await transaction(db, (trx) => applyReport(trx, agent, body, now, schedulePullCheck));
       }
       // Register for wake-ups before reading, so a change in between is not missed.
@@ -66,7 +71,7 @@ export function createSyncService({
       try {
         let current = reporting
           ? await state.digest(agent.id)
-          : await state.touchAndDigest(agent.id, now);
+          : await state.touchAndDigest(agent.id, now, body.edge);
         // What the agent reported may itself have changed its instructions (a back-off trip):
         // then it must hear at once.
         const held = known ?? before ?? current;

@@ -54,6 +54,7 @@ type Deps = {
     | 'publicUrl'
     | 'framesOnExit'
     | 'signup'
+    | 'edgeHttpPort'
   >;
 };
 
@@ -172,6 +173,9 @@ export async function startBuiltinAgent({
     FRAMEPLANE_AGENT_HIDE: config.dataDir,
     // Anyone may sign up and reach it: never run their apps as local processes by default.
     FRAMEPLANE_AGENT_STRANGERS: runsStrangersCode(config) ? '1' : '0',
+    // The cloud serves its frames by hostname (CONTRACT 5b): its edge is on by default, on the
+    // port the service's configuration says (EDGE_HOST, if set, passes through as it is).
+    EDGE_HTTP_PORT: String(config.edgeHttpPort),
   };
   for (const k of SERVICE_SECRETS) delete env[k];
   // The token goes by environment, not argument: arguments show in every user's `ps`.

@@ -184,6 +184,10 @@ export interface DB {
     token_hash: Buffer;
     created_at: Timestamp;
     last_seen_at: Timestamp | null;
+    // What the agent last said of its edge in a sync (migrations/0023).
+    edge_http_port: number | null;
+    edge_https_port: number | null;
+    edge_reported: Generated<boolean>;
   };
   frames: {
     id: string;
@@ -191,6 +195,8 @@ export interface DB {
     space_id: string;
     owner_id: string;
     name: string;
+    // The frame's DNS label (migrations/0023): set at creation, never updated.
+    hostname_label: ColumnType<string, string, never>;
     git_repository: string;
     git_repository_owner: string;
     git_repository_branch: string;

@@ -16,6 +16,7 @@ import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { pageById } from '../db/paging.ts';
 import { parseHostname } from './domain-hostname.ts';
+import { frameHostname } from './frame-address.ts';
 import {
   challengeOf,
   checkChallenge,
@@ -33,6 +34,8 @@ interface Deps {
   access: AccessService;
   frames: Pick<FramesService, 'load'>;
   dns: TxtResolver;
+  /** The domain of frames' hostnames (APPS_DOMAIN): a domain's CNAME target is under it. */
+  appsDomain: string;
 }
 
 interface DomainRow {
@@ -43,10 +46,12 @@ interface DomainRow {
   verification_token: string;
   verified_at: Date | null;
 }
-const present = (d: DomainRow) => ({
+/** `target`: the frame's own hostname, where the domain's CNAME points (CONTRACT 5b). */
+const present = (d: DomainRow, target: string) => ({
   id: d.id,
   frame_id: d.frame_id,
   hostname: d.hostname,
+  target,
   created_at: iso(d.created_at),
   verified: d.verified_at !== null,
   verified_at: isoOrNull(d.verified_at),
@@ -56,7 +61,13 @@ const present = (d: DomainRow) => ({
 const taken = () =>
   conflict('domain_taken', 'That hostname is already attached (verified) to a frame.');
 
-export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
+export function createDomainsService({ db, clock, access, frames, dns, appsDomain }: Deps) {
+  /** The frame (404 outside this project and space) and its hostname, a CNAME's target. */
+  async function targetOf(projectId: string, spaceId: string, frameId: string, q?: Queryable) {
+    const f = await frames.load(projectId, spaceId, frameId, q);
+    return frameHostname(f.hostname_label, appsDomain);
+  }
+
   return {
     async list(
       actor: Actor,
@@ -67,8 +78,8 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
       cursor?: string,
     ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
-      await frames.load(projectId, spaceId, frameId);
-      return pageById(dal.domainsOfFrame(db, frameId), limit, cursor, present);
+      const target = await targetOf(projectId, spaceId, frameId);
+      return pageById(dal.domainsOfFrame(db, frameId), limit, cursor, (d) => present(d, target));
     },
 
     /**
@@ -90,7 +101,7 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
       const { hostname } = parsed;
       const now = clock.now();
       return transaction(db, async (trx) => {
-        await frames.load(projectId, spaceId, frameId, trx);
+        const target = await targetOf(projectId, spaceId, frameId, trx);
         // The hostname first, then the frame: verify() takes them in the same order.
         await dal.lockHostname(trx, hostname);
         await lockFrame(trx, frameId);
@@ -113,7 +124,7 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
         });
         // Pending domains are not routed: no generation or version bump, nothing for the agent.
         await recordChange(trx, actor, now, projectId, d, 'added');
-        return present(d);
+        return present(d, target);
       });
     },
 
@@ -130,10 +141,10 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
       domainId: string,
     ) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
-      await frames.load(projectId, spaceId, frameId);
+      const target = await targetOf(projectId, spaceId, frameId);
       const claim = await dal.domainOfFrame(db, frameId, domainId);
       if (!claim) throw notFound('domain');
-      if (claim.verified_at) return present(claim);
+      if (claim.verified_at) return present(claim, target);
       await checkChallenge(dns, claim.hostname, claim.verification_token);
       const now = clock.now();
       return transaction(db, async (trx) => {
@@ -144,7 +155,7 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
         const winner = claims.find((d) => d.verified_at !== null);
         // A concurrent verify of this very claim won; or another frame proved it first (and
         // deleted this claim).
-        if (winner && winner.id === claim.id) return present(winner);
+        if (winner && winner.id === claim.id) return present(winner, target);
         if (winner) throw taken();
         if (!mine) throw notFound('domain');
         const others = claims.filter((d) => d.id !== claim.id);
@@ -161,7 +172,7 @@ export function createDomainsService({ db, clock, access, frames, dns }: Deps) {
         for (const o of released) await releaseClaim(trx, o, locked, now);
         // The hostname is now routed: the frame's agent hears of it at once.
         await notifyAgents(trx, [locked.find((f) => f.id === frameId)?.agent_id ?? null]);
-        return present(d);
+        return present(d, target);
       });
     },
 

@@ -73,8 +73,10 @@ const CHANGED = [
 export type Written = Pick<Selectable<DB['frames']>, (typeof CHANGED)[number]> & {
   /** The row's new version (frames-dal frameOf). */
   row_version: string;
-  /** As the write saw it: the answer shows the agent as it is, not as remembered. */
+  /** As the write saw them: the answer shows the agent as it is, not as remembered. */
   agent_last_seen_at: Date | null;
+  agent_edge_http_port: number | null;
+  agent_edge_https_port: number | null;
 };
 
 type Value = string | number | boolean | null;
@@ -134,7 +136,11 @@ const statement = (n: number) =>
         and p.access_version = w.project_version and ${payerBillingSql('p')} = w.billing))
     returning frames.id, ${sql.join(CHANGED.map((c) => sql.ref(`frames.${c}`)))},
       frames.xmin::text as row_version,
-      (select a.last_seen_at from agents a where a.id = frames.agent_id) as agent_last_seen_at),
+      (select a.last_seen_at from agents a where a.id = frames.agent_id) as agent_last_seen_at,
+      (select a.edge_http_port from agents a where a.id = frames.agent_id)
+        as agent_edge_http_port,
+      (select a.edge_https_port from agents a where a.id = frames.agent_id)
+        as agent_edge_https_port),
     e as (insert into frame_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
       select ${sql.join(EVENT_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
       from jsonb_populate_recordset(null::frame_events, ${events}::jsonb) r

@@ -1,8 +1,8 @@
 // Frame rows as last read, each under its version (xmin). A frame read again is read as its
-// version and the facts outside its row (its payer's billing, its agent's last call) and, if
-// the version still holds, answered from the row remembered: a frame's row is most of a read's
-// bytes and of its parsing, and it moves only when the frame, its replicas, deployments or
-// events change (frames-dal frameOf). So an entry can be old but never wrong, on any instance:
+// version and the facts outside its row (its payer's billing, its agent's last call and edge)
+// and, if the version still holds, answered from the row remembered: a frame's row is most of a
+// read's bytes and of its parsing, and it moves only when the frame, its replicas, deployments
+// or events change (frames-dal frameOf). So an entry can be old but never wrong, on any instance:
 // a row whose version moved is read whole again.
 //
 // Only rows that a read outside any transaction answered are remembered: those are committed.
@@ -102,7 +102,7 @@ export function createFrameRows(max = MAX_ROWS) {
     /**
      * The frame's answer as the route's serializer writes it, made once per version of what
      * it shows: the row, the payer's billing, the agent's last call and whether that makes
-     * it online now. Presenting and serializing a frame were a fifth of a read's CPU. Kept
+     * it online now, and the agent's edge (the frame's url). Presenting and serializing a frame were a fifth of a read's CPU. Kept
      * only for a frame whose row is remembered.
      */
     answer(
@@ -112,7 +112,8 @@ export function createFrameRows(max = MAX_ROWS) {
       serialize: (view: unknown) => string,
     ): FrameAnswer {
       const seen = f.agent_last_seen_at?.getTime() ?? '';
-      const key = `${f.row_version} ${f.billing_status} ${seen} ${agentOnline}`;
+      const edge = `${f.agent_edge_http_port} ${f.agent_edge_https_port}`;
+      const key = `${f.row_version} ${f.billing_status} ${seen} ${agentOnline} ${edge}`;
       const known = answers.get(f.id);
       if (known?.key === key) return known;
       const view = present();

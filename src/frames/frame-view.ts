@@ -1,7 +1,8 @@
-// How a frame reads: its record (CONTRACT 5) plus what makes it self-explaining (the back-off
-// breaker, agent staleness, settings not yet deployed).
+// How a frame reads: its record (CONTRACT 5), its addresses (5b), plus what makes it
+// self-explaining (the back-off breaker, agent staleness, settings not yet deployed).
 import { iso, isoOrNull } from '../http/schemas.ts';
 import { CLEARS_ON, CRASH_THRESHOLD } from './backoff.ts';
+import { frameHostname, frameUrl } from './frame-address.ts';
 import { frameStatus, type FrameFacts, type ReplicaState } from './frame-status.ts';
 import type { FrameWithFacts } from './frames-dal.ts';
 
@@ -65,18 +66,28 @@ export const agentOnline = (lastSeen: Date | null, now: Date, afterSeconds: numb
 
 export const etagOf = (f: { id: string; version: number }) => `"${f.id}.v${f.version}"`;
 
-export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeconds: number) {
+/** What a frame's view takes from the service's settings. */
+export interface ViewSettings {
+  offlineAfterSeconds: number;
+  appsDomain: string;
+}
+
+export function presentFrame(f: FrameWithFacts, now: Date, settings: ViewSettings) {
   const { status, reason } = frameStatus(factsOf(f));
   const pulling = currentReplicas(f)
     .filter((r) => r.state === 'pulling')
     .map((r) => r.since)
     .sort();
   const lastSeen = f.agent_last_seen_at;
+  const hostname = frameHostname(f.hostname_label, settings.appsDomain);
+  const edge = { http: f.agent_edge_http_port, https: f.agent_edge_https_port };
   return {
     id: f.id,
     project_id: f.project_id,
     space_id: f.space_id,
     name: f.name,
+    hostname,
+    url: frameUrl(hostname, edge),
     owner_id: f.owner_id,
     git_repository: f.git_repository,
     git_repository_name: f.git_repository,
@@ -94,7 +105,7 @@ export function presentFrame(f: FrameWithFacts, now: Date, agentOfflineAfterSeco
         ? { kind: 'agent' as const, agent_id: f.agent_id }
         : { kind: 'cloud' as const },
     agent_id: f.agent_id,
-    agent_online: agentOnline(lastSeen, now, agentOfflineAfterSeconds),
+    agent_online: agentOnline(lastSeen, now, settings.offlineAfterSeconds),
     agent_last_seen_at: isoOrNull(lastSeen),
     backoff: {
       crash_streak: f.crash_streak,

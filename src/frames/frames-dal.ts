@@ -7,6 +7,7 @@ import { ACCESS_VERSIONS, projectRoleSql } from '../access/access-dal.ts';
 import type { RoleSeen } from '../access/role-memo.ts';
 import { compiledOnce } from '../db/compiled.ts';
 import { wakeAfterCommit } from '../db/waker.ts';
+import { hostnameLabel } from './frame-address.ts';
 
 /**
  * The billing status of whoever pays for the project `projectRef` (a column reference): its
@@ -24,10 +25,15 @@ const framesJoined = (q: Queryable) =>
     .innerJoin('projects as p', 'p.id', 'f.project_id')
     .leftJoin('agents as a', 'a.id', 'f.agent_id');
 
-/** The facts a frame's status reads outside its row: who pays, and its agent's last call. */
+/**
+ * The facts a frame's view reads outside its row: who pays, its agent's last call, and its
+ * agent's edge (the frame's url).
+ */
 const outsideFacts = [
   payerBillingSql('p').as('billing_status'),
   'a.last_seen_at as agent_last_seen_at',
+  'a.edge_http_port as agent_edge_http_port',
+  'a.edge_https_port as agent_edge_https_port',
 ] as const;
 
 /** Frames with every fact their status is derived from; replicas and the latest deployment are columns of the row (migrations/0005). */
@@ -168,8 +174,31 @@ export function agentInProject(q: Queryable, projectId: string, agentId: string)
     .executeTakeFirst();
 }
 
-export function insertFrame(q: Queryable, frame: Insertable<DB['frames']>) {
-  return q.insertInto('frames').values(frame).returningAll().executeTakeFirstOrThrow();
+/** Tries at insertFrame: each a fresh id, so a label taken twice in a row is all but impossible. */
+const LABEL_TRIES = 5;
+
+/**
+ * Inserts the frame under an id from `newFrameId` and the hostname label made of its name and
+ * that id (frame-address.ts). The label is unique (migrations/0023), and two frames of the same
+ * name part may draw the same 6 characters of their ids: then the insert is tried again under a
+ * new id, never failed.
+ */
+export async function insertFrame(
+  q: Queryable,
+  newFrameId: () => string,
+  frame: Omit<Insertable<DB['frames']>, 'id' | 'hostname_label'>,
+) {
+  for (let tries = 0; tries < LABEL_TRIES; tries++) {
+    const id = newFrameId();
+    const row = await q
+      .insertInto('frames')
+      .values({ ...frame, id, hostname_label: hostnameLabel(frame.name, id) })
+      .onConflict((oc) => oc.column('hostname_label').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (row) return row;
+  }
+  throw new Error(`no free hostname label for frame "${frame.name}" in ${LABEL_TRIES} tries`);
 }
 
 /** The settings a PATCH may change, stored under their column names. */

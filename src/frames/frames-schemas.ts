@@ -88,6 +88,19 @@ export const Frame = Type.Object(
     project_id: Type.String(),
     space_id: Type.String(),
     name: Type.String(),
+    hostname: Type.String({
+      description:
+        "The frame's own hostname, `<name>-<6 characters of its id>.<APPS_DOMAIN>`: made at " +
+        'creation, kept through renames, released with the frame',
+    }),
+    url: Nullable(
+      Type.String({
+        description:
+          "Where the frame answers, through its agent's edge: `https://<hostname>` when the " +
+          'edge has TLS, else `http://<hostname>:<port>` (no port when 80); null when its ' +
+          'agent has no edge or has not said where it serves',
+      }),
+    ),
     owner_id: Type.String(),
     git_repository: Type.String(),
     git_repository_name: Type.String(),

@@ -38,6 +38,8 @@ interface Deps {
   offlineAfterSeconds: number;
   /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
   deploymentHistory: number;
+  /** The domain of frames' hostnames (APPS_DOMAIN). */
+  appsDomain: string;
 }
 
 export function createFramesService({
@@ -48,9 +50,11 @@ export function createFramesService({
   notifier,
   offlineAfterSeconds,
   deploymentHistory,
+  appsDomain,
 }: Deps) {
   const rows = createFrameRows();
-  const view = (f: dal.FrameWithFacts) => presentFrame(f, clock.now(), offlineAfterSeconds);
+  const settings = { offlineAfterSeconds, appsDomain };
+  const view = (f: dal.FrameWithFacts) => presentFrame(f, clock.now(), settings);
 
   async function load(
     projectId: string,
@@ -132,8 +136,7 @@ export function createFramesService({
       const now = clock.now();
       const id = await transaction(db, async (trx) => {
         const agentId = input.agent_id ?? (await leastLoadedCloudAgent(trx));
-        const frame = await dal.insertFrame(trx, {
-          id: newId('frame', now),
+        const frame = await dal.insertFrame(trx, () => newId('frame', now), {
           project_id: projectId,
           space_id: spaceId,
           owner_id: input.owner_id,

@@ -90,6 +90,11 @@ export const Domain = Type.Object(
     id: Type.String(),
     frame_id: Type.String(),
     hostname: Type.String(),
+    target: Type.String({
+      description:
+        "The frame's own hostname (CONTRACT 5b): point the domain's CNAME record at it. " +
+        'Verification needs the TXT record below; routing then needs the CNAME',
+    }),
     created_at: Timestamp,
     verified: Type.Boolean({ description: 'Proven in DNS; only verified domains are routed' }),
     verified_at: NullableTimestamp,

@@ -57,6 +57,8 @@ export const EXAMPLES: Record<string, unknown> = {
     project_id: prj,
     space_id: spc,
     name: 'web',
+    hostname: 'web-z8a9bc.apps.example.com',
+    url: 'https://web-z8a9bc.apps.example.com',
     owner_id: usr,
     git_repository: 'https://github.com/acme/shop.git',
     git_repository_name: 'shop',

@@ -1718,6 +1718,8 @@ export interface components {
          *       "project_id": "prj_01JNQ7P5Q6R7S8T9V0W1X2Y3ZA",
          *       "space_id": "spc_01JNQ7Q8R9S0T1V2W3X4Y5Z6AB",
          *       "name": "web",
+         *       "hostname": "web-z8a9bc.apps.example.com",
+         *       "url": "https://web-z8a9bc.apps.example.com",
          *       "owner_id": "usr_01JNQ7M4Z8W2Y3X5V6T7S8R9QA",
          *       "git_repository": "https://github.com/acme/shop.git",
          *       "git_repository_name": "shop",
@@ -1781,6 +1783,10 @@ export interface components {
             project_id: string;
             space_id: string;
             name: string;
+            /** @description The frame's own hostname, `<name>-<6 characters of its id>.<APPS_DOMAIN>`: made at creation, kept through renames, released with the frame */
+            hostname: string;
+            /** @description Where the frame answers, through its agent's edge: `https://<hostname>` when the edge has TLS, else `http://<hostname>:<port>` (no port when 80); null when its agent has no edge or has not said where it serves */
+            url: string | null;
             owner_id: string;
             git_repository: string;
             git_repository_name: string;
@@ -2432,6 +2438,8 @@ export interface components {
             id: string;
             frame_id: string;
             hostname: string;
+            /** @description The frame's own hostname (CONTRACT 5b): point the domain's CNAME record at it. Verification needs the TXT record below; routing then needs the CNAME */
+            target: string;
             /**
              * Format: date-time
              * @description RFC 3339, UTC
@@ -2564,6 +2572,11 @@ export interface components {
                 at: string;
                 line: string;
             }[];
+            /** @description The agent's edge (CONTRACT 5b), sent with its first sync: where it serves its frames by hostname (`https_port` when it has TLS); null: it has none, and its frames have no `url`. Absent: as last said. */
+            edge?: {
+                http_port: number;
+                https_port: number | null;
+            } | null;
         };
         /** SyncAnswer */
         SyncAnswer: {
@@ -2599,6 +2612,10 @@ export interface components {
                     mount_path: string;
                     size_gb: number;
                 }[];
+                /** @description The frame's own hostname (CONTRACT 5b): `<label>-<6 chars>.<APPS_DOMAIN>` */
+                hostname: string;
+                /** @description Stopped for its payer's billing (the edge says so), not by its owner */
+                suspended: boolean;
                 /** @description Hostnames to route to the frame: verified custom domains only */
                 domains: string[];
             }[];

@@ -54,6 +54,8 @@ describe('a claim and its verification', () => {
       id: expect.stringMatching(/^dom_/),
       frame_id: f.id,
       hostname,
+      // Where the domain's CNAME points: the frame's own hostname (CONTRACT 5b).
+      target: f.hostname,
       created_at: expect.any(String),
       verified: false,
       verified_at: null,

@@ -1,8 +1,8 @@
 // Frame rows remembered under their version (src/frames/frame-rows.ts) are never answered
 // after the frame changed: two instances on one database, each holding the frame's row, read it
 // after every kind of change made through the other (settings, stop and start, env, replicas,
-// deployments) or outside the row (the payer's billing, the agent's last call), and both answer
-// what a read without any memo answers.
+// deployments) or outside the row (the payer's billing, the agent's last call and edge), and both
+// answer what a read without any memo answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testAppOn, testApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN, cloudWorld, framePath, newFrame, replicaEvents, sync } from '../helpers/frames.ts';
@@ -103,6 +103,20 @@ describe('a remembered frame row', () => {
         'the agent calls again',
         async () => {
           await sync(b, agent.token);
+          return { status: 200, text: '' };
+        },
+      ],
+      [
+        'the agent says its edge, through b',
+        async () => {
+          await sync(b, agent.token, { edge: { http_port: 8000, https_port: null } });
+          return { status: 200, text: '' };
+        },
+      ],
+      [
+        'the agent says its edge has TLS, through a',
+        async () => {
+          await sync(a, agent.token, { edge: { http_port: 8000, https_port: 443 } });
           return { status: 200, text: '' };
         },
       ],

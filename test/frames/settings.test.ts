@@ -313,6 +313,7 @@ describe('domains', () => {
         id: expect.stringMatching(/^dom_/),
         frame_id: f.id,
         hostname: stored,
+        target: f.hostname,
         created_at: expect.any(String),
         verified: false,
         verified_at: null,
