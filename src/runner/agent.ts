@@ -1,7 +1,9 @@
 // The agent: adopts what an earlier run left, then follows the server's desired state with one
 // supervisor per frame, and persists what runs after every change. On exit it leaves the
 // replicas running for the next run to adopt (a restart of the agent, or of the built-in cloud
-// with the service, does not restart every app), unless told to stop them.
+// with the service, does not restart every app), unless told to stop them. Its edge (edge/)
+// serves the frames by hostname while it runs; the agent tells the service where, on its first
+// sync.
 import type { AgentLog } from './log.ts';
 import type { DesiredFrame } from './protocol.ts';
 import { SyncClient } from './client.ts';
@@ -17,13 +19,16 @@ import {
 import { chooseRuntime, type RuntimeChoice } from './runtimes/choose.ts';
 import { DEFAULT_START_TIMEOUT_MS } from './health.ts';
 import type { AllowRule } from './egress-policy.ts';
+import { startEdge, type Edge } from './edge/edge.ts';
 
 export interface AgentOptions {
   server: string;
   token: string;
   dataDir: string;
-  /** Where frame ports listen. */
-  host: string;
+  /** Where the edge serves frames by hostname (EDGE_HTTP_PORT); none: no edge. 0: any port. */
+  edgePort?: number;
+  /** The address the edge listens on; default 127.0.0.1. */
+  edgeHost?: string;
   gitBaseUrl: string;
   log: AgentLog;
   stopFramesOnExit?: boolean;
@@ -47,6 +52,7 @@ export interface RunningAgent {
   /** Ends the sync loop; the frames keep running (or stop, with stopFramesOnExit). */
   stop(): Promise<void>;
   readonly client: SyncClient;
+  readonly edge: Edge;
 }
 
 /** A frame with something running: a replica, or a swarm service meant to run. */
@@ -69,6 +75,14 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   }).catch((err) => {
     unlock();
     throw err;
+  });
+  const edge = await startEdge({ host: o.edgeHost, port: o.edgePort }).catch((err) => {
+    unlock();
+    const held = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    throw new Error(
+      `the edge cannot listen on ${o.edgeHost ?? '127.0.0.1'}:${o.edgePort}: ${err.message}` +
+        (held ? ' (another program holds that port: set EDGE_HTTP_PORT to a free one)' : ''),
+    );
   });
   const runners = new Map<string, FrameSupervisor>();
   let saveTimer: NodeJS.Timeout | undefined;
@@ -99,10 +113,11 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     server: o.server,
     token: o.token,
     log: o.log,
+    edge: edge.info,
     onAnswer: (frames) => follow(frames),
   });
   const deps: SupervisorDeps = {
-    host: o.host,
+    routes: edge.routes,
     gitBaseUrl: o.gitBaseUrl,
     log: o.log,
     startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
@@ -144,13 +159,20 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   saver.unref();
   const loop = client.run();
   o.log.info(
-    { server: o.server, data: o.dataDir, runtime: runtime.kind, adopted_frames: runners.size },
+    {
+      server: o.server,
+      data: o.dataDir,
+      runtime: runtime.kind,
+      adopted_frames: runners.size,
+      edge: edge.info && `http://${o.edgeHost ?? '127.0.0.1'}:${edge.info.http_port}`,
+    },
     'agent started',
   );
 
   let stopping: Promise<void> | undefined;
   return {
     client,
+    edge,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(saver);
@@ -161,6 +183,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
           const running = Object.values(snapshot().frames).filter(runs).length;
           await Promise.all([...runners.values()].map((r) => r.shutdown()));
           save();
+          await edge.close();
           await client.flush();
           unlock();
           o.log.info(
@@ -174,8 +197,9 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
             if (p) state.frames[id] = p;
           }
           save(state);
+          await edge.close();
           unlock();
-          // Unreachable: this agent's proxy, gone now, is what routes a frame's port to them.
+          // Unreachable: this agent's edge, gone now, is what routes requests to them.
           const left = Object.values(state.frames).filter(runs).length;
           o.log.info(
             { frames_left_running: left },

@@ -16,7 +16,11 @@ Options:
   --token TOKEN          the agent token, shown once at registration (env FRAMEPLANE_AGENT_TOKEN;
                          prefer the variable: arguments are visible to every user in ps)
   --data DIR             state, checkouts and logs (env FRAMEPLANE_AGENT_DATA; default ./frameplane-agent)
-  --host HOST            address the frame ports listen on (env FRAME_HOST; default 127.0.0.1)
+  --edge-port PORT       serve the frames over HTTP on this port, each at its own hostname
+                         (env EDGE_HTTP_PORT; 0: any free port); without it, no edge: the
+                         frames run but nothing here routes requests to them
+  --edge-host HOST       address the edge listens on (env EDGE_HOST; default 127.0.0.1;
+                         --host and FRAME_HOST are older names of it)
   --git-base-url URL     where repositories live: https://host, file:///dir or /dir, holding
                          <owner>/<repo>.git (env GIT_BASE_URL; default https://github.com)
   --runtime KIND         auto, docker, swarm or process (env FRAME_RUNTIME; default auto: docker
@@ -56,6 +60,8 @@ const parseAgentArgs = (args: string[]) =>
       token: { type: 'string' },
       data: { type: 'string' },
       host: { type: 'string' },
+      'edge-host': { type: 'string' },
+      'edge-port': { type: 'string' },
       'git-base-url': { type: 'string' },
       'stop-frames-on-exit': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -107,6 +113,11 @@ async function agentCommand(args: string[]) {
     values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS,
     1,
   );
+  const edgePort = values['edge-port'] ?? process.env.EDGE_HTTP_PORT;
+  if (edgePort !== undefined && edgePort !== '' && !/^\d{1,5}$/.test(edgePort))
+    fail(`--edge-port must be a port number, got "${edgePort}"`);
+  if (edgePort && Number(edgePort) > 65535)
+    fail(`--edge-port must be at most 65535, got ${edgePort}`);
   const hide = [...(values.hide ?? []), ...(process.env.FRAMEPLANE_AGENT_HIDE ?? '').split(':')]
     .filter(Boolean)
     .map((d) => resolve(d));
@@ -124,7 +135,13 @@ async function agentCommand(args: string[]) {
     token,
     log,
     dataDir: resolve(values.data ?? process.env.FRAMEPLANE_AGENT_DATA ?? './frameplane-agent'),
-    host: values.host ?? process.env.FRAME_HOST ?? '127.0.0.1',
+    edgePort: edgePort ? Number(edgePort) : undefined,
+    edgeHost:
+      values['edge-host'] ??
+      values.host ??
+      process.env.EDGE_HOST ??
+      process.env.FRAME_HOST ??
+      '127.0.0.1',
     gitBaseUrl: values['git-base-url'] ?? process.env.GIT_BASE_URL ?? 'https://github.com',
     stopFramesOnExit: values['stop-frames-on-exit'] ?? false,
     runtime: runtime as RuntimeChoice,

@@ -7,7 +7,10 @@
 // keep running and the loop retries with growing delays. An item the server would refuse is
 // repaired or dropped alone before it is queued (sync-check.ts); a report the server refuses
 // all the same is sent again in parts, and only the items it refuses alone are dropped
-// (sync-split.ts): one frame's bad item never costs another frame's events or lines.
+// (sync-split.ts): one frame's bad item never costs another frame's events or lines. The
+// agent's edge (where it serves frames by hostname, or null) rides on every sync until one
+// is answered, the first as a rule: the service keeps it, and it does not change while the
+// agent runs.
 import type { AgentLog } from './log.ts';
 import {
   MAX_EVENTS_PER_SYNC,
@@ -22,6 +25,7 @@ import { restartDelayMs } from './replica.ts';
 import { sleep } from './processes.ts';
 import { checkBuild, checkEvent, checkLog, type Checked } from './sync-check.ts';
 import { type Batch, type Item, isEmpty, itemsOf, splitBatch } from './sync-split.ts';
+import type { EdgeInfo } from './edge/edge.ts';
 
 export type { Batch } from './sync-split.ts';
 
@@ -169,6 +173,8 @@ export interface ClientOptions {
   server: string;
   token: string;
   log: AgentLog;
+  /** The agent's edge, told on the first sync; null: it has none. Undefined: never told. */
+  edge?: EdgeInfo | null;
   onAnswer(frames: DesiredFrame[]): void;
 }
 
@@ -181,8 +187,11 @@ export class SyncClient {
   private held?: { state: string; frames: DesiredFrame[] };
   /** Set once the first sync succeeded; tests and the CLI may await it. */
   connected = false;
+  /** The edge is still to be told. */
+  private edgeUntold: boolean;
 
   constructor(private o: ClientOptions) {
+    this.edgeUntold = o.edge !== undefined;
     this.outbox = new Outbox(
       (kind) => this.cutLongPoll(kind === 'event' ? 50 : 1000),
       (bad) => this.tell(bad),
@@ -222,9 +231,11 @@ export class SyncClient {
 
   private async post(
     wait: number,
-    body: Partial<Batch> & { known_state?: string },
+    body: Partial<Batch> & { known_state?: string; edge?: EdgeInfo | null },
     signal: AbortSignal,
   ) {
+    const edge = this.edgeUntold;
+    if (edge) body = { ...body, edge: this.o.edge };
     const res = await fetch(`${this.o.server.replace(/\/+$/, '')}/v2/agent/sync?wait=${wait}`, {
       method: 'POST',
       signal,
@@ -236,7 +247,15 @@ export class SyncClient {
       body: JSON.stringify(body),
     });
     const text = await res.text();
-    if (res.status !== 200) throw new HttpError(res.status, text);
+    if (res.status !== 200) {
+      // A service older than the edge refuses the field: the agent syncs without telling it.
+      if (edge && res.status === 422 && /\bedge\b/.test(text)) {
+        this.edgeUntold = false;
+        this.o.log.warn({ why: text.slice(0, 300) }, 'the service does not take the edge');
+      }
+      throw new HttpError(res.status, text);
+    }
+    if (edge) this.edgeUntold = false;
     return JSON.parse(text) as Answer;
   }
 

@@ -3,23 +3,24 @@
 //
 // A frame runs a *replica set* per deployment: its release (an image, or a directory and a
 // command) and `replica_count` replicas. A new deployment_id builds a release and starts a
-// second set beside the first; the proxy switches to it once all its replicas are healthy and
-// the old set is stopped then. A build that fails is reported once (`build_failed`), never
+// second set beside the first; the frame's route at the edge switches to it once all its
+// replicas are healthy, and the old set is stopped once the requests in flight on it are done
+// (drained). A build that fails is reported once (`build_failed`), never
 // retried for that deployment, and the old set keeps serving. So does a new release whose
 // replica crashes, runs out of memory or never passes its health check while the old set serves
 // (CONTRACT 5: a new release takes over only once healthy): that one event is reported, the new
 // set is stopped and never tried again. With nothing serving (a first deploy), crashed replicas
 // restart with delays and the server's back-off counts them. Scaling adds or stops replicas of
-// the current set; a port change moves the proxy; stop stops everything.
+// the current set; stop stops everything. Every change of what serves is told to the edge's
+// routing table (publish): the serving set's healthy replicas, in order, or why none serves.
 //
 // Every event carries the generation of the desired state its set acts on and the deployment
 // its replica runs, so reports of a set being replaced never count toward the one replacing it.
 // Changes are applied one at a time (a queue); crash restarts run on their own timers, and
 // check that their set still lives.
 import type { DesiredFrame, ReplicaEventType } from './protocol.ts';
-import { replicaEvent, type FrameSupervisor, type SupervisorDeps } from './supervisor.ts';
+import { replicaEvent, routeOf, type FrameSupervisor, type SupervisorDeps } from './supervisor.ts';
 import type { PersistedFrame } from './state.ts';
-import { FrameProxy } from './proxy.ts';
 import {
   Replica,
   restartDelayMs,
@@ -48,8 +49,6 @@ export class FrameRunner implements FrameSupervisor {
   private applied?: string;
   private current?: ReplicaSet;
   private next?: ReplicaSet;
-  private proxy?: FrameProxy;
-  private portHeld = false;
   /** Deployments that failed here (their build, or a new release on trial): never tried again. */
   private failed = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
@@ -65,6 +64,7 @@ export class FrameRunner implements FrameSupervisor {
     return this.enqueue(async () => {
       if (this.gone || this.applied === keyOf(spec)) {
         this.spec = spec;
+        this.publish(); // its hostname, domains or billing may have changed all the same
         return;
       }
       await this.apply(spec);
@@ -75,6 +75,7 @@ export class FrameRunner implements FrameSupervisor {
   remove(): Promise<void> {
     return this.enqueue(async () => {
       this.gone = true;
+      this.deps.routes.remove(this.frameId);
       await this.stopAll(false);
       await this.deps.runtime.forget(this.frameId);
     });
@@ -84,7 +85,6 @@ export class FrameRunner implements FrameSupervisor {
   detach(): PersistedFrame | undefined {
     this.gone = true;
     const state = this.persisted();
-    void this.proxy?.close(false);
     for (const set of [this.current, this.next]) {
       if (!set) continue;
       set.retired = true;
@@ -167,7 +167,7 @@ export class FrameRunner implements FrameSupervisor {
     this.spec = spec;
     this.applied = keyOf(spec);
     if (spec.desired_state === 'stopped') return this.stopAll(true);
-    await this.ensureProxy(spec.port);
+    this.publish();
     let target = [this.current, this.next].find((s) => s?.deploymentId === spec.deployment_id);
     const failed = spec.build_failed || this.failed.has(spec.deployment_id);
     if (!target && failed) {
@@ -181,6 +181,7 @@ export class FrameRunner implements FrameSupervisor {
         await this.scale(this.current, spec.replica_count);
       }
       if (before?.generation !== spec.generation) this.reportServing(spec);
+      this.publish();
       this.deps.changed();
       return;
     }
@@ -200,30 +201,27 @@ export class FrameRunner implements FrameSupervisor {
     target.generation = spec.generation;
     await this.scale(target, spec.replica_count);
     await this.promoteIfReady();
+    this.publish();
     this.deps.changed();
-  }
-
-  private async ensureProxy(port: number) {
-    if (this.proxy?.port === port) return;
-    await this.proxy?.close(false); // connections in flight finish on the old port
-    this.portHeld = false;
-    this.proxy = new FrameProxy({
-      host: this.deps.host,
-      port,
-      upstreams: () => this.upstreams(),
-      note: (m) => this.deps.line(this.frameId, 0, m),
-      blocked: (held) => {
-        this.portHeld = held;
-        if (this.spec) this.reportServing(this.spec);
-      },
-    });
-    await this.proxy.listen();
   }
 
   /** The serving set's healthy replicas; during a first rollout, the new set's. */
   private upstreams(): Endpoint[] {
-    const current = this.current?.healthy() ?? [];
-    return current.length > 0 ? current : (this.next?.healthy() ?? []);
+    const live = (s?: ReplicaSet) => (s && !s.retired ? s.healthy() : []);
+    const current = live(this.current);
+    return current.length > 0 ? current : live(this.next);
+  }
+
+  /** Tells the edge the frame's route as it is now (the table ignores a route it holds). */
+  private publish() {
+    if (this.gone || !this.spec) return;
+    this.deps.routes.set(routeOf(this.frameId, this.spec, this.upstreams()));
+  }
+
+  /** Takes replicas out of the route and waits for the requests in flight on them to end. */
+  private async drain(slots: Slot[]) {
+    this.publish();
+    await this.deps.routes.drain(slots.flatMap((s) => (s.replica ? [s.replica.endpoint] : [])));
   }
 
   /** A new release while the current set serves: it must be healthy to take over, or it fails. */
@@ -245,12 +243,12 @@ export class FrameRunner implements FrameSupervisor {
         generation: set.generation,
         deploymentId: set.deploymentId,
         detail,
-        portHeld: this.portHeld,
       }),
     );
   }
 
-  /** Says again how the serving set's replicas are, under the current generation (after a failed build, a port change of hands). */
+  /** Says again how the serving set's replicas are, under the current generation (after a
+   *  failed build). */
   private reportServing(spec: DesiredFrame) {
     const set = this.current ?? this.next;
     for (let i = 0; i < spec.replica_count; i++) {
@@ -383,10 +381,13 @@ export class FrameRunner implements FrameSupervisor {
     if (!set.prepared) for (let i = set.count; i < count; i++) this.report(set, i, 'pulling');
     set.count = count;
     const extra = [...set.slots.values()].filter((s) => s.index >= count);
+    for (const s of extra) {
+      clearTimeout(s.timer);
+      set.slots.delete(s.index);
+    }
+    if (extra.length > 0) await this.drain(extra);
     await Promise.all(
       extra.map(async (s) => {
-        clearTimeout(s.timer);
-        set.slots.delete(s.index);
         await s.replica?.stop();
         this.report(set, s.index, 'stopped');
       }),
@@ -445,6 +446,7 @@ export class FrameRunner implements FrameSupervisor {
       report: (type, detail) => {
         if (set.retired) return; // replaced or failed: what it says no longer matters
         this.report(set, slot.index, type, detail);
+        this.publish();
         if (type === 'healthy' && set === this.next) void this.enqueue(() => this.promoteIfReady());
         if (type === 'unhealthy' && detail?.reason === 'start_timeout' && this.onTrial(set))
           this.releaseFailed(set, `replica ${slot.index} never passed its health check`);
@@ -456,6 +458,7 @@ export class FrameRunner implements FrameSupervisor {
 
   private onExit(set: ReplicaSet, slot: Slot, info: ExitReport) {
     slot.replica = undefined;
+    this.publish();
     this.deps.changed();
     if (set.retired || this.gone) return;
     const how = info.signal
@@ -506,10 +509,14 @@ export class FrameRunner implements FrameSupervisor {
     this.deps.changed();
   }
 
-  /** Stops a set's replicas without reporting them: its slots now belong to another set. */
+  /**
+   * Stops a set's replicas without reporting them: its slots now belong to another set. Out of
+   * the route first, they finish the requests they have in flight (for the drain timeout at most).
+   */
   private async retire(set: ReplicaSet) {
     set.retired = true;
     set.abort.abort();
+    await this.drain([...set.slots.values()]);
     await Promise.all(
       [...set.slots.values()].map(async (s) => {
         clearTimeout(s.timer);
@@ -522,9 +529,7 @@ export class FrameRunner implements FrameSupervisor {
   private async stopAll(report: boolean) {
     const sets = [this.current, this.next].filter((s): s is ReplicaSet => !!s);
     this.current = this.next = undefined;
-    await this.proxy?.close();
-    this.proxy = undefined;
-    this.portHeld = false;
+    this.publish();
     const indices = new Set<number>();
     for (let i = 0; i < (this.spec?.replica_count ?? 0); i++) indices.add(i);
     for (const set of sets) for (const i of set.slots.keys()) indices.add(i);

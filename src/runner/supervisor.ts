@@ -3,6 +3,9 @@
 import type { AgentLog } from './log.ts';
 import type { BuildReport, DesiredFrame, ReplicaEventType, SyncEvent } from './protocol.ts';
 import type { PersistedFrame } from './state.ts';
+import type { Routes } from './edge/edge.ts';
+import type { FrameRoute } from './edge/table.ts';
+import type { Endpoint } from './runtimes/runtime.ts';
 
 export interface FrameSupervisor {
   /** Applies a desired state from the server (a no-op when nothing changed). */
@@ -20,7 +23,8 @@ export interface FrameSupervisor {
 
 /** What every supervisor reports through and is told with. */
 export interface SupervisorDeps {
-  host: string;
+  /** The edge's routing table: each supervisor keeps its frame's route in it. */
+  routes: Routes;
   gitBaseUrl: string;
   startTimeoutMs: number;
   log: AgentLog;
@@ -36,9 +40,21 @@ export type SupervisorFactory = (frameId: string, deps: SupervisorDeps) => Frame
 export const nowIso = () => new Date().toISOString();
 
 /**
- * A replica's event for the sync. Healthy behind a frame port that someone else holds is not
- * serving: it goes out as unhealthy with `port_in_use`, so the frame says why.
+ * The frame's route at the edge: its hostname and verified domains; stopped, suspended (for
+ * billing: the server then also says stopped), or running over these replicas.
  */
+export function routeOf(frameId: string, spec: DesiredFrame, upstreams: Endpoint[]): FrameRoute {
+  const running = spec.desired_state === 'running';
+  return {
+    frameId,
+    // A desired state from a service older than the edge has no hostname: its domains only.
+    hosts: [spec.hostname, ...(spec.domains ?? [])].filter((h): h is string => !!h),
+    state: spec.suspended ? 'suspended' : running ? 'running' : 'stopped',
+    upstreams: running ? upstreams : [],
+  };
+}
+
+/** A replica's event for the sync. */
 export function replicaEvent(e: {
   frameId: string;
   replica: number;
@@ -46,16 +62,14 @@ export function replicaEvent(e: {
   generation: number;
   deploymentId?: string;
   detail?: Record<string, unknown>;
-  portHeld: boolean;
 }): SyncEvent {
-  const held = e.portHeld && e.type === 'healthy';
   return {
     frame_id: e.frameId,
     replica: e.replica,
-    type: held ? 'unhealthy' : e.type,
+    type: e.type,
     generation: e.generation,
     ...(e.deploymentId ? { deployment_id: e.deploymentId } : {}),
     at: nowIso(),
-    ...(held ? { detail: { reason: 'port_in_use' } } : e.detail ? { detail: e.detail } : {}),
+    ...(e.detail ? { detail: e.detail } : {}),
   };
 }

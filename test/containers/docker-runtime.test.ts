@@ -3,10 +3,10 @@
 // goes Online in a container that is confined as documented; scales to 3 and back; an env
 // change deploys on the same image; a broken build leaves the release that serves serving; an
 // app past its memory limit is reported `oom`; a crashing app trips the back-off; an app that
-// never listens ends `health_check_failed`; a held port is `port_in_use`.
+// never listens ends `health_check_failed`; two frames on one port run side by side. Frames are
+// reached through the agent's edge at their hostnames.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { freePort } from '../../src/runner/processes.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
-import { gitFixture, hit, until } from '../runner/fixture.ts';
+import { gitFixture, hitFrame, until } from '../runner/fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 const MEMORY_MB = 96;
@@ -31,6 +31,7 @@ let ann: TestUser;
 let project: { id: string };
 let space: string;
 let agentId: string;
+let edgePort: number;
 const context = () => `agent output (last lines):\n${output.join('\n')}`;
 
 const app = (version: string, extra = '') => ({
@@ -63,9 +64,21 @@ beforeAll(async () => {
   expect(reg.status, reg.text).toBe(201);
   agentId = reg.json.id;
   const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  edgePort = await freePort();
   agent = spawn(
     process.execPath,
-    [BIN, 'agent', '--server', server, '--data', join(tmp, 'agent'), '--runtime', 'docker'],
+    [
+      BIN,
+      'agent',
+      '--server',
+      server,
+      '--data',
+      join(tmp, 'agent'),
+      '--runtime',
+      'docker',
+      '--edge-port',
+      String(edgePort),
+    ],
     {
       env: {
         ...process.env,
@@ -107,6 +120,7 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
+/** A frame of acme/app whose app listens on `port` in its container; its path and hostname. */
 async function frameOn(port: number, extra: Record<string, unknown> = {}) {
   const frame = await newFrame(t, ann, project.id, space, {
     agent_id: agentId,
@@ -115,7 +129,7 @@ async function frameOn(port: number, extra: Record<string, unknown> = {}) {
     git_repository_owner: 'acme',
     ...extra,
   });
-  return framePath(frame);
+  return { path: framePath(frame), host: frame.hostname as string };
 }
 
 let last: unknown;
@@ -141,11 +155,11 @@ const statusOf = (
     );
   });
 
-const answers = (port: number, body: RegExp) =>
+const answers = (host: string, body: RegExp) =>
   until(
-    `${body} on port ${port}`,
+    `${body} at ${host}`,
     async () => {
-      const r = await hit(port);
+      const r = await hitFrame(edgePort, host);
       return 'body' in r && body.test(r.body) ? r.body : undefined;
     },
     60_000,
@@ -170,11 +184,11 @@ describe('the docker runtime', () => {
   it('runs a frame in a confined container, scales it, and deploys env changes on the same image', {
     timeout: 300_000,
   }, async () => {
-    const port = await freePort();
-    const path = await frameOn(port);
+    const port = 8080;
+    const { path, host } = await frameOn(port);
     const frameId = path.split('/').pop()!;
     const online = await statusOf(path, 'Online');
-    expect(await answers(port, /^hello v1 from 0 $/)).toBeTruthy();
+    expect(await answers(host, /^hello v1 from 0 $/)).toBeTruthy();
 
     // The deployment records the commit it runs, and the frame shows what serves.
     const deployments = (await t.get(`${path}/deployments`, { token: ann.token })).json.data;
@@ -213,7 +227,7 @@ describe('the docker runtime', () => {
     );
     const bodies = new Set<string>();
     for (let i = 0; i < 12; i++) {
-      const r = await hit(port);
+      const r = await hitFrame(edgePort, host);
       if ('body' in r) bodies.add(r.body);
     }
     expect(bodies).toEqual(new Set(['hello v1 from 0 ', 'hello v1 from 1 ', 'hello v1 from 2 ']));
@@ -234,7 +248,7 @@ describe('the docker runtime', () => {
         .status,
     ).toBe(200);
     expect((await t.post(`${path}/deploy`, { token: ann.token, body: {} })).status).toBe(202);
-    await answers(port, /^hello v1 from 0 bonjour$/);
+    await answers(host, /^hello v1 from 0 bonjour$/);
     await statusOf(path, 'Online', (f) => f.latest_deployment?.status === 'succeeded');
     expect(await frameLogs(path)).toMatch(/already built; reusing it/);
 
@@ -253,7 +267,7 @@ describe('the docker runtime', () => {
     const kept = await statusOf(path, 'Online', (f) => f.latest_deployment?.status === 'failed');
     expect(kept.latest_deployment.failure_reason).toBe('build_failed');
     expect(kept.backoff.crash_streak).toBe(0);
-    expect(await answers(port, /^hello v1 from 0 bonjour$/)).toBeTruthy();
+    expect(await answers(host, /^hello v1 from 0 bonjour$/)).toBeTruthy();
     const failed = (await t.get(`${path}/deployments`, { token: ann.token })).json.data[0];
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'build_failed' });
     expect(failed.failure_message).toMatch(/exit|returned a non-zero code/);
@@ -272,8 +286,7 @@ describe('the docker runtime', () => {
       ),
       'hungry',
     );
-    const port = await freePort();
-    const path = await frameOn(port);
+    const { path } = await frameOn(8080);
     const oom = await until(
       'an oom event',
       async () => {
@@ -290,8 +303,7 @@ describe('the docker runtime', () => {
       app('crashing', `console.log('crashing on purpose'); process.exit(4);`),
       'crashing',
     );
-    const port2 = await freePort();
-    const crashing = await frameOn(port2);
+    const { path: crashing } = await frameOn(8080);
     const stopped = await statusOf(
       crashing,
       'Stopped',
@@ -307,14 +319,14 @@ describe('the docker runtime', () => {
     );
   });
 
-  it('ends an app that never listens with health_check_failed, and a held port with port_in_use', {
+  it('ends an app that never listens with health_check_failed, and runs two frames on one port', {
     timeout: 300_000,
   }, async () => {
     repo.pushFiles(
       { ...app('deaf'), 'server.js': `console.log('not listening'); setInterval(() => {}, 1000);` },
       'deaf',
     );
-    const deaf = await frameOn(await freePort());
+    const { path: deaf } = await frameOn(8080);
     const failed = await statusOf(
       deaf,
       'Error',
@@ -323,21 +335,24 @@ describe('the docker runtime', () => {
     );
     expect(failed.latest_deployment.failure_reason).toBe('health_check_failed');
 
+    // Two frames whose apps both listen on 3000, each in its own container, each at its own
+    // hostname; one stopped, the other answers on.
     repo.pushFiles(app('v2'), 'v2');
-    const held: Server = createServer(() => {});
-    const port = await freePort();
-    await new Promise<void>((r) => held.listen(port, '0.0.0.0', () => r()));
-    try {
-      const path = await frameOn(port);
-      const blocked = await statusOf(
-        path,
-        'Error',
-        (f) => f.status_reason === 'port_in_use',
-        120_000,
-      );
-      expect(blocked.status_reason).toBe('port_in_use');
-    } finally {
-      held.close();
-    }
+    const one = await frameOn(3000, { name: 'one' });
+    const two = await frameOn(3000, { name: 'two' });
+    await statusOf(one.path, 'Online');
+    await statusOf(two.path, 'Online');
+    expect(await answers(one.host, /^hello v2 from 0 $/)).toBeTruthy();
+    expect(await answers(two.host, /^hello v2 from 0 $/)).toBeTruthy();
+    expect((await t.post(`${one.path}/stop`, { token: ann.token })).status).toBe(202);
+    await statusOf(one.path, 'Stopped', (f) => f.status_reason === null); // no longer stopping
+    expect(await hitFrame(edgePort, one.host)).toMatchObject({
+      status: 503,
+      headers: { 'x-frameplane-edge': 'stopped' },
+    });
+    expect(await hitFrame(edgePort, two.host)).toMatchObject({
+      status: 200,
+      body: 'hello v2 from 0 ',
+    });
   });
 });

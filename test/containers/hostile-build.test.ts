@@ -14,7 +14,7 @@ import { dockerClient } from '../../src/runner/runtimes/docker.ts';
 import { ATTACKS, hostileRepo, type Hostile } from '../isolation/hostile.ts';
 import { http } from '../faults/helpers/service.ts';
 import { withService, type Frame, type Tenant } from '../isolation/scenario.ts';
-import { gitFixture, hit, until } from '../runner/fixture.ts';
+import { gitFixture, until } from '../runner/fixture.ts';
 
 const docker = dockerClient();
 
@@ -149,7 +149,7 @@ describe.each(['docker', 'swarm'] as const)('hostile Dockerfiles on the %s runti
         const since = Math.floor(Date.now() / 1000);
         const honest = await tenant.frame('honest', 'hostile', 'honest');
         expect((await tenant.settled(honest)).status).toBe('Online');
-        expect(await hit(honest.port)).toMatchObject({ status: 200, body: 'hostile up' });
+        expect(await tenant.get(honest)).toMatchObject({ status: 200, body: 'hostile up' });
         expect(await tenant.logs(honest)).toMatch(/nameserver 127\.0\.0\.11/);
         const connects = await connectsTo('frameplane-builds', since, Math.ceil(Date.now() / 1000));
         expect(connects.length).toBeGreaterThan(0);
@@ -169,7 +169,7 @@ describe.each(['docker', 'swarm'] as const)('hostile Dockerfiles on the %s runti
         await until(
           'the honest frame on its own image',
           async () => {
-            const r = await hit(honest.port);
+            const r = await tenant.get(honest);
             return 'body' in r && r.body === 'from its own image';
           },
           180_000,

@@ -3,6 +3,8 @@
 // and rolled out as documented; killing one task's container leaves the other serving while
 // swarm replaces it, and the frame comes back Online; a broken build keeps the service as it was,
 // and so does a release that crashes at boot (CONTRACT 5), until one that works takes over.
+// Frames are reached through the agent's edge at their hostnames, which routes to the tasks'
+// published ports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { freePort } from '../../src/runner/processes.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
 import { serviceName } from '../../src/runner/runtimes/swarm-service.ts';
-import { gitFixture, hit, until } from '../runner/fixture.ts';
+import { gitFixture, hitFrame, until } from '../runner/fixture.ts';
 import { startRegistry } from './registry.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
@@ -38,6 +40,7 @@ async function world(env: Record<string, string> = {}) {
     body: { name: 'swarm' },
   });
   const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  const edgePort = await freePort();
   const agent = spawn(
     process.execPath,
     [
@@ -49,6 +52,8 @@ async function world(env: Record<string, string> = {}) {
       join(tmp, `agent${agents.length}`),
       '--runtime',
       'swarm',
+      '--edge-port',
+      String(edgePort),
     ],
     {
       env: {
@@ -83,7 +88,9 @@ async function world(env: Record<string, string> = {}) {
       const f = (await t.get(path, { token: ann.token })).json;
       throw new Error(`${(err as Error).message}\nframe: ${JSON.stringify(f)}\nlogs:\n${logs}`);
     });
-  return { ann, project, space, agentId: reg.json.id as string, online };
+  /** One GET to a frame through this agent's edge. */
+  const get = (frame: { hostname: string }) => hitFrame(edgePort, frame.hostname);
+  return { ann, project, space, agentId: reg.json.id as string, online, get };
 }
 
 const app = (version: string) => ({
@@ -133,11 +140,10 @@ describe('the swarm runtime', () => {
     timeout: 300_000,
   }, async () => {
     repo.pushFiles(app('v1'), 'v1');
-    const { ann, project, space, agentId, online: onlineAt } = await world();
-    const port = await freePort();
+    const { ann, project, space, agentId, online: onlineAt, get } = await world();
     const frame = await newFrame(t, ann, project.id, space, {
       agent_id: agentId,
-      port,
+      port: 8080,
       replica_count: 2,
       git_repository: 'app',
       git_repository_owner: 'acme',
@@ -162,7 +168,7 @@ describe('the swarm runtime', () => {
     expect(spec.TaskTemplate.Placement.Constraints).toEqual([expect.stringMatching(/^node\.id==/)]);
     const bodies = new Set<string>();
     for (let i = 0; i < 12; i++) {
-      const r = await hit(port);
+      const r = await get(frame);
       if ('body' in r) bodies.add(r.body);
     }
     expect(bodies.size).toBe(2);
@@ -175,7 +181,7 @@ describe('the swarm runtime', () => {
     await docker.getContainer(running[0]!.Id).kill();
     let served = 0;
     for (let i = 0; i < 20; i++) {
-      const r = await hit(port);
+      const r = await get(frame);
       if ('body' in r && r.status === 200) served++;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -223,7 +229,7 @@ describe('the swarm runtime', () => {
     expect((await t.post(`${path}/deploy`, { token: ann.token, body: {} })).status).toBe(202);
     const kept = await online((f) => f.latest_deployment?.status === 'failed');
     expect(kept.latest_deployment.failure_reason).toBe('build_failed');
-    expect(await hit(port)).toMatchObject({ status: 200 });
+    expect(await get(frame)).toMatchObject({ status: 200 });
 
     // A release that crashes at boot while v1 serves: its deployment fails with crash, reported
     // once; the service goes back to v1 (swarm's rollback, or the agent), the frame stays
@@ -235,7 +241,7 @@ describe('the swarm runtime', () => {
     let watching = true;
     const watch = (async () => {
       while (watching) {
-        const r = await hit(port);
+        const r = await get(frame);
         if ('body' in r && r.status === 200 && r.body.startsWith('hello v1')) answered++;
         else missed++;
         await new Promise((r) => setTimeout(r, 200));
@@ -294,7 +300,7 @@ describe('the swarm runtime', () => {
     // (start-first) and rolls it back, connections may be reset for about a second.
     expect(answered).toBeGreaterThan(20);
     expect(answered).toBeGreaterThanOrEqual(0.75 * (answered + missed));
-    expect(await hit(port)).toMatchObject({
+    expect(await get(frame)).toMatchObject({
       status: 200,
       body: expect.stringMatching(/^hello v1/),
     });
@@ -307,7 +313,7 @@ describe('the swarm runtime', () => {
     await until(
       'v4 answers',
       async () => {
-        const r = await hit(port);
+        const r = await get(frame);
         return 'body' in r && r.body.startsWith('hello v4');
       },
       60_000,
@@ -320,13 +326,12 @@ describe('the swarm runtime', () => {
   }, async () => {
     registry = await startRegistry();
     repo.pushFiles(app('v3'), 'v3');
-    const { ann, project, space, agentId, online } = await world({
+    const { ann, project, space, agentId, online, get } = await world({
       FRAME_REGISTRY: registry.address,
     });
-    const port = await freePort();
     const frame = await newFrame(t, ann, project.id, space, {
       agent_id: agentId,
-      port,
+      port: 8080,
       replica_count: 2,
       git_repository: 'app',
       git_repository_owner: 'acme',
@@ -344,6 +349,6 @@ describe('the swarm runtime', () => {
     expect(await registry.catalog()).toContain(
       `frameplane/${frame.id.toLowerCase().replace(/_/g, '-')}`,
     );
-    expect(await hit(port)).toMatchObject({ status: 200 });
+    expect(await get(frame)).toMatchObject({ status: 200 });
   });
 });

@@ -7,7 +7,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { hit } from '../runner/fixture.ts';
 import { gitFixture } from '../runner/fixture.ts';
 import { http } from '../faults/helpers/service.ts';
 import { ATTACKS, hostileRepo, type Hostile } from './hostile.ts';
@@ -70,7 +69,7 @@ export async function hostileFrom(runtime: Runtime, env: Record<string, string> 
     }
     expect(hostile.victimHarm()).toEqual({ created: [], secretChanged: false });
     expect(snapshot(gitDir)).toEqual(before);
-    expect(await hit(honest.port)).toMatchObject({ status: 200 });
+    expect(await tenant.get(honest)).toMatchObject({ status: 200 });
     // The agent still does its work for everyone: the honest frame deploys again.
     const again = await http(tenant.base, 'POST', `${honest.path}/deploy`, {
       token: tenant.token,

@@ -2,7 +2,8 @@
 // starts it (embedded PostgreSQL, generated secret key, the built-in cloud agent), a signed-up
 // tenant who deploys apps through the API, and what came of it. `attackFrom`: the attacker app
 // tries every way out of its runtime. `hostileFrom` (hostile-scenario.ts): repositories made to
-// turn the agent itself against its machine.
+// turn the agent itself against its machine. Frames are reached as anyone reaches them: through
+// the built-in cloud's edge, at their hostnames.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { attackerRepo } from './attacker.ts';
 import { http, startInstance, until, type Instance } from '../faults/helpers/service.ts';
 import { freePort } from '../helpers/smtp.ts';
+import { hitFrame, type Hit } from '../runner/fixture.ts';
 
 export type Runtime = 'process' | 'docker' | 'swarm' | 'auto';
 
@@ -32,9 +34,13 @@ function pgSocket(dir: string): string | undefined {
 
 export interface Frame {
   path: string;
-  port: number;
+  /** Where the edge serves it (Host). */
+  hostname: string;
   json: any;
 }
+
+/** The port of every frame's app, inside its sandbox or container: they need not differ. */
+export const APP_PORT = 8080;
 
 /** A signed-up user with a project, deploying frames through the API as anyone may. */
 export interface Tenant {
@@ -44,6 +50,8 @@ export interface Tenant {
   /** The frame once it is Online, or once its latest deployment failed; `Error` throws. */
   settled(f: Frame, timeoutMs?: number): Promise<any>;
   logs(f: Frame): Promise<string>;
+  /** One GET to the frame through the edge, at its hostname. */
+  get(f: Frame, path?: string, timeoutMs?: number): Promise<Hit>;
 }
 
 export interface World {
@@ -66,6 +74,7 @@ export async function withService<T>(
   let service: Instance | undefined;
   try {
     const gitBaseUrl = repos(root);
+    const edgePort = await freePort();
     service = await startInstance(
       `isolation-${runtime}`,
       {
@@ -77,12 +86,13 @@ export async function withService<T>(
         // As a new user runs it: embedded database, a key generated into DATA_DIR.
         DATABASE_URL: '',
         SECRET_KEY: '',
+        EDGE_HTTP_PORT: String(edgePort),
         ...env,
       },
       60_000,
     );
     const s = service;
-    const tenant = await signUp(s.base, () => s.log());
+    const tenant = await signUp(s.base, Number(env.EDGE_HTTP_PORT ?? edgePort), () => s.log());
     return await fn({ root, dataDir, service: s, tenant });
   } finally {
     await service?.kill('SIGTERM');
@@ -100,7 +110,7 @@ export async function withService<T>(
   }
 }
 
-async function signUp(base: string, serviceLog: () => string): Promise<Tenant> {
+async function signUp(base: string, edgePort: number, serviceLog: () => string): Promise<Tenant> {
   const signup = await http(base, 'POST', '/v2/auth/signup', {
     body: { email: 'mallory@example.test', password: 'a-long-password' },
   });
@@ -116,8 +126,8 @@ async function signUp(base: string, serviceLog: () => string): Promise<Tenant> {
     base,
     token,
     logs,
+    get: (f, path = '/', timeoutMs = 3000) => hitFrame(edgePort, f.hostname, path, timeoutMs),
     async frame(name, repo, branch = 'main') {
-      const port = await freePort();
       const r = await http(base, 'POST', frames, {
         token,
         body: {
@@ -126,11 +136,11 @@ async function signUp(base: string, serviceLog: () => string): Promise<Tenant> {
           git_repository: repo,
           git_repository_owner: 'acme',
           git_repository_branch: branch,
-          port,
+          port: APP_PORT,
         },
       });
       if (r.status !== 201) throw new Error(`frame not created: ${r.text}`);
-      return { path: `${frames}/${r.json.id}`, port, json: r.json };
+      return { path: `${frames}/${r.json.id}`, hostname: r.json.hostname, json: r.json };
     },
     async settled(f, timeoutMs = 240_000) {
       const r = await until(
@@ -189,13 +199,14 @@ export function attackFrom(runtime: Runtime, env: Record<string, string> = {}): 
     });
     const r = await until(
       'the verdict',
-      () => http(`http://127.0.0.1:${f.port}`, 'GET', '/verdict', { timeoutMs: 60_000 }),
-      (x) => x.status === 200,
+      () => tenant.get(f, '/verdict', 60_000),
+      (x) => 'status' in x && x.status === 200,
       60_000,
       500,
     );
+    if (!('body' in r)) throw new Error(`no verdict: ${r.error}`);
     return {
-      ...(r.json as { uid: number; verdict: Record<string, string> }),
+      ...(JSON.parse(r.body) as { uid: number; verdict: Record<string, string> }),
       logs: await tenant.logs(f),
     };
   });

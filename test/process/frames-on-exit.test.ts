@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, killAll, startInstance, until } from '../faults/helpers/service.ts';
 import { freePort } from '../helpers/smtp.ts';
-import { appProcesses, gitFixture, hit, killApps } from '../runner/fixture.ts';
+import { appProcesses, gitFixture, hitFrame, killApps } from '../runner/fixture.ts';
 import { stopsFramesOnExit } from '../../src/cloud/frames-on-exit.ts';
 import type { FramesOnExit } from '../../src/config.ts';
 
@@ -32,8 +32,11 @@ describe('FRAMES_ON_EXIT: whether the built-in cloud stops its frames with the s
 
 let root: string;
 let gitBaseUrl: string;
+// The built-in cloud's edge, on a port of its own: other tests start services beside this one.
+let edgePort: number;
 
-beforeAll(() => {
+beforeAll(async () => {
+  edgePort = await freePort();
   root = mkdtempSync(join(tmpdir(), 'frameplane-frames-on-exit-'));
   chmodSync(root, 0o711); // as root, the embedded PostgreSQL runs as `postgres`
   const repo = gitFixture(root);
@@ -60,6 +63,7 @@ const start = (framesOnExit: string) =>
       GIT_BASE_URL: gitBaseUrl,
       LOG_LEVEL: 'info',
       FRAMES_ON_EXIT: framesOnExit,
+      EDGE_HTTP_PORT: String(edgePort),
     },
     60_000,
   );
@@ -80,7 +84,6 @@ describe('stopping the service', () => {
     const spaces = await http(first.base, 'GET', `/v2/projects/${project.json.id}/spaces`, {
       token,
     });
-    const port = await freePort();
     const frame = await http(
       first.base,
       'POST',
@@ -93,16 +96,17 @@ describe('stopping the service', () => {
           git_repository: 'app',
           git_repository_owner: 'acme',
           git_repository_branch: 'main',
-          port,
+          port: 3000, // the app's own, inside its sandbox: the edge reaches it by hostname
         },
       },
     );
     expect(frame.status, frame.text).toBe(201);
+    const hit = () => hitFrame(edgePort, frame.json.hostname);
     const serves = (what: string, log: () => string) =>
       until(
         what,
         async () => {
-          const r = await hit(port);
+          const r = await hit();
           return 'body' in r && r.body.startsWith('hello v1') ? r.body : log().slice(-3000);
         },
         (b) => b.startsWith('hello v1'),
@@ -129,7 +133,7 @@ describe('stopping the service', () => {
     expect(kept).toHaveLength(1);
     expect(await second.kill('SIGTERM')).toBe(0);
     expect(appProcesses(root)).toEqual(kept);
-    expect(await hit(port)).toHaveProperty('error');
+    expect(await hit()).toHaveProperty('error');
     expect(lastLine(second.log())).toMatchObject({
       level: 40,
       frames_left_running: 1,

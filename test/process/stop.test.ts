@@ -74,6 +74,8 @@ async function npmStart() {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
+    // The built-in cloud's edge, on a port of its own: other tests start services beside this.
+    EDGE_HTTP_PORT: String(await freePort()),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',

@@ -1,8 +1,9 @@
 // The reference agent end to end: the real service on a real port, a real bare git repository,
 // the agent as a child process (`node bin/frameplane.mjs agent`) running a tiny Node app as
-// local processes. Create, scale, move the port, stop, start, a deploy that crashes at boot
-// failing while the release that serves keeps serving, a fix taking over, an agent killed and
-// restarted that adopts its replicas, and a first deploy that crashes tripping the back-off.
+// local processes, each frame reached through the agent's edge at its own hostname. Create,
+// scale, a second frame on the same port, stop, start, a deploy that crashes at boot failing
+// while the release that serves keeps serving, a fix taking over, an agent killed and restarted
+// that adopts its replicas, and a first deploy that crashes tripping the back-off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +14,15 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newProject, newUser } from '../helpers/factories.ts';
 import { ADMIN, defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { freePort } from '../../src/runner/processes.ts';
-import { appProcesses, gitFixture, hit, killApps, sleep, until } from './fixture.ts';
+import {
+  appProcesses,
+  gitFixture,
+  hitFrame,
+  isEdgePage,
+  killApps,
+  sleep,
+  until,
+} from './fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 
@@ -23,13 +32,25 @@ let tmp: string;
 let repo: ReturnType<typeof gitFixture>;
 let agent: ChildProcess | undefined;
 let agentOutput: string[] = [];
+let edgePort: number;
 const context = () => `agent output (last lines):\n${agentOutput.join('\n')}`;
 
 function startAgent(token: string) {
   agentOutput = [];
   const child = spawn(
     process.execPath,
-    [BIN, 'agent', '--server', server, '--token', token, '--data', join(tmp, 'agent')],
+    [
+      BIN,
+      'agent',
+      '--server',
+      server,
+      '--token',
+      token,
+      '--data',
+      join(tmp, 'agent'),
+      '--edge-port',
+      String(edgePort),
+    ],
     {
       env: { ...process.env, GIT_BASE_URL: repo.gitBaseUrl, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,6 +69,7 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   tmp = mkdtempSync(join(tmpdir(), 'frameplane-agent-e2e-'));
+  edgePort = await freePort();
   repo = gitFixture(tmp);
   repo.pushApp('v1');
 });
@@ -60,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('the reference agent runs frames as local processes', () => {
-  it('creates, scales, moves, stops, starts, outlives a crashing release and its own restart', {
+  it('creates, scales, shares a port, stops, starts, outlives a bad release and its restart', {
     timeout: 300_000,
   }, async () => {
     const ann = await newUser(t, 'ann');
@@ -73,10 +95,10 @@ describe('the reference agent runs frames as local processes', () => {
     expect(reg.status, reg.text).toBe(201);
     startAgent(reg.json.token);
 
-    const [port1, port2] = [await freePort(), await freePort()];
+    const port = 8080; // the apps' own port, inside each sandbox: nothing listens on it here
     const frame = await newFrame(t, ann, project.id, space, {
       agent_id: reg.json.id,
-      port: port1,
+      port,
       git_repository: 'app',
       git_repository_owner: 'acme',
     });
@@ -91,32 +113,31 @@ describe('the reference agent runs frames as local processes', () => {
         timeoutMs,
         context,
       );
-    const answers = (port: number, body: RegExp) =>
+    const host: string = frame.hostname;
+    const answers = (hostname: string, body: RegExp) =>
       until(
-        `${body} on port ${port}`,
+        `${body} at ${hostname}`,
         async () => {
-          const r = await hit(port);
+          const r = await hitFrame(edgePort, hostname);
           return 'body' in r && body.test(r.body) ? r : undefined;
         },
         30_000,
         context,
       );
-    const closed = (port: number) =>
+    /** The edge's own page of this kind at the hostname, not the app. */
+    const page = (hostname: string, kind: string) =>
       until(
-        `port ${port} closed`,
-        async () => {
-          const r = await hit(port);
-          return 'error' in r && r.error === 'ECONNREFUSED';
-        },
+        `the ${kind} page at ${hostname}`,
+        async () => isEdgePage(await hitFrame(edgePort, hostname), kind),
         30_000,
         context,
       );
     const processes = (n: number) =>
       until(`${n} app processes`, async () => appProcesses(tmp).length === n, 30_000, context);
 
-    // Created: fetched from git, built, started, healthy, served on the frame's port.
-    await status('Online');
-    expect(await answers(port1, /^hello v1 from \d+$/)).toMatchObject({ status: 200 });
+    // Created: fetched from git, built, started, healthy, served at its hostname.
+    expect(await status('Online')).toMatchObject({ url: `http://${host}:${edgePort}` });
+    expect(await answers(host, /^hello v1 from \d+$/)).toMatchObject({ status: 200 });
     await processes(1);
 
     // The app's own output reaches the frame's logs.
@@ -140,33 +161,45 @@ describe('the reference agent runs frames as local processes', () => {
     await status('Online', (f) => f.replicas.filter((r: any) => r.state === 'healthy').length >= 3);
     const bodies = new Set<string>();
     for (let i = 0; i < 9; i++) {
-      const r = await hit(port1);
+      const r = await hitFrame(edgePort, host);
       if ('body' in r) bodies.add(r.body);
     }
     expect(bodies.size).toBe(3);
     await processes(3);
 
-    // A new port: the proxy moves; the old port no longer answers.
-    expect((await t.patch(path, { token: ann.token, body: { port: port2 } })).status).toBe(200);
-    await status(
-      'Online',
-      (f) =>
-        f.latest_deployment?.trigger === 'reroll' && f.latest_deployment?.status === 'succeeded',
+    // A second frame on the same port runs beside it, each at its own hostname; deleted, its
+    // hostname is no one's.
+    const second = await newFrame(t, ann, project.id, space, {
+      name: 'second',
+      agent_id: reg.json.id,
+      port,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+    });
+    expect(second.hostname).not.toBe(host);
+    await until(
+      'the second frame Online',
+      async () => (await t.get(framePath(second), { token: ann.token })).json.status === 'Online',
+      60_000,
+      context,
     );
-    await answers(port2, /^hello v1 from \d+$/);
-    await closed(port1);
+    await answers(second.hostname, /^hello v1 from 0$/);
+    await answers(host, /^hello v1 from \d+$/);
+    await processes(4);
+    expect((await t.del(framePath(second), { token: ann.token })).status).toBe(200);
+    await page(second.hostname, 'unknown_host');
     await processes(3);
 
-    // Stop: the port closes, every replica goes, the frame is Stopped.
+    // Stop: the edge says so, every replica goes, the frame is Stopped.
     expect((await t.post(`${path}/stop`, { token: ann.token })).status).toBe(202);
     await status('Stopped', (f) => f.status_reason === null);
-    await closed(port2);
+    await page(host, 'stopped');
     await processes(0);
 
     // Start: back online.
     expect((await t.post(`${path}/start`, { token: ann.token })).status).toBe(202);
     await status('Online');
-    await answers(port2, /^hello v1 from \d+$/);
+    await answers(host, /^hello v1 from \d+$/);
 
     // A commit that exits at once, while the release before serves (CONTRACT 5: a new release
     // takes over only once healthy): its deployment fails with crash, the serving release keeps
@@ -178,7 +211,7 @@ describe('the reference agent runs frames as local processes', () => {
     let watching = true;
     const watch = (async () => {
       while (watching) {
-        const r = await hit(port2);
+        const r = await hitFrame(edgePort, host);
         if ('body' in r && r.status === 200 && /^hello v1 from \d+$/.test(r.body)) served++;
         else misses.push(r);
         await sleep(100);
@@ -231,7 +264,7 @@ describe('the reference agent runs frames as local processes', () => {
       'Online',
       (f) => f.latest_deployment?.id === fix.json.id && f.serving?.deployment_id === fix.json.id,
     );
-    await answers(port2, /^hello v3 from \d+$/);
+    await answers(host, /^hello v3 from \d+$/);
     await processes(3);
 
     // The service goes away for a while: the frame keeps serving; when it is back, the agent syncs again.
@@ -241,7 +274,7 @@ describe('the reference agent runs frames as local processes', () => {
       t.app.server.closeAllConnections();
     });
     await sleep(1500);
-    await answers(port2, /^hello v3 from \d+$/);
+    await answers(host, /^hello v3 from \d+$/);
     const away = new Date();
     await new Promise<void>((r) => t.app.server.listen(listening.port, '127.0.0.1', () => r()));
     await until(
@@ -258,10 +291,12 @@ describe('the reference agent runs frames as local processes', () => {
       context,
     );
 
-    // The agent dies. Its replicas live on, but once it is offline the service refuses stop and start.
+    // The agent dies. Its replicas live on, unreachable with its edge gone, and once it is
+    // offline the service refuses stop and start.
     const before = appProcesses(tmp).sort();
     agent!.kill('SIGKILL');
     await new Promise((r) => agent!.once('exit', r));
+    expect(await hitFrame(edgePort, host)).toEqual({ error: 'ECONNREFUSED' });
     expect(
       (
         await t.post('/v2/admin/clock', {
@@ -273,7 +308,7 @@ describe('the reference agent runs frames as local processes', () => {
     expectProblem(await t.post(`${path}/stop`, { token: ann.token }), 503, 'agent_offline');
     expectProblem(await t.post(`${path}/start`, { token: ann.token }), 503, 'agent_offline');
 
-    // Restarted, it adopts the same processes: no duplicates, the port answers, Online.
+    // Restarted, it adopts the same processes: no duplicates, its edge answers, Online.
     startAgent(reg.json.token);
     await until(
       'agent online',
@@ -284,7 +319,7 @@ describe('the reference agent runs frames as local processes', () => {
       30_000,
       context,
     );
-    await answers(port2, /^hello v3 from \d+$/);
+    await answers(host, /^hello v3 from \d+$/);
     await status('Online');
     await sleep(2000); // time for a duplicate to appear, if the agent were to start one
     expect(appProcesses(tmp).sort()).toEqual(before);
@@ -293,17 +328,16 @@ describe('the reference agent runs frames as local processes', () => {
     // And it controls them: a stop ends exactly those processes.
     expect((await t.post(`${path}/stop`, { token: ann.token })).status).toBe(202);
     await status('Stopped', (f) => f.status_reason === null);
-    await closed(port2);
+    await page(host, 'stopped');
     await processes(0);
 
     // A first deploy that crashes at boot (nothing serves): restarts with delays, and five crashes
     // in a row trip the back-off and stop the frame.
     repo.pushApp('v4', true);
-    const port3 = await freePort();
     const first = await newFrame(t, ann, project.id, space, {
       name: 'first',
       agent_id: reg.json.id,
-      port: port3,
+      port,
       git_repository: 'app',
       git_repository_owner: 'acme',
     });
@@ -319,7 +353,7 @@ describe('the reference agent runs frames as local processes', () => {
     expect(tripped.backoff).toMatchObject({ threshold: 5 });
     expect(tripped.backoff.tripped_at).toBeTruthy();
     expect(tripped.backoff.crash_streak).toBeGreaterThanOrEqual(5);
-    await closed(port3);
+    await page(first.hostname, 'stopped');
     await processes(0);
   });
 });

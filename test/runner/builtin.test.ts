@@ -1,6 +1,6 @@
 // The built-in cloud (CLOUD_AGENT=builtin): the service registers a cloud agent named `builtin`,
 // keeps its token in DATA_DIR/builtin-agent.json and runs the reference agent as a child
-// process; a cloud frame then runs on this machine.
+// process; a cloud frame then runs on this machine, served by the agent's edge at its hostname.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,15 +11,17 @@ import { newProject, newUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { ensureBuiltinAgent, startBuiltinAgent } from '../../src/cloud/builtin.ts';
 import { freePort } from '../../src/runner/processes.ts';
-import { appProcesses, gitFixture, hit, killApps, until } from './fixture.ts';
+import { appProcesses, gitFixture, hitFrame, isEdgePage, killApps, until } from './fixture.ts';
 
 let t: TestApp;
 let tmp: string;
 let builtin: { stop(): Promise<void> } | undefined;
+let edgePort: number;
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'frameplane-builtin-'));
-  t = await testApp({ env: { DATA_DIR: join(tmp, 'data') } });
+  edgePort = await freePort();
+  t = await testApp({ env: { DATA_DIR: join(tmp, 'data'), EDGE_HTTP_PORT: String(edgePort) } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 
@@ -60,9 +62,8 @@ describe('the built-in cloud agent', () => {
     const ann = await newUser(t, 'ann');
     const project = await newProject(t, ann);
     const space = await defaultSpace(t, ann, project.id);
-    const framePort = await freePort();
     const frame = await newFrame(t, ann, project.id, space, {
-      port: framePort,
+      port: 8080, // the app's own port, inside its sandbox: nothing listens on it here
       git_repository: 'app',
       git_repository_owner: 'acme',
     });
@@ -78,11 +79,13 @@ describe('the built-in cloud agent', () => {
         60_000,
       );
 
-    await status('Online');
+    // The agent told the service where its edge is: the frame has a URL there.
+    const online = await status('Online', (f) => f.url !== null);
+    expect(online.url).toBe(`http://${frame.hostname}:${edgePort}`);
     await until(
-      'the app answers',
+      'the app answers at its hostname',
       async () => {
-        const r = await hit(framePort);
+        const r = await hitFrame(edgePort, frame.hostname);
         return 'body' in r && r.body.startsWith('hello v1');
       },
       30_000,
@@ -92,9 +95,13 @@ describe('the built-in cloud agent', () => {
     expect((await t.post(`${path}/stop`, { token: ann.token })).status).toBe(202);
     await status('Stopped', (f) => f.status_reason === null);
     await until('no app process', async () => appProcesses(tmp).length === 0, 30_000);
+    const stopped = await hitFrame(edgePort, frame.hostname);
+    expect(stopped).toMatchObject({ status: 503 });
+    expect(isEdgePage(stopped, 'stopped')).toBe(true);
 
     await builtin.stop();
     builtin = undefined;
+    expect(await hitFrame(edgePort, frame.hostname)).toEqual({ error: 'ECONNREFUSED' });
 
     // The saved token is reused; a lost file gives the same agent a new token.
     const again = await ensureBuiltinAgent({ db: t.db, config: t.config });

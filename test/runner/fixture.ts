@@ -1,5 +1,6 @@
 // What the agent's end-to-end tests share: a real bare git repository holding a tiny Node app,
-// plain HTTP requests on fresh connections, the app's processes as the kernel lists them.
+// plain HTTP requests on fresh connections (to a frame through the agent's edge, by its
+// hostname), the app's processes as the kernel lists them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -73,24 +74,52 @@ export function gitFixture(root: string) {
   };
 }
 
-/** One GET on a fresh connection (no keep-alive, so the proxy's round-robin shows). */
-export function hit(
-  port: number,
-  path = '/',
-): Promise<{ status: number; body: string } | { error: string }> {
+export type Hit =
+  | { status: number; body: string; headers: Record<string, unknown> }
+  | { error: string };
+
+/** One GET on a fresh connection (no keep-alive, so the edge's round-robin shows). */
+export function hit(port: number, path = '/', host?: string, timeoutMs = 3000): Promise<Hit> {
   return new Promise((done) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 3000 }, (res) => {
-      let body = '';
-      res
-        .setEncoding('utf8')
-        .on('data', (c) => (body += c))
-        .on('end', () => done({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        agent: false,
+        timeout: timeoutMs,
+        headers: host ? { host } : {},
+      },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => (body += c))
+          .on('end', () => done({ status: res.statusCode!, body, headers: res.headers }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
     req.end();
   });
 }
+
+/**
+ * One GET to a frame through an agent's edge: to loopback, with the frame's hostname as Host
+ * (`*.localhost` does not resolve in Node, and tests send traffic to loopback only).
+ */
+export function hitFrame(
+  edgePort: number,
+  hostname: string,
+  path = '/',
+  timeoutMs = 3000,
+): Promise<Hit> {
+  return hit(edgePort, path, hostname, timeoutMs);
+}
+
+/** Whether a hit is the edge's own page of this kind (x-frameplane-edge), not an app's answer. */
+export const isEdgePage = (r: Hit, kind: string) =>
+  'headers' in r && r.headers['x-frameplane-edge'] === kind;
 
 /** Polls `fn` until it gives something truthy; the error carries `context()` (say, agent output). */
 export async function until<T>(

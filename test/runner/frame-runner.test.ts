@@ -4,6 +4,8 @@
 // never passes its health check fails at once, reported once, never tried again (also by an
 // agent that adopts the frame), and the serving replicas go on under the new generation. With
 // nothing serving, a crashing release restarts with delays (the server's back-off counts it).
+// Each world has its own edge: the frame is reached at its hostname, and its route follows what
+// serves: a deploy drains the old release's requests in flight before stopping it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +19,8 @@ import type {
   RunningReplica,
 } from '../../src/runner/runtimes/runtime.ts';
 import { freePort } from '../../src/runner/processes.ts';
-import { hit, until } from './fixture.ts';
+import { startEdge } from '../../src/runner/edge/edge.ts';
+import { hitFrame, isEdgePage, until } from './fixture.ts';
 
 type Behaviour = 'serves' | 'crashes' | 'silent';
 
@@ -48,7 +51,10 @@ function fakeRuntime(behaviour: Record<string, Behaviour>) {
       let server: Server | undefined;
       let endpoint: Endpoint = { host: '127.0.0.1', port: await freePort() }; // nothing listens
       if (behaviour[spec.deploymentId] === 'serves') {
-        const s = createServer((_q, res) => res.end(`hello ${spec.deploymentId}`));
+        const s = createServer((q, res) => {
+          if (q.url !== '/slow') return res.end(`hello ${spec.deploymentId}`);
+          setTimeout(() => res.end(`slow ${spec.deploymentId}`), 3000);
+        });
         await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
         endpoint = { host: '127.0.0.1', port: (s.address() as AddressInfo).port };
         server = s;
@@ -76,12 +82,17 @@ function fakeRuntime(behaviour: Record<string, Behaviour>) {
   return { runtime, built, started, stopped };
 }
 
-function world(behaviour: Record<string, Behaviour>, port: number) {
+const HOSTNAME = 'web-test01.localhost';
+
+async function world(behaviour: Record<string, Behaviour>, port: number) {
   const fake = fakeRuntime(behaviour);
   const events: SyncEvent[] = [];
+  const edge = await startEdge({ port: 0 });
+  cleanups.push(() => edge.close());
+  const edgePort = edge.info!.http_port;
   const runner = (runtime = fake.runtime) => {
     const r = new FrameRunner('frm_test', {
-      host: '127.0.0.1',
+      routes: edge.routes,
       gitBaseUrl: 'file:///nowhere',
       startTimeoutMs: 1500,
       log: pino({ level: 'silent' }),
@@ -109,21 +120,24 @@ function world(behaviour: Record<string, Behaviour>, port: number) {
     commit_sha: null,
     env: {},
     volumes: [],
+    hostname: HOSTNAME,
+    suspended: false,
     domains: [],
   });
   const of = (deploymentId: string, types: string[]) =>
     events.filter((e) => e.deployment_id === deploymentId && types.includes(e.type));
+  const get = (path = '/', timeoutMs = 3000) => hitFrame(edgePort, HOSTNAME, path, timeoutMs);
   const answers = (body: string) =>
-    until(`${body} on ${port}`, async () => {
-      const r = await hit(port);
+    until(`${body} at ${HOSTNAME}`, async () => {
+      const r = await get();
       return 'body' in r && r.body === body;
     });
-  return { ...fake, events, runner, spec, of, answers };
+  return { ...fake, events, runner, spec, of, answers, get, edge };
 }
 
 /** v1 serving on both replicas. */
 async function serving(behaviour: Record<string, Behaviour>) {
-  const w = world({ v1: 'serves', ...behaviour }, await freePort());
+  const w = await world({ v1: 'serves', ...behaviour }, await freePort());
   const r = w.runner();
   await r.update(w.spec(1, 'v1'));
   await until('v1 healthy', async () => w.of('v1', ['healthy']).length === 2);
@@ -160,7 +174,7 @@ describe('a new release while another serves (CONTRACT 5)', () => {
     // An agent that adopts the frame does not build or start v2 again.
     const left = w.r.detach();
     expect(left).toBeDefined();
-    const next = world({ v1: 'serves', v2: 'crashes' }, w.spec(2, 'v2').port);
+    const next = await world({ v1: 'serves', v2: 'crashes' }, w.spec(2, 'v2').port);
     await next.runner().adopt(left!);
     await next.answers('hello v1');
     expect(next.built).toEqual([]);
@@ -185,10 +199,16 @@ describe('a new release while another serves (CONTRACT 5)', () => {
     await w.answers('hello v1');
   });
 
-  it('that works takes over once healthy, and the old one stops', { timeout: 30_000 }, async () => {
+  it('that works takes over once healthy; the old one finishes its requests, then stops', {
+    timeout: 30_000,
+  }, async () => {
     const w = await serving({ v2: 'serves' });
+    const slow = w.get('/slow', 10_000); // in flight on v1 when v2 takes over
+    await new Promise((r) => setTimeout(r, 100));
     await w.r.update(w.spec(2, 'v2'));
     await w.answers('hello v2');
+    expect(w.stopped.filter((d) => d === 'v1')).toEqual([]); // draining
+    expect(await slow).toMatchObject({ status: 200, body: 'slow v1' });
     await until('v1 stopped', async () => w.stopped.filter((d) => d === 'v1').length === 2);
     expect(w.r.persisted()?.failed_deployments).toEqual([]);
   });
@@ -198,9 +218,13 @@ describe('a first deploy (nothing serves)', () => {
   it('crashing at start: restarts with delays, each crash reported for the back-off', {
     timeout: 30_000,
   }, async () => {
-    const w = world({ v1: 'crashes' }, await freePort());
+    const w = await world({ v1: 'crashes' }, await freePort());
     const r = w.runner();
     await r.update(w.spec(1, 'v1'));
+    // Nothing healthy yet: the edge says the app is starting, and when to try again.
+    const starting = await w.get();
+    expect(isEdgePage(starting, 'starting')).toBe(true);
+    expect(starting).toMatchObject({ status: 503, headers: { 'retry-after': '5' } });
     await until(
       'two crashes of replica 0',
       async () => w.of('v1', ['crashed']).filter((e) => e.replica === 0).length >= 2,
@@ -208,5 +232,27 @@ describe('a first deploy (nothing serves)', () => {
     );
     expect(w.started.filter((d) => d === 'v1').length).toBeGreaterThanOrEqual(4);
     expect(r.persisted()?.failed_deployments).toEqual([]);
+  });
+});
+
+describe('the route at the edge', () => {
+  it('stopped, the frame answers 503; started, it serves; removed, its host is unknown', {
+    timeout: 30_000,
+  }, async () => {
+    const w = await serving({});
+    await w.r.update({ ...w.spec(2, 'v1'), desired_state: 'stopped' });
+    const stopped = await w.get();
+    expect(stopped).toMatchObject({ status: 503 });
+    expect(isEdgePage(stopped, 'stopped')).toBe(true);
+    await w.r.update({ ...w.spec(3, 'v1'), desired_state: 'stopped', suspended: true });
+    expect(isEdgePage(await w.get(), 'suspended')).toBe(true);
+    await w.r.update(w.spec(4, 'v1'));
+    await w.answers('hello v1');
+    // A verified domain routes to it too, whatever its case and port.
+    await w.r.update({ ...w.spec(4, 'v1'), domains: ['shop.example.test'] });
+    const r = await hitFrame(w.edge.info!.http_port, 'SHOP.example.test.:8000');
+    expect(r).toMatchObject({ status: 200, body: 'hello v1' });
+    await w.r.remove();
+    expect(isEdgePage(await w.get(), 'unknown_host')).toBe(true);
   });
 });

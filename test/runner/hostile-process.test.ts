@@ -14,7 +14,8 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { ATTACKS, hostileRepo, type Hostile } from '../isolation/hostile.ts';
-import { gitFixture, hit, killApps, until } from './fixture.ts';
+import { freePort } from '../../src/runner/processes.ts';
+import { gitFixture, hitFrame, killApps, until } from './fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 
@@ -28,6 +29,7 @@ let project: { id: string };
 let space: string;
 let agentId: string;
 let agentToken: string;
+let edgePort: number;
 const context = () => `agent output (last lines):\n${output.join('\n')}`;
 
 function startAgent(gitBaseUrl: string) {
@@ -35,7 +37,18 @@ function startAgent(gitBaseUrl: string) {
   const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   agent = spawn(
     process.execPath,
-    [BIN, 'agent', '--server', server, '--data', join(tmp, 'agent'), '--runtime', 'process'],
+    [
+      BIN,
+      'agent',
+      '--server',
+      server,
+      '--data',
+      join(tmp, 'agent'),
+      '--runtime',
+      'process',
+      '--edge-port',
+      String(edgePort),
+    ],
     {
       env: {
         ...process.env,
@@ -56,6 +69,7 @@ beforeAll(async () => {
   t = await testApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   tmp = mkdtempSync(join(tmpdir(), 'fp-hostile-process-'));
+  edgePort = await freePort();
   hostile = hostileRepo(tmp);
   gitFixture(tmp).pushApp('honest'); // acme/app, beside acme/hostile under the same base
   ann = await newUser(t, 'ann');
@@ -77,14 +91,14 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-let ports = 18400 + Math.floor(Math.random() * 1000);
+// Every frame on the same port: each app's own, inside its sandbox.
 const frame = (name: string, repo: string, branch = 'main') =>
   newFrame(t, ann, project.id, space, {
     name,
     agent_id: agentId,
     git_repository: repo,
     git_repository_branch: branch,
-    port: ports++,
+    port: 8080,
   });
 
 /** The frame once its latest deployment has ended (succeeded or failed). */
@@ -131,7 +145,7 @@ describe('the process runtime meets a hostile repository', () => {
       }
     }
     expect(hostile.victimHarm()).toEqual({ created: [], secretChanged: false });
-    const answer = await hit(honest.port);
+    const answer = await hitFrame(edgePort, honest.hostname);
     expect(answer).toMatchObject({ status: 200, body: expect.stringMatching(/hello honest/) });
   });
 
@@ -141,7 +155,7 @@ describe('the process runtime meets a hostile repository', () => {
     const maker = await frame('fifo-maker', 'hostile', ATTACKS.fifoMaker);
     expect(await settled(maker)).toMatchObject({ status: 'Online' });
     const cwd = await until('the app says where it runs', async () => {
-      const r = await hit(maker.port, '/cwd');
+      const r = await hitFrame(edgePort, maker.hostname, '/cwd');
       return 'body' in r && r.body.startsWith('/') ? r.body : undefined;
     });
     expect(statSync(join(cwd, 'Procfile')).isFIFO()).toBe(true);
@@ -158,7 +172,7 @@ describe('the process runtime meets a hostile repository', () => {
     startAgent(hostile.gitBaseUrl);
     const next = await frame('after-restart', 'app');
     expect((await settled(next)).status).toBe('Online');
-    expect(await hit(maker.port)).toMatchObject({ status: 200 });
+    expect(await hitFrame(edgePort, maker.hostname)).toMatchObject({ status: 200 });
     const redeploy = await t.post(`${framePath(maker)}/deploy`, { token: ann.token });
     expect(redeploy.status, redeploy.text).toBe(202);
     const again = await settled(maker);

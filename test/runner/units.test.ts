@@ -1,10 +1,8 @@
 // The agent's pure parts and small mechanisms, without a server: restart delays, Procfile and
-// package.json plans, repository addresses, sync batches, health verdicts, the log tailer and
-// the TCP proxy.
+// package.json plans, repository addresses, sync batches, health verdicts and the log tailer.
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isOomExit, restartDelayMs } from '../../src/runner/replica.ts';
@@ -17,7 +15,6 @@ import { MAX_BATCH_BYTES, Outbox, SyncClient, takeBatch } from '../../src/runner
 import pino from 'pino';
 import { passes, probe } from '../../src/runner/health.ts';
 import { tailFile } from '../../src/runner/log.ts';
-import { FrameProxy } from '../../src/runner/proxy.ts';
 import { freePort, isAlive, startTimeOf } from '../../src/runner/processes.ts';
 import { reachableUrl } from '../../src/cloud/builtin.ts';
 import type { SyncEvent } from '../../src/runner/protocol.ts';
@@ -135,19 +132,15 @@ describe('Procfile and build plan', () => {
     expect(runAsUser(imageUser)).toBe(user),
   );
 
-  it('reports a healthy replica behind a held port as port_in_use, and other events as they are', () => {
+  it('reports replica events as they are, with their deployment and detail', () => {
     const base = { frameId: 'frm_x', replica: 1, generation: 3, deploymentId: 'dep_y' };
-    expect(replicaEvent({ ...base, type: 'healthy', portHeld: true })).toMatchObject({
-      type: 'unhealthy',
-      detail: { reason: 'port_in_use' },
-      deployment_id: 'dep_y',
+    const healthy = replicaEvent({ ...base, type: 'healthy' });
+    expect(healthy).toMatchObject({ type: 'healthy', deployment_id: 'dep_y', generation: 3 });
+    expect(healthy).not.toHaveProperty('detail');
+    expect(replicaEvent({ ...base, type: 'crashed', detail: { exit_code: 4 } })).toMatchObject({
+      type: 'crashed',
+      detail: { exit_code: 4 },
     });
-    expect(replicaEvent({ ...base, type: 'healthy', portHeld: false })).not.toHaveProperty(
-      'detail',
-    );
-    expect(
-      replicaEvent({ ...base, type: 'crashed', detail: { exit_code: 4 }, portHeld: true }),
-    ).toMatchObject({ type: 'crashed', detail: { exit_code: 4 } });
   });
 
   it('orders container log timestamps to the nanosecond', () => {
@@ -256,6 +249,7 @@ describe('the sync loop', () => {
       server: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
       token: 'fpa_test',
       log: pino({ level: 'silent' }),
+      edge: { http_port: 8000, https_port: null },
       onAnswer: (frames) => answers.push(frames),
     });
     client.outbox.event(ev(0));
@@ -270,10 +264,12 @@ describe('the sync loop', () => {
     while (bodies.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(calls).toBeGreaterThanOrEqual(3);
     expect(bodies[0].events).toEqual([ev(0), ev(1)]);
+    expect(bodies[0].edge).toEqual({ http_port: 8000, https_port: null }); // told once taken
     expect(waits[0]).toBe('0');
     // Then it long-polls with an empty body, cut short when there is news to report.
     while (waits.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(waits[1]).toBe('25');
+    expect(bodies[1]).not.toHaveProperty('edge');
     const cut = Date.now();
     client.outbox.event(ev(2));
     while (bodies.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -354,52 +350,6 @@ describe('log tailing', () => {
     const again: string[] = [];
     tailFile(file, offset, (l) => again.push(l)).stop();
     expect(again).toEqual(['three']);
-  });
-});
-
-describe('the frame proxy', () => {
-  it('round-robins connections over the healthy replicas and closes its port', async () => {
-    const ports: number[] = [];
-    for (const name of ['a', 'b']) {
-      const s = createServer((_req, res) => res.end(name));
-      await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-      cleanups.push(() => new Promise((r) => s.close(r)));
-      ports.push((s.address() as { port: number }).port);
-    }
-    const port = await freePort();
-    let upstreams = ports.map(local);
-    const proxy = new FrameProxy({
-      host: '127.0.0.1',
-      port,
-      upstreams: () => upstreams,
-      note: () => {},
-    });
-    await proxy.listen();
-    cleanups.push(() => proxy.close());
-    // A fresh connection per request (no keep-alive), as the proxy balances connections.
-    const get = () =>
-      new Promise<string>((resolve) => {
-        request({ host: '127.0.0.1', port, agent: false }, (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c)).on('end', () => resolve(body));
-        })
-          .on('error', () => resolve('refused'))
-          .end();
-      });
-    const seen = [await get(), await get(), await get(), await get()];
-    expect(new Set(seen)).toEqual(new Set(['a', 'b']));
-    upstreams = [];
-    expect(await get()).toBe('refused'); // none healthy: the connection is closed
-    await proxy.close();
-    const refused = await new Promise((r) => {
-      const s = connect(port, '127.0.0.1');
-      s.on('error', () => r(true));
-      s.on('connect', () => {
-        s.destroy();
-        r(false);
-      });
-    });
-    expect(refused).toBe(true);
   });
 });
 

@@ -1,8 +1,9 @@
 // The `swarm` runtime: a frame is a Docker Swarm service of `replica_count` tasks spread over
 // the nodes (swarm-service.ts). Swarm schedules, restarts and rolls out (start-first, rollback
 // when the new tasks fail); this supervisor builds the image, keeps the service's spec in step
-// with the desired state, checks each task's health through its published port, balances the
-// frame's port over the healthy ones, and reports each slot's task as a replica.
+// with the desired state, checks each task's health through its published port, routes the
+// frame at the edge to the healthy ones (in slot order), and reports each slot's task as a
+// replica.
 //
 // A new release takes over only once healthy (CONTRACT 5): while an earlier release serves, a
 // task of the new one that fails, or never passes its health check, fails that deployment. Its
@@ -11,9 +12,14 @@
 // deploy), swarm restarts failed tasks and the server's back-off counts each failure.
 import type Docker from 'dockerode';
 import { buildImage, inspectImage, pruneImages } from '../build/image.ts';
-import { FrameProxy } from '../proxy.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
-import { nowIso, replicaEvent, type FrameSupervisor, type SupervisorDeps } from '../supervisor.ts';
+import {
+  nowIso,
+  replicaEvent,
+  routeOf,
+  type FrameSupervisor,
+  type SupervisorDeps,
+} from '../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
 import type { PersistedFrame, SwarmRelease } from '../state.ts';
 import { BuildError, type Endpoint } from './runtime.ts';
@@ -80,8 +86,6 @@ class SwarmFrame implements FrameSupervisor {
   private building?: { deploymentId: string; abort: AbortController };
   /** Deployments that failed here (their build, or a new release while another served). */
   private failed = new Set<string>();
-  private proxy?: FrameProxy;
-  private portHeld = false;
   private upstreams: Endpoint[] = [];
   private health = new Map<string, Health>();
   private reported = new Map<number, string>();
@@ -106,7 +110,7 @@ class SwarmFrame implements FrameSupervisor {
     return this.enqueue(async () => {
       this.gone = true;
       this.stopPolling();
-      await this.proxy?.close();
+      this.deps.routes.remove(this.frameId);
       const s = await findService(this.o.docker, this.frameId);
       if (s)
         await this.o.docker
@@ -121,7 +125,6 @@ class SwarmFrame implements FrameSupervisor {
     this.gone = true;
     this.stopPolling();
     this.building?.abort.abort();
-    void this.proxy?.close(false);
     return this.persisted();
   }
 
@@ -131,7 +134,6 @@ class SwarmFrame implements FrameSupervisor {
       await scaleService(this.o.docker, this.frameId, 0).catch(() => {});
       this.reportStopped();
       this.stopPolling();
-      await this.proxy?.close();
     });
   }
 
@@ -173,14 +175,14 @@ class SwarmFrame implements FrameSupervisor {
     if (spec.desired_state === 'stopped') {
       this.building?.abort.abort();
       this.building = undefined;
+      this.upstreams = [];
+      this.publish(); // the edge answers 503 before the tasks go
       await scaleService(this.o.docker, this.frameId, 0);
-      await this.proxy?.close();
-      this.proxy = undefined;
       this.reportStopped();
       this.deps.changed();
       return;
     }
-    await this.ensureProxy(spec.port);
+    this.publish();
     const failed = spec.build_failed || this.failed.has(spec.deployment_id);
     const have = this.release?.release.deploymentId === spec.deployment_id;
     if (!have && !failed && this.building?.deploymentId !== spec.deployment_id) this.build(spec);
@@ -295,21 +297,10 @@ class SwarmFrame implements FrameSupervisor {
     );
   }
 
-  private async ensureProxy(port: number) {
-    if (this.proxy?.port === port) return;
-    await this.proxy?.close(false);
-    this.portHeld = false;
-    this.proxy = new FrameProxy({
-      host: this.deps.host,
-      port,
-      upstreams: () => this.upstreams,
-      note: (m) => this.deps.line(this.frameId, 0, m),
-      blocked: (held) => {
-        this.portHeld = held;
-        this.reported.clear();
-      },
-    });
-    await this.proxy.listen();
+  /** Tells the edge the frame's route as it is now (the table ignores a route it holds). */
+  private publish() {
+    if (this.gone || !this.spec) return;
+    this.deps.routes.set(routeOf(this.frameId, this.spec, this.upstreams));
   }
 
   private report(
@@ -326,7 +317,6 @@ class SwarmFrame implements FrameSupervisor {
         generation: this.desired.generation,
         deploymentId,
         detail,
-        portHeld: this.portHeld,
       }),
     );
   }
@@ -431,14 +421,18 @@ class SwarmFrame implements FrameSupervisor {
       (t): t is TaskView & { publishedPort: number } =>
         t.state === 'running' && t.desired === 'running' && !!t.publishedPort,
     );
-    const healthy: Endpoint[] = [];
-    await Promise.all(
+    const checked = await Promise.all(
       running.map(async (t) => {
         const end = { host: await this.addrOf(t.nodeId, self), port: t.publishedPort };
-        if (await this.check(t, end)) healthy.push(end);
+        return { t, end, healthy: await this.check(t, end) };
       }),
     );
-    this.upstreams = healthy;
+    // In slot order, then the newer task first (start-first updates run two in a slot).
+    this.upstreams = checked
+      .filter((c) => c.healthy)
+      .sort((a, b) => a.t.slot - b.t.slot || b.t.createdAt.localeCompare(a.t.createdAt))
+      .map((c) => c.end);
+    this.publish();
     for (const h of this.health.keys()) if (!running.some((t) => t.id === h)) this.health.delete(h);
     // Each slot's newest task that is meant to run stands for its replica.
     const bySlot = new Map<number, TaskView>();
@@ -465,7 +459,7 @@ class SwarmFrame implements FrameSupervisor {
                   : 'starting'
               : undefined;
       if (!type) continue;
-      const key = `${t.id}/${type}/${this.portHeld}`;
+      const key = `${t.id}/${type}`;
       if (this.reported.get(index) === key) continue;
       this.reported.set(index, key);
       this.report(

@@ -1,0 +1,61 @@
+// The agent's edge: the routing table its supervisors keep, and the data plane that serves it
+// (the built-in one, server.ts), when the agent was given a port for it. Without one (a
+// self-hosted agent started with no --edge-port) the table is still kept, and nothing serves
+// it: the agent tells the service `edge: null`, and its frames have no URL.
+import type { Endpoint } from '../runtimes/runtime.ts';
+import { EdgeServer, type EdgeServerOptions } from './server.ts';
+import { RoutingTable, type FrameRoute } from './table.ts';
+
+/** What the agent tells the service about its edge on its first sync (CONTRACT 5b). */
+export interface EdgeInfo {
+  http_port: number;
+  https_port: number | null;
+}
+
+/** What a supervisor tells the edge about its frame. */
+export interface Routes {
+  set(route: FrameRoute): void;
+  /** The frame left this agent: its hosts answer 404. */
+  remove(frameId: string): void;
+  /**
+   * Resolves once the requests in flight to these replicas have ended (or the drain timeout
+   * passed), so that a replica the route no longer names can be stopped without cutting them.
+   */
+  drain(ends: readonly Endpoint[]): Promise<void>;
+}
+
+export interface Edge {
+  routes: Routes;
+  table: RoutingTable;
+  info: EdgeInfo | null;
+  close(): Promise<void>;
+}
+
+/** How long a replica taken out of its route may finish its requests before it is stopped. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface EdgeOptions extends Partial<Omit<EdgeServerOptions, 'table'>> {
+  /** No port: no data plane. */
+  port?: number;
+  drainTimeoutMs?: number;
+}
+
+export async function startEdge(o: EdgeOptions = {}): Promise<Edge> {
+  const table = new RoutingTable();
+  let server: EdgeServer | undefined;
+  if (o.port !== undefined) {
+    server = new EdgeServer({ ...o, host: o.host ?? '127.0.0.1', port: o.port, table });
+    await server.listen();
+  }
+  const drainMs = o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
+  return {
+    table,
+    info: server ? { http_port: server.port, https_port: null } : null,
+    routes: {
+      set: (route) => table.set(route),
+      remove: (frameId) => table.remove(frameId),
+      drain: (ends) => server?.drain(ends, drainMs) ?? Promise.resolve(),
+    },
+    close: async () => server?.close(),
+  };
+}
