@@ -12,7 +12,10 @@ export const EXIT = {
   auth: 3,
   /** No such thing, or not yours to see (404: the service answers so for both). */
   notFound: 4,
-  /** Refused: not allowed (403), invalid, conflicting, precondition failed (other 4xx). */
+  /**
+   * Refused: not allowed (403), invalid, conflicting, precondition failed (other 4xx); `open`
+   * of a frame that has no URL.
+   */
   refused: 5,
   /** --wait: the operation ended badly (Error, Stopped, a failed deployment). */
   waitFailed: 6,

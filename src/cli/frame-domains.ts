@@ -1,5 +1,6 @@
 // frames domains list/add/verify/remove: a frame's custom hostnames. A claim is pending until
-// the TXT record the service names is in DNS and `verify` finds it; only verified ones route.
+// the TXT record the service names is in DNS and `verify` finds it; only verified ones route,
+// and traffic reaches the frame once the domain's CNAME points at its hostname (`target`).
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
 import { context, group, projectOption } from './context.ts';
@@ -18,10 +19,11 @@ const domainRow = (d: Domain) => ({
   id: d.id,
   hostname: d.hostname,
   verified: d.verified ? 'yes' : 'no',
+  'cname target': d.target,
   'dns record': d.verified ? null : record(d),
 });
 
-/** A domain and what to do with it: the record to create while it is pending. */
+/** A domain and what to do with it: the TXT record while it is pending, and the CNAME. */
 function showDomain(d: Domain) {
   details({
     id: d.id,
@@ -30,16 +32,14 @@ function showDomain(d: Domain) {
     'record type': d.verification.type,
     'record name': d.verification.name,
     'record value': d.verification.value,
+    'cname target': d.target,
   });
-  if (!d.verified)
-    note(
-      paint(
-        `Create that TXT record in ${d.hostname}'s DNS, then run ` +
-          '`frameplane frames domains verify`.',
-        'dim',
-        process.stderr,
-      ),
-    );
+  const cname = `A CNAME record for ${d.hostname} pointing at ${d.target} routes it to the frame.`;
+  const todo = d.verified
+    ? cname
+    : `Create that TXT record in ${d.hostname}'s DNS, then run ` +
+      `\`frameplane frames domains verify\`. ${cname}`;
+  note(paint(todo, 'dim', process.stderr));
 }
 
 /** The frame named by `ref` and one of its domains, by id or hostname. */
@@ -69,14 +69,16 @@ export function register(program: Command) {
         fp.api.GET(domainsPath, { params: { path, query: { cursor } } }),
       );
       show(all, (list) =>
-        table(list.map(domainRow), ['id', 'hostname', 'verified', 'dns record'], {
+        table(list.map(domainRow), ['id', 'hostname', 'verified', 'cname target', 'dns record'], {
           verified: (v) => (v === 'yes' ? 'green' : 'yellow'),
         }),
       );
     });
   domains
     .command('add <frame> <hostname>')
-    .description('claim a hostname (project admin); prints the TXT record that proves it')
+    .description(
+      'claim a hostname (project admin); prints the TXT record that proves it and the CNAME target',
+    )
     .requiredOption(...projectOption)
     .action(async (ref: string, hostname: string, opts: { project: string }, cmd: Command) => {
       const { fp, show } = context(cmd);

@@ -30,7 +30,7 @@ export function register(program: Command) {
     .requiredOption(...projectOption)
     .option('--name <name>', 'a new name')
     .option('--branch <branch>', 'deploy this branch from now on')
-    .option('--port <port>', 'the port the app listens on')
+    .option('--port <port>', 'the port the app listens on inside its container (its PORT)')
     .option('--health-check-path <path>', 'what the agent probes')
     .option('--if-match <etag>', 'only if the frame is still this version (its ETag)')
     .action(async (ref: string, opts: UpdateOptions, cmd: Command) => {

@@ -3,9 +3,10 @@
 // project given by --project (id or name).
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
+import { noUrl, printUrl, urlCell } from './address.ts';
 import { type Context, context, projectOption } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
-import { details, paint, statusColour, table } from './output.ts';
+import { details, note, paint, statusColour, table } from './output.ts';
 import { frame as findFrame, projectId, spaceId } from './resolve.ts';
 import { deployed, online, stopped, type Verdict, waitFor } from './wait.ts';
 
@@ -21,24 +22,33 @@ const frameRow = (f: Frame) => ({
   id: f.id,
   name: f.name,
   status: f.status,
+  // Where it answers; a frame whose agent has no edge has only its hostname.
+  url: f.url ?? f.hostname,
   replicas: f.replica_count,
   repository: `${f.git_repository_owner}/${f.git_repository}#${f.git_repository_branch}`,
   runtime: f.runtime.kind === 'agent' ? `agent ${f.agent_id}` : 'cloud',
 });
 
 export function showFrame(ctx: Context, f: Frame) {
-  ctx.show(f, (v) =>
+  ctx.show(f, (v) => {
+    const row = frameRow(v);
     details({
-      ...frameRow(v),
+      id: row.id,
+      name: row.name,
       status: paint(v.status, statusColour(v.status)),
+      url: urlCell(v),
+      hostname: v.hostname,
+      replicas: row.replicas,
+      repository: row.repository,
+      runtime: row.runtime,
       reason: v.status_reason,
       port: v.port,
       deployment: v.latest_deployment
         ? `${v.latest_deployment.id} ${v.latest_deployment.status}`
         : null,
       updated: v.updated_at,
-    }),
-  );
+    });
+  });
 }
 
 interface WaitOptions {
@@ -63,6 +73,8 @@ async function operate(
     throw new CliError(`--timeout must be a number of seconds, got "${opts.timeout}"`, EXIT.usage);
   const { frame, result } = await waitFor(ctx.fp, f, verdict, seconds * 1000);
   if (ctx.json) ctx.show(frame, () => {});
+  // Online at last (deploy, start): where it answers now.
+  else if (result === 'ok' && frame.status === 'Online') printUrl(frame);
   if (result === 'failed') process.exitCode = EXIT.waitFailed;
   if (result === 'timeout') process.exitCode = EXIT.waitTimeout;
 }
@@ -92,7 +104,10 @@ export function register(program: Command) {
     .requiredOption('--name <name>', 'its name')
     .requiredOption('--repo <owner/name>', 'the Git repository')
     .option('--branch <branch>', 'the branch to deploy', 'main')
-    .requiredOption('--port <port>', 'the port the app listens on (PORT)')
+    .requiredOption(
+      '--port <port>',
+      'the port the app listens on inside its container (its PORT), not a port of the host',
+    )
     .option('--space <space>', 'the space, by id or name (default: the first one)')
     .option('--agent <agent>', 'run it on this self-hosted agent (default: the cloud)')
     .option('--replicas <n>', 'how many replicas')
@@ -126,6 +141,9 @@ export function register(program: Command) {
         }),
       );
       showFrame(ctx, frame);
+      if (ctx.json) return;
+      if (frame.url) note(`${frame.name} will answer at ${frame.url} once Online.`);
+      else note(noUrl(frame));
     });
   frames
     .command('list')
@@ -140,7 +158,7 @@ export function register(program: Command) {
       show(all, (list) =>
         table(
           list.map(frameRow),
-          ['id', 'name', 'status', 'replicas', 'repository', 'runtime'],
+          ['id', 'name', 'status', 'url', 'replicas', 'repository', 'runtime'],
           colours,
         ),
       );

@@ -12,6 +12,7 @@ import * as frameHistory from './frame-history.ts';
 import * as frameSettings from './frame-settings.ts';
 import * as frameVolumes from './frame-volumes.ts';
 import * as frames from './frames.ts';
+import * as open from './open.ts';
 import * as orgMembers from './org-members.ts';
 import * as orgs from './orgs.ts';
 import * as projects from './projects.ts';
@@ -48,6 +49,7 @@ export function program(): Command {
   frameHistory.register(cli);
   frameDomains.register(cli);
   frameVolumes.register(cli);
+  open.register(cli);
   cli
     .command('agent')
     .description('run frames on this machine (frameplane agent --help)')

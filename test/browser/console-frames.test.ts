@@ -2,7 +2,8 @@
 // real agent does: created in the console, the frame goes Online and its logs appear live (the
 // page follows the frame's event and log streams, no polling); a settings change waits as a
 // pending change until Deploy, which the page follows to its end; stop and start too. The
-// space's list follows its frames on the project's event stream.
+// space's list follows its frames on the project's event stream. Once its agent says it serves
+// an edge, the frame's URL is a link (a new tab) on its page and in the list.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { newProject, newUser } from '../helpers/factories.ts';
@@ -60,10 +61,27 @@ describe('console: frames', () => {
       /\/spaces\/([^/?#]+)\/frames\/([^/?#]+)/.exec(ann.page.url()) ?? [];
     await expect.poll(() => status(ann.page).textContent()).toBe('Starting');
     expect(await ann.page.getByText('on a self-hosted agent (online)').count()).toBe(1);
+    // Its agent has not said it serves an edge: the hostname, no link.
+    const address = ann.page.locator('#frame-address');
+    expect(await address.textContent()).toMatch(/^web-[a-z0-9]{6}\.localhost no URL: its agent/);
+    expect(await address.getByRole('link').count()).toBe(0);
 
-    // The agent reports the replica healthy: the page shows Online without a reload.
+    // The agent says where it serves, then reports the replica healthy: the page shows Online
+    // and the frame's URL without a reload.
+    await sync(s.t, agentToken, { edge: { http_port: 8000, https_port: null } });
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+    const { url, hostname } = (
+      await s.t.get(`/v2/projects/${project.id}/spaces/${spaceId}/frames/${frameId}`, {
+        token: annUser.token,
+      })
+    ).json;
+    expect(url).toBe(`http://${hostname}:8000`);
+    const link = address.getByRole('link', { name: url });
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toBe(url);
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
     await ann.page.locator('#events').getByText('Online').first().waitFor();
 
     const line = (text: string) => ({
@@ -143,7 +161,8 @@ describe('console: frames', () => {
     await ann.page.getByRole('button', { name: 'Add domain' }).click();
     const record = ann.page.locator('#domains-title + * code, section:has(#domains-title) code');
     await record.first().waitFor();
-    const [name = '', value = ''] = await record.allTextContents();
+    const [name = '', value = '', target = ''] = await record.allTextContents();
+    expect(target).toBe(hostname); // the CNAME record's target: the frame's hostname
     s.t.dns.add(name, value);
     await ann.page.getByRole('button', { name: 'Verify' }).click();
     await ann.page.getByText('verified', { exact: true }).waitFor();
@@ -153,6 +172,9 @@ describe('console: frames', () => {
     const listed = ann.page.getByRole('row').filter({ hasText: 'web' });
 
     await listed.getByText('Online').waitFor();
+    const listedLink = listed.getByRole('link', { name: url });
+    expect(await listedLink.getAttribute('target')).toBe('_blank');
+    expect(await listedLink.getAttribute('rel')).toBe('noopener noreferrer');
     await screenshots(ann.page, 'space');
     const stop = await s.t.post(
       `/v2/projects/${project.id}/spaces/${spaceId}/frames/${frameId}/stop`,
@@ -164,7 +186,7 @@ describe('console: frames', () => {
     await listed.getByText('Stopped').waitFor();
 
     // Deleted from its page, the frame leaves the list.
-    await ann.page.getByRole('link', { name: 'web' }).click();
+    await ann.page.getByRole('link', { name: 'web', exact: true }).click();
     await ann.page.getByRole('button', { name: 'Delete frame' }).click();
     await ann.page.getByRole('button', { name: 'Yes, delete frame' }).click();
     await ann.page.getByText('No frame in this space yet.').waitFor();

@@ -71,9 +71,9 @@ describe('console: projects, sharing and access', () => {
     for (const name of ['Create space', 'Share', 'Rename', 'Delete', 'Revoke'])
       expect(await bob.page.getByRole('button', { name }).count(), name).toBe(0);
     await bob.page.getByRole('link', { name: 'default' }).click();
-    await bob.page.getByRole('link', { name: 'web' }).waitFor();
+    await bob.page.getByRole('link', { name: 'web', exact: true }).waitFor();
     expect(await bob.page.getByRole('button', { name: 'Create frame' }).count()).toBe(0);
-    await bob.page.getByRole('link', { name: 'web' }).click();
+    await bob.page.getByRole('link', { name: 'web', exact: true }).click();
     await bob.page.getByRole('heading', { name: 'web' }).waitFor();
     await bob.page.getByText('Values are hidden from viewers.').waitFor();
     expect(await row(bob.page, 'SECRET').textContent()).toContain('hidden');

@@ -70,6 +70,10 @@ describe('bash', () => {
     expect(complete('frameplane frames list -p ')).toEqual([]);
     // An argument is not a command: `web` leaves the path at `frames show`.
     expect(complete('frameplane frames show web --')).toContain('--project');
+    expect(complete('frameplane op')).toEqual(['open']);
+    expect(complete('frameplane open web --')).toEqual(
+      expect.arrayContaining(['--project', '--print', '--json']),
+    );
     expect(complete('frameplane completion ')).toEqual(
       expect.arrayContaining(['bash', 'zsh', 'fish', '--help']),
     );

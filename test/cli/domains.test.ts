@@ -25,8 +25,9 @@ describe('frames domains', () => {
     expect(value).toMatch(/^frameplane-verify=/);
 
     const listed = await run(['frames', 'domains', 'list', 'web', ...p], env);
-    expect(listed.stdout).toMatch(/^ID\s+HOSTNAME\s+VERIFIED\s+DNS RECORD$/m);
-    expect(listed.stdout).toContain(`shop.example.com  no        TXT ${name} "${value}"`);
+    expect(listed.stdout).toMatch(/^ID\s+HOSTNAME\s+VERIFIED\s+CNAME TARGET\s+DNS RECORD$/m);
+    expect(listed.stdout).toMatch(/shop\.example\.com {2}no {8}web-\w{6}\.localhost {2}TXT /);
+    expect(listed.stdout).toContain(`  TXT ${name} "${value}"`);
 
     // Not in DNS yet: the service's reason, and exit 5.
     const early = await run(['frames', 'domains', 'verify', 'web', 'shop.example.com', ...p], env);

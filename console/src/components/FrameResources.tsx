@@ -1,5 +1,6 @@
-// A frame's domains (added, verified by a DNS TXT record, removed) and volumes (added, removed).
-// Everyone who reaches the project sees them; admins change them.
+// A frame's domains (added, verified by a DNS TXT record, routed by a CNAME record at the
+// frame's hostname, removed) and volumes (added, removed). Everyone who reaches the project
+// sees them; admins change them.
 import { fp, useList, useWrite } from '../api.ts';
 import { type FrameRef, frameKey, params } from '../frames.ts';
 import { ConfirmButton } from './Confirm.tsx';
@@ -11,7 +12,16 @@ const pathOf = <E extends Record<string, string>>(f: FrameRef, extra: E) => ({
   params: { path: { ...params(f).params.path, ...extra } },
 });
 
-export function FrameDomains({ frame, canManage }: { frame: FrameRef; canManage: boolean }) {
+export function FrameDomains({
+  frame,
+  hostname,
+  canManage,
+}: {
+  frame: FrameRef;
+  /** The frame's own hostname: where a domain's CNAME points (each domain says it too). */
+  hostname?: string;
+  canManage: boolean;
+}) {
   const key = [...frameKey(frame), 'domains'];
   const domains = useList(key, (cursor) =>
     fp().api.GET(`${FRAME}/domains`, { params: { ...params(frame).params, query: { cursor } } }),
@@ -49,7 +59,10 @@ export function FrameDomains({ frame, canManage }: { frame: FrameRef; canManage:
                     add a TXT record <code>{d.verification.name}</code> ={' '}
                     <code>{d.verification.value}</code>
                   </span>
-                )}
+                )}{' '}
+                <span className="muted">
+                  · CNAME record: <code>{d.target}</code>
+                </span>
                 {canManage && (
                   <span className="actions">
                     {!d.verified && (
@@ -75,7 +88,13 @@ export function FrameDomains({ frame, canManage }: { frame: FrameRef; canManage:
       </Loaded>
       {canManage && (
         <form className="row" onSubmit={(e) => add.mutate(formValues(e).hostname ?? '')}>
-          <Field label="Hostname" name="hostname" required error={add.error} />
+          <Field
+            label="Hostname"
+            name="hostname"
+            required
+            hint={hostname && `then point its CNAME at ${hostname}`}
+            error={add.error}
+          />
           <Submit busy={add.isPending}>Add domain</Submit>
         </form>
       )}

@@ -1,10 +1,12 @@
-// One frame: its live status (the event stream), the actions a member may take, settings and
-// scale, env vars, domains, volumes, deployments, events and live logs. What a role cannot do
-// is not offered: viewers read, members operate and edit, admins manage domains and volumes.
+// One frame: its address (a link to its URL), its live status (the event stream), the actions a
+// member may take, settings and scale, env vars, domains, volumes, deployments, events and live
+// logs. What a role cannot do is not offered: viewers read, members operate and edit, admins
+// manage domains and volumes.
 import { Link, useParams } from 'react-router';
 import { atLeast, fp, useRead } from '../api.ts';
 import { FrameActions } from '../components/FrameActions.tsx';
 import { FrameDelete } from '../components/FrameDelete.tsx';
+import { FrameAddress } from '../components/FrameAddress.tsx';
 import { FrameEnv } from '../components/FrameEnv.tsx';
 import { Deployments, Events, Logs } from '../components/FrameHistory.tsx';
 import { FrameDomains, FrameVolumes } from '../components/FrameResources.tsx';
@@ -34,6 +36,9 @@ export function FramePage() {
         {(f) => (
           <>
             <h1>{f.name}</h1>
+            <p id="frame-address">
+              <FrameAddress frame={f} why />
+            </p>
             <p>
               <span className={`badge status-${f.status}`} id="frame-status" aria-live="polite">
                 {f.status}
@@ -55,7 +60,11 @@ export function FramePage() {
       <Events events={live.events} error={live.error} />
       <Deployments frame={ref} />
       <FrameEnv frame={ref} canEdit={atLeast(role, 'member')} />
-      <FrameDomains frame={ref} canManage={atLeast(role, 'admin')} />
+      <FrameDomains
+        frame={ref}
+        hostname={frame.data?.hostname}
+        canManage={atLeast(role, 'admin')}
+      />
       <FrameVolumes frame={ref} canManage={atLeast(role, 'admin')} />
       {frame.data && atLeast(role, 'admin') && <FrameDelete frame={frame.data} />}
     </>

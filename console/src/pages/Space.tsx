@@ -4,6 +4,7 @@
 import { Link, useNavigate, useParams } from 'react-router';
 import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '../api.ts';
 import { Field, formValues, Problem, RenameForm, Select, Submit } from '../components/Form.tsx';
+import { FrameAddress } from '../components/FrameAddress.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { useLiveSpace } from '../frames.ts';
 import { useProject } from './Project.tsx';
@@ -79,6 +80,7 @@ function NewFrame({ project_id, space_id }: { project_id: string; space_id: stri
           type="number"
           required
           defaultValue={8080}
+          hint="its PORT, in its container"
           error={create.error}
         />
         <Field
@@ -129,13 +131,16 @@ export function SpacePage() {
             list.length === 0 ? (
               <p className="muted">No frame in this space yet.</p>
             ) : (
-              <Table head={['Frame', 'Status', 'Repository', 'Replicas']}>
+              <Table head={['Frame', 'Address', 'Status', 'Repository', 'Replicas']}>
                 {list.map((f) => (
                   <tr key={f.id}>
                     <td>
                       <Link to={`/console/projects/${projectId}/spaces/${spaceId}/frames/${f.id}`}>
                         {f.name}
                       </Link>
+                    </td>
+                    <td>
+                      <FrameAddress frame={f} />
                     </td>
                     <td>
                       <span className={`badge status-${f.status}`}>{f.status}</span>
