@@ -42,6 +42,7 @@ import { historyRoutes } from './frames/history-routes.ts';
 import { settingsRoutes } from './frames/settings-routes.ts';
 import { Deployment, Frame } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agent-api/agents-routes.ts';
+import { certificateRoutes } from './certificates/certificates-routes.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { Agent } from './agent-api/agents-schemas.ts';
 
@@ -174,6 +175,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(historyRoutes(services));
   await app.register(settingsRoutes(services));
   await app.register(agentRoutes(services));
+  await app.register(certificateRoutes(services));
   await app.register(webhookRoutes(services));
   await app.register(
     adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }),

@@ -45,8 +45,18 @@ export interface Config {
   appsDomain: string;
   /** Where the built-in cloud's agent serves its edge (its EDGE_HTTP_PORT). */
   edgeHttpPort: number;
-  /** Where an edge with TLS serves HTTPS; read, but TLS comes with ACME in a later release. */
+  /** Where an edge with TLS serves HTTPS: only with `acme` (the built-in cloud's agent). */
   edgeHttpsPort: number;
+  /** The ACME server that issues the edges' certificates; none: the edges serve HTTP only. */
+  acme: AcmeSettings | undefined;
+  /** The resolvers that domain verification asks (DNS_SERVERS); none: the system's. */
+  dnsServers: string[] | undefined;
+}
+
+export interface AcmeSettings {
+  directoryUrl: string;
+  /** The account's contact, if any (Let's Encrypt writes to it before a certificate expires). */
+  email: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -208,7 +218,51 @@ function edgeSettings(env: Env, servicePort: number) {
     );
   if (edgeHttpsPort === edgeHttpPort)
     throw new Error(`EDGE_HTTPS_PORT must differ from EDGE_HTTP_PORT (both ${edgeHttpPort})`);
-  return { appsDomain: appsDomain(env.APPS_DOMAIN), edgeHttpPort, edgeHttpsPort };
+  return {
+    appsDomain: appsDomain(env.APPS_DOMAIN),
+    edgeHttpPort,
+    edgeHttpsPort,
+    acme: acmeSettings(env),
+    dnsServers: dnsServers(env.DNS_SERVERS),
+  };
+}
+
+/** DNS_SERVERS: comma-separated `ip`, `ip:port` or `[ipv6]:port`, as Node's resolver takes them. */
+export function dnsServers(raw: string | undefined): string[] | undefined {
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) return undefined;
+  for (const s of list) {
+    const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(s);
+    const ip = m?.[1] ?? (isIP(s) === 6 ? s : undefined);
+    const port = m?.[2] === undefined ? 53 : Number(m[2]);
+    if (!ip || !isIP(ip) || port < 1 || port > 65535)
+      throw new Error(`DNS_SERVERS must list ip[:port] addresses, comma-separated, got "${s}"`);
+  }
+  return list;
+}
+
+/** ACME_DIRECTORY_URL (an https URL) and ACME_EMAIL; neither set: no TLS. */
+export function acmeSettings(env: Env): AcmeSettings | undefined {
+  const raw = env.ACME_DIRECTORY_URL?.trim();
+  const email = env.ACME_EMAIL?.trim() || undefined;
+  if (!raw) {
+    if (email) throw new Error('ACME_EMAIL is set without ACME_DIRECTORY_URL');
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`ACME_DIRECTORY_URL must be a URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:')
+    throw new Error(`ACME_DIRECTORY_URL must be an https URL (RFC 8555), got "${raw}"`);
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw new Error(`ACME_EMAIL must be an e-mail address, got "${email}"`);
+  return { directoryUrl: url.toString(), email };
 }
 
 /** What a frame may keep and an instance may remember (docs/api.md, "Bounded growth"). */

@@ -14,6 +14,8 @@ import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { startWorker } from './jobs/worker.ts';
+import { createIssuer } from './certificates/acme.ts';
+import { createCertificates, queueCertificates } from './certificates/certificates-service.ts';
 import { createDelivery } from './mail/deliver.ts';
 import { createNotifier } from './db/notifier.ts';
 import { startBuiltinAgent } from './cloud/builtin.ts';
@@ -109,11 +111,32 @@ async function main() {
     from: config.mailFrom,
     log,
   });
+  const certificates = config.acme
+    ? createCertificates({
+        db,
+        clock,
+        sealer: core.sealer,
+        issuer: createIssuer({ db, sealer: core.sealer, clock, settings: config.acme }),
+        appsDomain: config.appsDomain,
+        log: log.child({ component: 'certificates' }),
+      })
+    : undefined;
+  const unfollow = certificates?.follow(notifier);
   const worker = await startWorker(
     pool,
-    { send_email: deliver, sweep: () => services.timeRules.runDue(clock.now()) },
+    {
+      send_email: deliver,
+      async sweep() {
+        await services.timeRules.runDue(clock.now());
+        if (certificates) await queueCertificates(db);
+      },
+      ...(certificates
+        ? { issue_certificates: async () => void (await certificates.issueDue()) }
+        : {}),
+    },
     log,
   );
+  if (certificates) await queueCertificates(db);
   ready = true;
   // The console is built now (once per change of its sources), not on the first visitor's click.
   void web.get().catch(() => {});
@@ -138,6 +161,7 @@ async function main() {
     async drain() {
       await builtin?.stop();
       await app.close();
+      unfollow?.();
       await worker.stop();
       await worker.promise.catch(() => {}); // resolves once its connections are released
       await notifier.close();

@@ -22,6 +22,7 @@ import type { Notifier } from './db/notifier.ts';
 import { createWaker } from './db/waker.ts';
 import { createAgentsService } from './agent-api/agents-service.ts';
 import { createSyncService } from './agent-api/sync-service.ts';
+import { createAgentCertificates } from './certificates/agent-certificates.ts';
 import { createFramesService } from './frames/frames-service.ts';
 import { createFrameOpsService } from './frames/frame-ops-service.ts';
 import { createHistoryService } from './frames/history-service.ts';
@@ -46,7 +47,8 @@ export interface Core {
 }
 
 export function createServices(core: Core) {
-  const { config, db, clock, sealer, notifier, dns = systemTxtResolver() } = core;
+  const { config, db, clock, sealer, notifier } = core;
+  const dns = core.dns ?? systemTxtResolver({ servers: config.dnsServers });
   const access = createAccessService(db);
   const limiter = rateLimiter(db, clock);
   const offlineAfterSeconds = config.agentOfflineAfterSeconds;
@@ -60,6 +62,7 @@ export function createServices(core: Core) {
     offlineAfterSeconds,
     deploymentHistory,
     appsDomain: config.appsDomain,
+    tls: config.acme !== undefined,
   });
   const sweeper = createSweeper({ db, clock });
   const revocations = createRevocations(notifier, {
@@ -113,6 +116,7 @@ export function createServices(core: Core) {
       envCacheMaxBytes: config.growth.envCacheMaxBytes,
       appsDomain: config.appsDomain,
     }),
+    agentCertificates: createAgentCertificates({ db, sealer, appsDomain: config.appsDomain }),
     frames,
     frameOps: createFrameOpsService({
       db,

@@ -81,3 +81,37 @@ describe('addresses (CONTRACT 5b)', () => {
     );
   });
 });
+
+describe('ACME and DNS', () => {
+  it('ACME_DIRECTORY_URL turns TLS on; it must be https; ACME_EMAIL only beside it', () => {
+    expect(loadConfig({}).acme).toBeUndefined();
+    expect(
+      loadConfig({ ACME_DIRECTORY_URL: 'https://127.0.0.1:14000/dir', ACME_EMAIL: 'a@b.test' })
+        .acme,
+    ).toEqual({ directoryUrl: 'https://127.0.0.1:14000/dir', email: 'a@b.test' });
+    expect(loadConfig({ ACME_DIRECTORY_URL: 'https://acme.test/dir' }).acme?.email).toBeUndefined();
+    expect(() => loadConfig({ ACME_DIRECTORY_URL: 'http://acme.test/dir' })).toThrow(
+      /must be an https URL/,
+    );
+    expect(() => loadConfig({ ACME_DIRECTORY_URL: 'acme' })).toThrow(/must be a URL/);
+    expect(() => loadConfig({ ACME_EMAIL: 'a@b.test' })).toThrow(/without ACME_DIRECTORY_URL/);
+    expect(() =>
+      loadConfig({ ACME_DIRECTORY_URL: 'https://acme.test/dir', ACME_EMAIL: 'nobody' }),
+    ).toThrow(/ACME_EMAIL must be an e-mail address/);
+  });
+
+  it.each([
+    ['', undefined],
+    ['127.0.0.1', ['127.0.0.1']],
+    ['127.0.0.1:5353, [::1]:53,::1', ['127.0.0.1:5353', '[::1]:53', '::1']],
+  ])('DNS_SERVERS %j is %j', (raw, servers) => {
+    expect(loadConfig({ DNS_SERVERS: raw }).dnsServers).toEqual(servers);
+  });
+
+  it.each(['dns.example.test', '127.0.0.1:0', '127.0.0.1:70000', '[::1', '1.2.3'])(
+    'DNS_SERVERS %j is refused',
+    (raw) => {
+      expect(() => loadConfig({ DNS_SERVERS: raw })).toThrow(/^DNS_SERVERS must list/);
+    },
+  );
+});

@@ -139,6 +139,14 @@ export const SyncAnswer = Type.Object(
           domains: Type.Array(Type.String(), {
             description: 'Hostnames to route to the frame: verified custom domains only',
           }),
+          certificates: Type.Array(
+            Type.Object({ hostname: Type.String(), fingerprint: Type.String() }),
+            {
+              description:
+                'The certificates issued for its hostname and domains: fetch one from ' +
+                '/v2/agent/certificates/<hostname> when its fingerprint is not the one held',
+            },
+          ),
         }),
         { description: 'The whole desired state; absent only when `unchanged`' },
       ),

@@ -11,6 +11,16 @@ const hostnamesOf = sql<string[]>`coalesce((select array_agg(d.hostname order by
   from domains d where d.frame_id = f.id and d.verified_at is not null), '{}')`;
 const verifiedHostnames = hostnamesOf.as('domains');
 
+// The certificates issued for the hosts of frame `f` (certificates/), by name: the agent
+// fetches the ones whose fingerprint it does not hold.
+const certificatesOfFrame = (appsDomain: string) =>
+  sql<Array<{ hostname: string; fingerprint: string }>>`coalesce((select json_agg(json_build_object(
+  'hostname', c.hostname, 'fingerprint', c.fingerprint) order by c.hostname)
+  from edge_certificates c where c.fingerprint is not null
+  and (c.hostname = f.hostname_label || '.' || ${appsDomain}::text or c.hostname in
+    (select d.hostname from domains d where d.frame_id = f.id and d.verified_at is not null))),
+  '[]')`.as('certificates');
+
 const volumesOfFrame = sql<
   Array<{ id: string; name: string; mount_path: string; size_gb: number }>
 >`coalesce((select json_agg(json_build_object(
@@ -64,6 +74,7 @@ export function desiredStateRows(q: Queryable, agentId: string, appsDomain: stri
       'd.failure_reason',
       volumesOfFrame,
       verifiedHostnames,
+      certificatesOfFrame(appsDomain),
       // Computed once, in the same snapshot as the rows: it describes exactly this answer.
       stateDigest(agentId, appsDomain).as('state'),
     ])
@@ -80,7 +91,8 @@ export function desiredStateRows(q: Queryable, agentId: string, appsDomain: stri
  * routing: those are in the digest themselves. A frame's hostname is its id's for good
  * (migrations/0023) but for APPS_DOMAIN, which is in the digest: an instance restarted under
  * another domain tells its agents at once. Read from the frame rows and the verified domains,
- * in two scans rather than a subquery per frame: an idle agent's sync is little more than
+ * in two scans rather than a subquery per frame (and the fingerprints of their certificates, in a
+ * third, which finds nothing at once when the service has no ACME): an idle agent's sync is little more than
  * this. An md5: a change detector, not a secret.
  */
 const stateDigest = (agentId: string, appsDomain: string) => sql<string>`(select md5(
@@ -91,7 +103,14 @@ const stateDigest = (agentId: string, appsDomain: string) => sql<string>`(select
     coalesce((select string_agg(d.frame_id || '=' || d.hostname, ',' order by d.frame_id, d.hostname)
       from domains d join frames df on df.id = d.frame_id
       where df.agent_id = ${agentId} and d.verified_at is not null), '') || ';' ||
-    ${appsDomain}::text)
+    ${appsDomain}::text || ';' ||
+    coalesce((select string_agg(c.fingerprint, ',' order by c.hostname)
+      from edge_certificates c where c.fingerprint is not null and c.hostname in (
+        select af.hostname_label || '.' || ${appsDomain}::text from frames af
+          where af.agent_id = ${agentId}
+        union all
+        select d.hostname from domains d join frames df on df.id = d.frame_id
+          where df.agent_id = ${agentId} and d.verified_at is not null)), ''))
   from frames f where f.agent_id = ${agentId})`;
 
 /** The digest of the agent's desired state, without reading that state. */

@@ -72,6 +72,7 @@ export function createDesiredState({
         env: envOf(r.id, r.deployment_id, r.env_sealed),
         volumes: r.volumes,
         domains: r.domains,
+        certificates: r.certificates,
       }));
       return { frames, state };
     },

@@ -55,6 +55,8 @@ type Deps = {
     | 'framesOnExit'
     | 'signup'
     | 'edgeHttpPort'
+    | 'edgeHttpsPort'
+    | 'acme'
   >;
 };
 
@@ -177,6 +179,10 @@ export async function startBuiltinAgent({
     // port the service's configuration says (EDGE_HOST, if set, passes through as it is).
     EDGE_HTTP_PORT: String(config.edgeHttpPort),
   };
+  // HTTPS only when the service orders certificates; an EDGE_HTTPS_PORT of the service's own
+  // environment is not the agent's otherwise.
+  if (config.acme) env.EDGE_HTTPS_PORT = String(config.edgeHttpsPort);
+  else delete env.EDGE_HTTPS_PORT;
   for (const k of SERVICE_SECRETS) delete env[k];
   // The token goes by environment, not argument: arguments show in every user's `ps`.
   const args = [

@@ -258,6 +258,30 @@ export interface DB {
     verification_token: string;
     verified_at: Timestamp | null;
   };
+  edge_certificates: {
+    hostname: string;
+    certificate: string | null;
+    private_key_sealed: string | null;
+    fingerprint: string | null;
+    not_before: Timestamp | null;
+    not_after: Timestamp | null;
+    attempt_at: Timestamp;
+    failures: Generated<number>;
+    last_error: string | null;
+    leased_until: Timestamp | null;
+  };
+  acme_accounts: {
+    directory_url: string;
+    account_key_sealed: string;
+    account_url: string | null;
+    created_at: Timestamp;
+  };
+  acme_challenges: {
+    token: string;
+    hostname: string;
+    key_authorization: string;
+    created_at: Timestamp;
+  };
   volumes: {
     id: string;
     frame_id: string;

@@ -70,6 +70,8 @@ export const etagOf = (f: { id: string; version: number }) => `"${f.id}.v${f.ver
 export interface ViewSettings {
   offlineAfterSeconds: number;
   appsDomain: string;
+  /** The service has an ACME server: an edge that serves HTTPS has certificates to serve. */
+  tls: boolean;
 }
 
 export function presentFrame(f: FrameWithFacts, now: Date, settings: ViewSettings) {
@@ -80,7 +82,10 @@ export function presentFrame(f: FrameWithFacts, now: Date, settings: ViewSetting
     .sort();
   const lastSeen = f.agent_last_seen_at;
   const hostname = frameHostname(f.hostname_label, settings.appsDomain);
-  const edge = { http: f.agent_edge_http_port, https: f.agent_edge_https_port };
+  const edge = {
+    http: f.agent_edge_http_port,
+    https: settings.tls ? f.agent_edge_https_port : null,
+  };
   return {
     id: f.id,
     project_id: f.project_id,

@@ -40,6 +40,8 @@ interface Deps {
   deploymentHistory: number;
   /** The domain of frames' hostnames (APPS_DOMAIN). */
   appsDomain: string;
+  /** ACME is set: frames on an edge with HTTPS have https URLs. */
+  tls?: boolean;
 }
 
 export function createFramesService({
@@ -51,9 +53,10 @@ export function createFramesService({
   offlineAfterSeconds,
   deploymentHistory,
   appsDomain,
+  tls = false,
 }: Deps) {
   const rows = createFrameRows();
-  const settings = { offlineAfterSeconds, appsDomain };
+  const settings = { offlineAfterSeconds, appsDomain, tls };
   const view = (f: dal.FrameWithFacts) => presentFrame(f, clock.now(), settings);
 
   async function load(

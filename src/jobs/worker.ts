@@ -18,6 +18,8 @@ export interface JobTasks {
   send_email(emailId: string): Promise<void>;
   /** Applies the time rules that fall due (see jobs/sweeper.ts). */
   sweep(): Promise<void>;
+  /** Orders the edges' certificates that are due (certificates/); only with ACME. */
+  issue_certificates?(): Promise<void>;
 }
 
 export interface Worker {
@@ -38,6 +40,7 @@ export async function startWorker(
   const taskList: TaskList = {
     send_email: async (payload) => tasks.send_email((payload as { email_id: string }).email_id),
     sweep: async () => tasks.sweep(),
+    ...(tasks.issue_certificates ? { issue_certificates: tasks.issue_certificates } : {}),
   };
   const logger = new Logger((scope) => (level, message, meta) => {
     const child = log.child({ worker: scope.label ?? 'jobs' });

@@ -20,6 +20,8 @@ import { chooseRuntime, type RuntimeChoice } from './runtimes/choose.ts';
 import { DEFAULT_START_TIMEOUT_MS } from './health.ts';
 import type { AllowRule } from './egress-policy.ts';
 import { startEdge, type Edge } from './edge/edge.ts';
+import { wantedCertificates } from './edge/certificates.ts';
+import { serviceReads } from './service-reads.ts';
 
 export interface AgentOptions {
   server: string;
@@ -29,6 +31,9 @@ export interface AgentOptions {
   edgePort?: number;
   /** The address the edge listens on; default 127.0.0.1. */
   edgeHost?: string;
+  /** Where the edge serves HTTPS with the service's certificates (EDGE_HTTPS_PORT); needs
+   *  edgePort. None: HTTP only. */
+  edgeHttpsPort?: number;
   gitBaseUrl: string;
   log: AgentLog;
   stopFramesOnExit?: boolean;
@@ -76,11 +81,16 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     unlock();
     throw err;
   });
-  const edge = await startEdge({ host: o.edgeHost, port: o.edgePort }).catch((err) => {
+  const https =
+    o.edgeHttpsPort === undefined
+      ? undefined
+      : { port: o.edgeHttpsPort, source: serviceReads(o.server, o.token), log: o.log };
+  const edge = await startEdge({ host: o.edgeHost, port: o.edgePort, https }).catch((err) => {
     unlock();
     const held = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const ports = [o.edgePort, ...(https ? [https.port] : [])].join(' and ');
     throw new Error(
-      `the edge cannot listen on ${o.edgeHost ?? '127.0.0.1'}:${o.edgePort}: ${err.message}` +
+      `the edge cannot listen on ${o.edgeHost ?? '127.0.0.1'}:${ports}: ${err.message}` +
         (held ? ' (another program holds that port: set EDGE_HTTP_PORT to a free one)' : ''),
     );
   });
@@ -128,6 +138,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   };
 
   function follow(frames: DesiredFrame[]) {
+    void edge.certificates?.follow(wantedCertificates(frames));
     const wanted = new Set<string>();
     for (const spec of frames) {
       wanted.add(spec.frame_id);
@@ -165,6 +176,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       runtime: runtime.kind,
       adopted_frames: runners.size,
       edge: edge.info && `http://${o.edgeHost ?? '127.0.0.1'}:${edge.info.http_port}`,
+      edge_https: edge.info?.https_port ?? undefined,
     },
     'agent started',
   );

@@ -19,6 +19,9 @@ Options:
   --edge-port PORT       serve the frames over HTTP on this port, each at its own hostname
                          (env EDGE_HTTP_PORT; 0: any free port); without it, no edge: the
                          frames run but nothing here routes requests to them
+  --edge-https-port PORT serve them over HTTPS too, on this port, with the certificates the
+                         service orders from its ACME server (env EDGE_HTTPS_PORT; needs
+                         --edge-port, which then redirects to HTTPS, on 80 for ACME to reach)
   --edge-host HOST       address the edge listens on (env EDGE_HOST; default 127.0.0.1;
                          --host and FRAME_HOST are older names of it)
   --git-base-url URL     where repositories live: https://host, file:///dir or /dir, holding
@@ -50,6 +53,14 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** A port option: undefined when unset or empty; 0 is any free port. */
+function portOption(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535)
+    fail(`--${name} must be a port number (0 to 65535), got "${raw}"`);
+  return Number(raw);
+}
+
 const parseAgentArgs = (args: string[]) =>
   parseArgs({
     args,
@@ -62,6 +73,7 @@ const parseAgentArgs = (args: string[]) =>
       host: { type: 'string' },
       'edge-host': { type: 'string' },
       'edge-port': { type: 'string' },
+      'edge-https-port': { type: 'string' },
       'git-base-url': { type: 'string' },
       'stop-frames-on-exit': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -113,11 +125,13 @@ async function agentCommand(args: string[]) {
     values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS,
     1,
   );
-  const edgePort = values['edge-port'] ?? process.env.EDGE_HTTP_PORT;
-  if (edgePort !== undefined && edgePort !== '' && !/^\d{1,5}$/.test(edgePort))
-    fail(`--edge-port must be a port number, got "${edgePort}"`);
-  if (edgePort && Number(edgePort) > 65535)
-    fail(`--edge-port must be at most 65535, got ${edgePort}`);
+  const edgePort = portOption('edge-port', values['edge-port'] ?? process.env.EDGE_HTTP_PORT);
+  const edgeHttpsPort = portOption(
+    'edge-https-port',
+    values['edge-https-port'] ?? process.env.EDGE_HTTPS_PORT,
+  );
+  if (edgeHttpsPort !== undefined && edgePort === undefined)
+    fail('--edge-https-port needs --edge-port: ACME checks a host over plain HTTP');
   const hide = [...(values.hide ?? []), ...(process.env.FRAMEPLANE_AGENT_HIDE ?? '').split(':')]
     .filter(Boolean)
     .map((d) => resolve(d));
@@ -135,7 +149,8 @@ async function agentCommand(args: string[]) {
     token,
     log,
     dataDir: resolve(values.data ?? process.env.FRAMEPLANE_AGENT_DATA ?? './frameplane-agent'),
-    edgePort: edgePort ? Number(edgePort) : undefined,
+    edgePort,
+    edgeHttpsPort,
     edgeHost:
       values['edge-host'] ??
       values.host ??

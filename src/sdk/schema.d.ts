@@ -1316,6 +1316,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/agent/certificates/{hostname}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certificate and key of a host that a frame of this agent serves
+         * @description Needs an agent's bearer token.
+         */
+        get: operations["getAgentCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/agent/acme-challenges/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An ACME HTTP-01 challenge's key authorization, for a host this agent serves
+         * @description Needs an agent's bearer token.
+         */
+        get: operations["getAgentAcmeChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/webhook": {
         parameters: {
             query?: never;
@@ -2618,8 +2658,29 @@ export interface components {
                 suspended: boolean;
                 /** @description Hostnames to route to the frame: verified custom domains only */
                 domains: string[];
+                /** @description The certificates issued for its hostname and domains: fetch one from /v2/agent/certificates/<hostname> when its fingerprint is not the one held */
+                certificates: {
+                    hostname: string;
+                    fingerprint: string;
+                }[];
             }[];
             sync_after_ms: number;
+        };
+        /** EdgeCertificate */
+        EdgeCertificate: {
+            hostname: string;
+            /** @description The chain, leaf first, PEM */
+            certificate: string;
+            /** @description The leaf's private key, PEM */
+            private_key: string;
+            /** @description SHA-256 of the leaf, hex */
+            fingerprint: string;
+            /** Format: date-time */
+            not_after: string;
+        };
+        /** AcmeChallenge */
+        AcmeChallenge: {
+            key_authorization: string;
         };
         /** Webhook */
         Webhook: {
@@ -6408,6 +6469,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SyncAnswer"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAgentCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hostname: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: EdgeCertificate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EdgeCertificate"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAgentAcmeChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: AcmeChallenge. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeChallenge"];
                 };
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */

@@ -123,6 +123,7 @@ async function world(behaviour: Record<string, Behaviour>, port: number) {
     hostname: HOSTNAME,
     suspended: false,
     domains: [],
+    certificates: [],
   });
   const of = (deploymentId: string, types: string[]) =>
     events.filter((e) => e.deployment_id === deploymentId && types.includes(e.type));

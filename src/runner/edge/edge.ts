@@ -2,7 +2,9 @@
 // (the built-in one, server.ts), when the agent was given a port for it. Without one (a
 // self-hosted agent started with no --edge-port) the table is still kept, and nothing serves
 // it: the agent tells the service `edge: null`, and its frames have no URL.
+import type { AgentLog } from '../log.ts';
 import type { Endpoint } from '../runtimes/runtime.ts';
+import { type CertificateSource, EdgeCertificates } from './certificates.ts';
 import { EdgeServer, type EdgeServerOptions } from './server.ts';
 import { RoutingTable, type FrameRoute } from './table.ts';
 
@@ -28,29 +30,38 @@ export interface Edge {
   routes: Routes;
   table: RoutingTable;
   info: EdgeInfo | null;
+  /** With HTTPS: the certificates it serves, which follow the desired state. */
+  certificates?: EdgeCertificates;
   close(): Promise<void>;
 }
 
 /** How long a replica taken out of its route may finish its requests before it is stopped. */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
-export interface EdgeOptions extends Partial<Omit<EdgeServerOptions, 'table'>> {
+export interface EdgeOptions extends Partial<Omit<EdgeServerOptions, 'table' | 'tls'>> {
   /** No port: no data plane. */
   port?: number;
+  /** HTTPS too, on this port (0: any), with certificates from `source`; needs `port`. */
+  https?: { port: number; source: CertificateSource; log: AgentLog };
   drainTimeoutMs?: number;
 }
 
 export async function startEdge(o: EdgeOptions = {}): Promise<Edge> {
   const table = new RoutingTable();
   let server: EdgeServer | undefined;
+  const https = o.port === undefined ? undefined : o.https;
+  const certificates = https && new EdgeCertificates(https.source, https.log);
   if (o.port !== undefined) {
-    server = new EdgeServer({ ...o, host: o.host ?? '127.0.0.1', port: o.port, table });
+    const tls = https && certificates && { ...https, certificates };
+    const { https: _, ...rest } = o;
+    server = new EdgeServer({ ...rest, host: o.host ?? '127.0.0.1', port: o.port, table, tls });
     await server.listen();
   }
   const drainMs = o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
   return {
     table,
-    info: server ? { http_port: server.port, https_port: null } : null,
+    certificates,
+    info: server ? { http_port: server.port, https_port: server.httpsPort ?? null } : null,
     routes: {
       set: (route) => table.set(route),
       remove: (frameId) => table.remove(frameId),

@@ -6,9 +6,12 @@
 // request: a change is one map write, and the server is never restarted for it, so no open
 // connection of any frame (keep-alive or WebSocket) notices another frame's route changing.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Endpoint } from '../runtimes/runtime.ts';
+import { answerChallenge, CHALLENGE_PREFIX, redirectToHttps } from './acme-answers.ts';
+import type { CertificateSource, EdgeCertificates } from './certificates.ts';
 import { ambiguity } from './headers.ts';
 import { forward, sendPage } from './forward.ts';
 import type { RoutingTable } from './table.ts';
@@ -20,6 +23,8 @@ export interface EdgeServerOptions {
   /** 0: any free port (`port` tells which once listening). */
   port: number;
   table: RoutingTable;
+  /** HTTPS too, on this port (0: any), with these certificates; the service answers challenges. */
+  tls?: { port: number; certificates: EdgeCertificates; source: CertificateSource };
   /** A client's whole header block must arrive within this (slow clients, Slowloris). */
   headersTimeoutMs?: number;
   /** A client's whole request, body included, must arrive within this. */
@@ -41,32 +46,53 @@ export const EDGE_DEFAULTS = {
 
 export class EdgeServer {
   private server: Server;
+  private tlsServer?: Server;
   private upstreams: Upstreams;
   private tunnels = new Set<Duplex>();
   /** Per frame, where its round-robin goes next. */
   private turns = new Map<string, number>();
   private stopListening: () => void;
   private pruneTimer?: NodeJS.Timeout;
+  /** Challenge look-ups in flight: bounded, as anyone may ask for one. */
+  private challenges = { inFlight: 0 };
 
   constructor(private o: EdgeServerOptions) {
     this.upstreams = new Upstreams({ ...EDGE_DEFAULTS.upstream, ...o.upstream });
     const headersTimeout = o.headersTimeoutMs ?? EDGE_DEFAULTS.headersTimeoutMs;
-    this.server = createServer(
-      {
-        headersTimeout,
-        requestTimeout: o.requestTimeoutMs ?? EDGE_DEFAULTS.requestTimeoutMs,
-        keepAliveTimeout: o.keepAliveTimeoutMs ?? EDGE_DEFAULTS.keepAliveTimeoutMs,
-        maxHeaderSize: o.maxHeaderSize ?? EDGE_DEFAULTS.maxHeaderSize,
-        // The timeouts above are checked this often: a tenth of the shortest, at most 1 s.
-        connectionsCheckingInterval: Math.min(1000, Math.max(50, headersTimeout / 10)),
-        requireHostHeader: true,
-        joinDuplicateHeaders: false,
-      },
-      (req, res) => this.request(req, res),
-    );
+    const options = {
+      headersTimeout,
+      requestTimeout: o.requestTimeoutMs ?? EDGE_DEFAULTS.requestTimeoutMs,
+      keepAliveTimeout: o.keepAliveTimeoutMs ?? EDGE_DEFAULTS.keepAliveTimeoutMs,
+      maxHeaderSize: o.maxHeaderSize ?? EDGE_DEFAULTS.maxHeaderSize,
+      // The timeouts above are checked this often: a tenth of the shortest, at most 1 s.
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, headersTimeout / 10)),
+      requireHostHeader: true,
+      joinDuplicateHeaders: false,
+    };
+    this.server = createServer(options, (req, res) => this.plain(req, res));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-      this.upgrade(req, socket, head),
+      this.upgrade(req, socket, head, 'http'),
     );
+    const tls = o.tls;
+    if (tls) {
+      // Only names we hold a certificate for: any other SNI name (or none) ends the handshake.
+      const certs = tls.certificates;
+      this.tlsServer = createTlsServer(
+        {
+          ...options,
+          SNICallback: (name, done) => {
+            const context = certs.context(name);
+            done(context ? null : new Error(`no certificate for "${name}"`), context);
+          },
+          minVersion: 'TLSv1.2',
+        },
+        (req, res) => this.request(req, res, 'https'),
+      );
+      this.tlsServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+        this.upgrade(req, socket, head, 'https'),
+      );
+      this.tlsServer.on('tlsClientError', (_err, socket) => socket.destroy());
+    }
     // Pools of replicas no route names any more are closed, a moment after the change.
     this.stopListening = o.table.onChange(() => {
       this.pruneTimer ??= setTimeout(() => {
@@ -77,18 +103,18 @@ export class EdgeServer {
     });
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen({ host: this.o.host, port: this.o.port, exclusive: true }, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+  async listen(): Promise<void> {
+    await listenOn(this.server, this.o.host, this.o.port);
+    if (this.tlsServer && this.o.tls) await listenOn(this.tlsServer, this.o.host, this.o.tls.port);
   }
 
   get port(): number {
     return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Where HTTPS is served; undefined without TLS. */
+  get httpsPort(): number | undefined {
+    return this.tlsServer ? (this.tlsServer.address() as AddressInfo).port : undefined;
   }
 
   private turn(frameId: string, n: number) {
@@ -97,22 +123,37 @@ export class EdgeServer {
     return t % n;
   }
 
-  private request(req: IncomingMessage, res: ServerResponse) {
+  /** Plain HTTP: the ACME challenge path of a host we serve, else a redirect to HTTPS for a
+   *  host we hold a certificate for, else the frame itself. */
+  private plain(req: IncomingMessage, res: ServerResponse) {
+    const tls = this.o.tls;
+    if (tls && !ambiguity(req)) {
+      // Asked of the service, which answers only for a host a frame of this agent holds: the
+      // ACME server may ask before this edge has heard of a frame just made.
+      if (req.url?.startsWith(CHALLENGE_PREFIX))
+        return void answerChallenge(req, res, this.challenges, tls.source);
+      if (tls.certificates.has(req.headers.host))
+        return redirectToHttps(req, res, this.httpsPort as number);
+    }
+    this.request(req, res, 'http');
+  }
+
+  private request(req: IncomingMessage, res: ServerResponse, proto: 'http' | 'https') {
     if (ambiguity(req)) return sendPage(req, res, 'bad_request');
     const target = this.o.table.resolve(req.headers.host);
     if (target.kind === 'page') return sendPage(req, res, target.page);
     const ends = target.upstreams;
-    forward(this.upstreams, req, res, ends, this.turn(target.frameId, ends.length), 'http');
+    forward(this.upstreams, req, res, ends, this.turn(target.frameId, ends.length), proto);
   }
 
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, proto: 'http' | 'https') {
     socket.on('error', () => socket.destroy());
     if (ambiguity(req)) return refuseUpgrade(req, socket, 'bad_request');
     const target = this.o.table.resolve(req.headers.host);
     if (target.kind === 'page') return refuseUpgrade(req, socket, target.page);
     const ends = target.upstreams;
     const first = this.turn(target.frameId, ends.length);
-    tunnel(this.upstreams, this.tunnels, req, socket, head, ends, first, 'http');
+    tunnel(this.upstreams, this.tunnels, req, socket, head, ends, first, proto);
   }
 
   /** Resolves once no request is in flight to these replicas, or after `timeoutMs`. */
@@ -124,11 +165,22 @@ export class EdgeServer {
   async close(): Promise<void> {
     this.stopListening();
     clearTimeout(this.pruneTimer);
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeAllConnections();
+    const servers = [this.server, ...(this.tlsServer ? [this.tlsServer] : [])];
+    const closed = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    for (const s of servers) s.closeAllConnections();
     for (const s of this.tunnels) s.destroy();
     this.tunnels.clear();
     await this.upstreams.destroy();
-    await closed;
+    await Promise.all(closed);
   }
+}
+
+function listenOn(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

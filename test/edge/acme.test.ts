@@ -1,0 +1,227 @@
+// The edge with TLS from a real ACME server (CONTRACT 5b; issue 35): the service as an operator
+// runs it (the built-in cloud, the process runtime) with ACME_DIRECTORY_URL at Pebble, which
+// validates over HTTP-01 against the edge itself. Two tenants' frames on the same port each
+// answer at their own hostname over HTTPS with a certificate Pebble issued; plain HTTP
+// redirects there but for the challenge path; a custom domain, once verified through a DNS
+// server of the test's own (DNS_SERVERS), gets its own certificate; a name no frame holds gets
+// no certificate and no handshake. All traffic goes to loopback.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { http, killAll, startInstance, type Instance } from '../faults/helpers/service.ts';
+import { freePort } from '../helpers/smtp.ts';
+import { gitFixture, hit, killApps, until } from '../runner/fixture.ts';
+import { startPebble, type Pebble } from './pebble.ts';
+
+const APPS = 'apps.test';
+let root: string;
+let pebble: Pebble;
+let service: Instance;
+let httpPort: number;
+let httpsPort: number;
+
+// An app that says which frame it is and what the edge told it.
+const APP = `require('http').createServer((req, res) => res.end(JSON.stringify({
+  frame: process.env.FRAMEPLANE_FRAME_ID, host: req.headers.host,
+  proto: req.headers['x-forwarded-proto'], fhost: req.headers['x-forwarded-host'],
+  ffor: req.headers['x-forwarded-for'] }))).listen(Number(process.env.PORT));`;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'frameplane-acme-'));
+  chmodSync(root, 0o711); // as root, the embedded PostgreSQL runs as `postgres`
+  const repo = gitFixture(root);
+  repo.pushFiles(
+    {
+      'package.json': JSON.stringify({
+        name: 'who',
+        private: true,
+        scripts: { start: 'node s.js' },
+      }),
+      's.js': APP,
+    },
+    'who',
+  );
+  httpPort = await freePort();
+  httpsPort = await freePort();
+  pebble = await startPebble({ httpPort, httpsPort });
+  service = await startInstance(
+    'acme',
+    {
+      DATA_DIR: join(root, 'data'),
+      DATABASE_URL: '',
+      CLOUD_AGENT: 'builtin',
+      FRAME_RUNTIME: 'process',
+      GIT_BASE_URL: repo.gitBaseUrl,
+      LOG_LEVEL: 'info',
+      FRAMES_ON_EXIT: 'stop',
+      APPS_DOMAIN: APPS,
+      EDGE_HTTP_PORT: String(httpPort),
+      EDGE_HTTPS_PORT: String(httpsPort),
+      ACME_DIRECTORY_URL: pebble.directoryUrl,
+      ACME_EMAIL: 'ops@example.test',
+      NODE_EXTRA_CA_CERTS: pebble.listenerCaFile,
+      DNS_SERVERS: `127.0.0.1:${pebble.dnsPort}`,
+    },
+    60_000,
+  );
+  // The built-in agent is up, and has told the service its edge, once its edge answers.
+  await until('the edge', async () => 'status' in (await hit(httpPort, '/', 'x')), 60_000, context);
+}, 120_000);
+
+afterAll(async () => {
+  if (service) await service.kill('SIGTERM');
+  killAll();
+  await pebble?.stop();
+  if (root) {
+    killApps(root);
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/** A new user with a project and a frame of the app on port 3000. */
+async function tenant(email: string) {
+  const base = service.base;
+  const signup = await http(base, 'POST', '/v2/auth/signup', {
+    body: { email, password: 'a-long-password' },
+  });
+  const token = signup.json.access_token as string;
+  const project = await http(base, 'POST', '/v2/projects', { token, body: { name: 'P' } });
+  const spaces = await http(base, 'GET', `/v2/projects/${project.json.id}/spaces`, { token });
+  const path = `/v2/projects/${project.json.id}/spaces/${spaces.json.data[0].id}/frames`;
+  const frame = await http(base, 'POST', path, {
+    token,
+    body: {
+      name: 'web',
+      owner_id: signup.json.user.id,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+      git_repository_branch: 'main',
+      port: 3000,
+    },
+  });
+  expect(frame.status, frame.text).toBe(201);
+  return { token, frame: frame.json, path: `${path}/${frame.json.id}` };
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  headers: Record<string, unknown>;
+  peer: PeerCertificate;
+}
+
+/** One GET over HTTPS to the edge on loopback, SNI and Host the given name, trusting `ca`. */
+function httpsGet(host: string, ca: string, path = '/'): Promise<Answer | { error: string }> {
+  return new Promise((done) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: httpsPort,
+        path,
+        servername: host,
+        headers: { host },
+        ca,
+        agent: false,
+      },
+      (res) => {
+        const peer = (res.socket as TLSSocket).getPeerCertificate();
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => done({ status: res.statusCode!, body, headers: res.headers, peer }));
+      },
+    );
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+    req.end();
+  });
+}
+
+const context = () => `${service.log().slice(-4000)}\n--- pebble ---\n${pebble.log().slice(-2000)}`;
+
+it('serves two tenants on one port at their own hostnames over HTTPS, certificates from ACME', {
+  timeout: 240_000,
+}, async () => {
+  const ann = await tenant('ann@example.test');
+  const bob = await tenant('bob@example.test');
+  for (const t of [ann, bob]) {
+    expect(t.frame.hostname).toMatch(new RegExp(`^web-[a-z0-9]{6}\\.${APPS.replace('.', '\\.')}$`));
+    expect(t.frame.url).toBe(`https://${t.frame.hostname}:${httpsPort}`);
+  }
+  const ca = await pebble.root();
+  for (const t of [ann, bob]) {
+    const answer = await until(
+      `${t.frame.hostname} over HTTPS`,
+      async () => {
+        const r = await httpsGet(t.frame.hostname, ca);
+        return 'status' in r && r.status === 200 ? r : undefined;
+      },
+      180_000,
+      context,
+    );
+    // Its own app, told by the edge how it was reached.
+    expect(JSON.parse(answer.body)).toEqual({
+      frame: t.frame.id,
+      host: t.frame.hostname,
+      proto: 'https',
+      fhost: t.frame.hostname,
+      ffor: '127.0.0.1',
+    });
+    // A certificate for this name alone, issued by the ACME server (verified against its root).
+    expect(answer.peer.subjectaltname).toBe(`DNS:${t.frame.hostname}`);
+    const leaf = new X509Certificate(answer.peer.raw);
+    expect(leaf.checkHost(t.frame.hostname)).toBe(t.frame.hostname);
+  }
+
+  // Plain HTTP redirects to HTTPS, path and query kept; the challenge path does not.
+  const plain = await hit(httpPort, '/a/b?c=1', ann.frame.hostname);
+  expect(plain).toMatchObject({
+    status: 308,
+    headers: { location: `https://${ann.frame.hostname}:${httpsPort}/a/b?c=1` },
+  });
+  const challenge = await hit(
+    httpPort,
+    '/.well-known/acme-challenge/no-such-token',
+    ann.frame.hostname,
+  );
+  expect(challenge).toMatchObject({ status: 404 });
+  // A host no frame holds: 404 over HTTP, and no handshake over HTTPS.
+  expect(await hit(httpPort, '/', `nobody.${APPS}`)).toMatchObject({ status: 404 });
+  expect(await httpsGet(`nobody.${APPS}`, ca)).toHaveProperty('error');
+});
+
+it('a custom domain gets its own certificate once verified, and not before', {
+  timeout: 240_000,
+}, async () => {
+  const cat = await tenant('cat@example.test');
+  const ca = await pebble.root();
+  const added = await http(service.base, 'POST', `${cat.path}/domains`, {
+    token: cat.token,
+    body: { hostname: 'shop.example.test' },
+  });
+  expect(added.status, added.text).toBe(201);
+  expect(added.json.target).toBe(cat.frame.hostname);
+  // Not verified: not routed, no certificate.
+  expect(await hit(httpPort, '/', 'shop.example.test')).toMatchObject({ status: 404 });
+  // The owner publishes the record at the test's own DNS server; the service asks it there.
+  await pebble.setTxt(added.json.verification.name, added.json.verification.value);
+  const verified = await http(service.base, 'POST', `${cat.path}/domains/${added.json.id}/verify`, {
+    token: cat.token,
+  });
+  expect(verified.status, verified.text).toBe(200);
+  const answer = await until(
+    'shop.example.test over HTTPS',
+    async () => {
+      const r = await httpsGet('shop.example.test', ca);
+      return 'status' in r && r.status === 200 ? r : undefined;
+    },
+    180_000,
+    context,
+  );
+  expect(JSON.parse(answer.body)).toMatchObject({ frame: cat.frame.id, host: 'shop.example.test' });
+  expect(answer.peer.subjectaltname).toBe('DNS:shop.example.test');
+});
