@@ -34,6 +34,8 @@ export interface AgentOptions {
   /** Where the edge serves HTTPS with the service's certificates (EDGE_HTTPS_PORT); needs
    *  edgePort. None: HTTP only. */
   edgeHttpsPort?: number;
+  /** Largest request body the edge passes to an app (EDGE_MAX_BODY_MB); default 100 MiB. */
+  edgeMaxBodyBytes?: number;
   gitBaseUrl: string;
   log: AgentLog;
   stopFramesOnExit?: boolean;
@@ -85,7 +87,12 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     o.edgeHttpsPort === undefined
       ? undefined
       : { port: o.edgeHttpsPort, source: serviceReads(o.server, o.token), log: o.log };
-  const edge = await startEdge({ host: o.edgeHost, port: o.edgePort, https }).catch((err) => {
+  const edge = await startEdge({
+    host: o.edgeHost,
+    port: o.edgePort,
+    https,
+    maxBodyBytes: o.edgeMaxBodyBytes,
+  }).catch((err) => {
     unlock();
     const held = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
     const ports = [o.edgePort, ...(https ? [https.port] : [])].join(' and ');

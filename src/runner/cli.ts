@@ -22,6 +22,8 @@ Options:
   --edge-https-port PORT serve them over HTTPS too, on this port, with the certificates the
                          service orders from its ACME server (env EDGE_HTTPS_PORT; needs
                          --edge-port, which then redirects to HTTPS, on 80 for ACME to reach)
+  --edge-max-body-mb N   largest request body the edge passes to an app, in MiB; larger ones
+                         get 413 (env EDGE_MAX_BODY_MB; default 100)
   --edge-host HOST       address the edge listens on (env EDGE_HOST; default 127.0.0.1;
                          --host and FRAME_HOST are older names of it)
   --git-base-url URL     where repositories live: https://host, file:///dir or /dir, holding
@@ -74,6 +76,7 @@ const parseAgentArgs = (args: string[]) =>
       'edge-host': { type: 'string' },
       'edge-port': { type: 'string' },
       'edge-https-port': { type: 'string' },
+      'edge-max-body-mb': { type: 'string' },
       'git-base-url': { type: 'string' },
       'stop-frames-on-exit': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -120,6 +123,11 @@ async function agentCommand(args: string[]) {
   };
   const memoryMb = number('memory-mb', values['memory-mb'] ?? process.env.FRAME_MEMORY_MB, 16);
   const cpus = number('cpus', values.cpus ?? process.env.FRAME_CPUS, 0.01);
+  const maxBodyMb = number(
+    'edge-max-body-mb',
+    values['edge-max-body-mb'] ?? process.env.EDGE_MAX_BODY_MB,
+    1,
+  );
   const startTimeout = number(
     'start-timeout',
     values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS,
@@ -151,6 +159,7 @@ async function agentCommand(args: string[]) {
     dataDir: resolve(values.data ?? process.env.FRAMEPLANE_AGENT_DATA ?? './frameplane-agent'),
     edgePort,
     edgeHttpsPort,
+    edgeMaxBodyBytes: maxBodyMb === undefined ? undefined : maxBodyMb * 2 ** 20,
     edgeHost:
       values['edge-host'] ??
       values.host ??

@@ -377,6 +377,49 @@ describe('requests refused before any replica sees them', () => {
   });
 });
 
+describe('bodies larger than the limit', () => {
+  it('413 before a replica sees a declared one; a chunked one is cut off there', async () => {
+    const small = await startEdge({ port: 0, maxBodyBytes: 1024 * 1024 });
+    closers.push(() => small.close());
+    small.routes.set({
+      frameId: 'a',
+      hosts: ['a.localhost'],
+      state: 'running',
+      upstreams: [{ host: '127.0.0.1', port: loopPort }],
+    });
+    const to = (bytes: number, headers: Record<string, string>) =>
+      new Promise<{ status: number; kind: unknown; text: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: small.info!.http_port,
+            method: 'POST',
+            agent: false,
+            headers: { host: 'a.localhost', ...headers },
+          },
+          async (res) =>
+            resolve({
+              status: res.statusCode!,
+              kind: res.headers['x-frameplane-edge'],
+              text: (await body(res)).toString(),
+            }),
+        );
+        req.on('error', reject);
+        req.end(Buffer.alloc(bytes, 1));
+      });
+    const count = seen;
+    const declared = await to(2 * 1024 * 1024, { 'content-length': String(2 * 1024 * 1024) });
+    expect(declared).toMatchObject({ status: 413, kind: 'too_large' });
+    expect(seen).toBe(count);
+    const chunked = await to(2 * 1024 * 1024, { 'transfer-encoding': 'chunked' });
+    expect(chunked).toMatchObject({ status: 413, kind: 'too_large' });
+    // At the limit, it passes whole.
+    const limit = await to(1024 * 1024, { 'transfer-encoding': 'chunked' });
+    expect(limit.status).toBe(200);
+    expect(JSON.parse(limit.text)).toMatchObject({ bytes: 1024 * 1024 });
+  });
+});
+
 describe('an agent without an edge port', () => {
   it('keeps the routes, serves nothing, and tells the service it has no edge', async () => {
     const none = await startEdge({});

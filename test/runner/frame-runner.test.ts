@@ -7,7 +7,7 @@
 // Each world has its own edge: the frame is reached at its hostname, and its route follows what
 // serves: a deploy drains the old release's requests in flight before stopping it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { FrameRunner } from '../../src/runner/frame-runner.ts';
@@ -214,6 +214,54 @@ describe('a new release while another serves (CONTRACT 5)', () => {
     expect(w.r.persisted()?.failed_deployments).toEqual([]);
   });
 });
+
+describe('a deploy under steady load', () => {
+  it('fails no request: 8 keep-alive clients through the edge, from v1 to v2', {
+    timeout: 30_000,
+  }, async () => {
+    const w = await serving({ v2: 'serves' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    cleanups.push(() => agent.destroy());
+    const answers = new Map<string, number>();
+    const failures: string[] = [];
+    let going = true;
+    const client = async () => {
+      while (going) {
+        const r = await get(w.edge.info!.http_port, agent);
+        if ('error' in r || r.status !== 200) failures.push(JSON.stringify(r));
+        else answers.set(r.body, (answers.get(r.body) ?? 0) + 1);
+      }
+    };
+    const clients = Array.from({ length: 8 }, client);
+    await until('load on v1', async () => (answers.get('hello v1') ?? 0) > 200);
+    await w.r.update(w.spec(2, 'v2'));
+    await until('v1 stopped', async () => w.stopped.filter((d) => d === 'v1').length === 2);
+    const v2 = answers.get('hello v2') ?? 0;
+    await until('load on v2 alone', async () => (answers.get('hello v2') ?? 0) > v2 + 200);
+    going = false;
+    await Promise.all(clients);
+    expect(failures).toEqual([]);
+    expect([...answers.keys()].sort()).toEqual(['hello v1', 'hello v2']);
+  });
+});
+
+/** One GET of the frame through the edge on a kept-alive connection of `agent`. */
+function get(edgePort: number, agent: Agent) {
+  return new Promise<{ status: number; body: string } | { error: string }>((done) => {
+    const req = request(
+      { host: '127.0.0.1', port: edgePort, path: '/', agent, headers: { host: HOSTNAME } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => done({ status: res.statusCode as number, body }));
+      },
+    );
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+    req.end();
+  });
+}
 
 describe('a first deploy (nothing serves)', () => {
   it('crashing at start: restarts with delays, each crash reported for the back-off', {

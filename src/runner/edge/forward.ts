@@ -4,6 +4,8 @@
 // connection (it went away between two health checks) costs nothing: the request, not yet
 // sent, goes to the next one; only when none takes it does the client get the 502 page.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Endpoint } from '../runtimes/runtime.ts';
 import { downstreamHeaders, upstreamHeaders } from './headers.ts';
@@ -24,12 +26,13 @@ const CONNECT_FAILURES = new Set([
 const CLOSED_UNDER_US = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
-const codeOf = (err: unknown) => (err as { code?: string }).code ?? '';
+const codeOf = (err: unknown) => (err as { code?: string } | undefined)?.code ?? '';
 
 export function sendPage(req: IncomingMessage, res: ServerResponse, kind: EdgePage) {
   if (res.headersSent) return void res.destroy();
   const p = page(kind, req.headers.host);
-  if (kind === 'bad_request') res.shouldKeepAlive = false;
+  // The rest of the request is not read: the connection cannot carry another.
+  if (kind === 'bad_request' || kind === 'too_large') res.shouldKeepAlive = false;
   res.writeHead(p.status, p.headers);
   res.end(req.method === 'HEAD' ? undefined : p.body);
 }
@@ -39,6 +42,27 @@ const hasBody = (req: IncomingMessage) =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+const TOO_LARGE = 'EDGE_BODY_TOO_LARGE';
+
+/** Whether the body is said to be larger than `max` bytes: known before a byte is read. */
+export const declaredTooLarge = (req: IncomingMessage, max: number) =>
+  Number(req.headers['content-length'] ?? 0) > max;
+
+/** The request's body, failing once more than `max` bytes have come (a chunked body says no
+ *  size up front). */
+function capped(req: IncomingMessage, max: number): Readable {
+  let seen = 0;
+  const out = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen <= max) return done(null, chunk);
+      done(Object.assign(new Error('request body too large'), { code: TOO_LARGE }));
+    },
+  });
+  pipeline(req, out, () => {});
+  return out;
+}
+
 export function forward(
   upstreams: Upstreams,
   req: IncomingMessage,
@@ -46,9 +70,10 @@ export function forward(
   ends: readonly Endpoint[],
   first: number,
   proto: 'http' | 'https',
+  maxBodyBytes: number,
 ) {
   const headers = upstreamHeaders(req, proto);
-  const body = hasBody(req) ? req : null;
+  const body = hasBody(req) ? capped(req, maxBodyBytes) : null;
   let controller: Dispatcher.DispatchController | undefined;
   let clientGone = false;
   res.once('close', () => {
@@ -92,7 +117,9 @@ export function forward(
           if (clientGone) return;
           if (started && res.headersSent) return void res.destroy();
           const code = codeOf(err);
-          const unsent = CONNECT_FAILURES.has(code) && !req.readableDidRead;
+          if (code === TOO_LARGE || codeOf((err as { cause?: unknown }).cause) === TOO_LARGE)
+            return sendPage(req, res, 'too_large');
+          const unsent = CONNECT_FAILURES.has(code) && !body?.readableDidRead;
           const resend =
             CLOSED_UNDER_US.has(code) && body === null && IDEMPOTENT.has(req.method as string);
           if ((unsent || resend) && tried + 1 < ends.length) return attempt(tried + 1);

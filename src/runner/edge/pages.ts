@@ -11,7 +11,8 @@ export type EdgePage =
   | 'starting'
   | 'bad_gateway'
   | 'gateway_timeout'
-  | 'bad_request';
+  | 'bad_request'
+  | 'too_large';
 
 /** Seconds a client is asked to wait before it tries a frame that is starting again. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -46,6 +47,11 @@ const PAGES: Record<EdgePage, { status: number; title: string; text: string }> =
     status: 504,
     title: 'App too slow',
     text: 'This app took too long to answer.',
+  },
+  too_large: {
+    status: 413,
+    title: 'Request too large',
+    text: "The request's body is larger than this edge accepts.",
   },
   bad_request: {
     status: 400,

@@ -13,7 +13,7 @@ import type { Endpoint } from '../runtimes/runtime.ts';
 import { answerChallenge, CHALLENGE_PREFIX, redirectToHttps } from './acme-answers.ts';
 import type { CertificateSource, EdgeCertificates } from './certificates.ts';
 import { ambiguity } from './headers.ts';
-import { forward, sendPage } from './forward.ts';
+import { declaredTooLarge, forward, sendPage } from './forward.ts';
 import type { RoutingTable } from './table.ts';
 import { refuseUpgrade, tunnel } from './tunnel.ts';
 import { Upstreams, type UpstreamOptions } from './upstreams.ts';
@@ -33,6 +33,8 @@ export interface EdgeServerOptions {
   keepAliveTimeoutMs?: number;
   /** Largest header block a client may send (Node answers 431 beyond). */
   maxHeaderSize?: number;
+  /** Largest request body passed to an app (413 beyond). */
+  maxBodyBytes?: number;
   upstream?: Partial<UpstreamOptions>;
 }
 
@@ -41,6 +43,7 @@ export const EDGE_DEFAULTS = {
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 5_000,
   maxHeaderSize: 16 * 1024,
+  maxBodyBytes: 100 * 2 ** 20,
   upstream: { headersTimeoutMs: 120_000, bodyTimeoutMs: 0, connectTimeoutMs: 5_000 },
 };
 
@@ -142,8 +145,10 @@ export class EdgeServer {
     if (ambiguity(req)) return sendPage(req, res, 'bad_request');
     const target = this.o.table.resolve(req.headers.host);
     if (target.kind === 'page') return sendPage(req, res, target.page);
+    const max = this.o.maxBodyBytes ?? EDGE_DEFAULTS.maxBodyBytes;
+    if (declaredTooLarge(req, max)) return sendPage(req, res, 'too_large');
     const ends = target.upstreams;
-    forward(this.upstreams, req, res, ends, this.turn(target.frameId, ends.length), proto);
+    forward(this.upstreams, req, res, ends, this.turn(target.frameId, ends.length), proto, max);
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, proto: 'http' | 'https') {

@@ -1,0 +1,276 @@
+// `npm run bench:edge` (also the last part of `npm run bench`): the built-in edge against the
+// same app reached directly and through HAProxy with a static configuration (Debian's
+// `haproxy`), in one run, as issue 35 sets the targets. Each plane and each app is a process of
+// its own; autocannon (16 connections, keep-alive) runs here, and the planes take turns in each
+// round, so that a slower minute of the machine falls on all of them. Writes
+// bench/RESULTS-edge.md (RESULTS-edge.quick.md); exits non-zero when a target is missed (with --quick, only on errors).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort } from '../../test/helpers/smtp.ts';
+import { selfSigned } from '../../test/helpers/tls.ts';
+import { median } from '../rounds.ts';
+import { routeChanges } from './route-change.ts';
+
+const quick = process.argv.includes('--quick');
+const secondsFlag = process.argv.find((a) => a.startsWith('--seconds='))?.slice(10);
+const SECONDS = Number(secondsFlag ?? (quick ? 3 : 5));
+const ROUNDS = quick ? 1 : 3;
+const MANY = 10_000;
+
+const APPS = {
+  hello: `s.end('hello')`,
+  // 0.5 ms of CPU per request, as an app that renders something.
+  work: `const t = process.hrtime.bigint(); while (process.hrtime.bigint() - t < 500000n); s.end('done')`,
+};
+
+const children: ChildProcess[] = [];
+/** Starts a process and resolves with the first line it prints. */
+function start(cmd: string, args: string[]): Promise<string> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`${cmd} exited (${code})`)));
+  });
+}
+const app = async (body: string) =>
+  Number(
+    await start(process.execPath, [
+      '-e',
+      `const s0 = require('http').createServer((q, s) => { ${body} });
+       s0.keepAliveTimeout = 60000;
+       s0.listen(0, '127.0.0.1', () => console.log(s0.address().port));`,
+    ]),
+  );
+const edge = async (upstream: number, routes: number, tls?: string) =>
+  JSON.parse(
+    await start(process.execPath, [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      'bench/edge/edge-process.ts',
+      `--upstream=${upstream}`,
+      `--routes=${routes}`,
+      ...(tls ? [`--tls=${tls}`] : []),
+    ]),
+  ) as { http_port: number; https_port: number | null; heapBytes: number; rss: number };
+
+async function haproxy(dir: string, upstream: number) {
+  const port = await freePort();
+  const cfg = join(dir, `haproxy-${upstream}.cfg`);
+  writeFileSync(
+    cfg,
+    [
+      'global',
+      '  maxconn 4096',
+      'defaults',
+      '  mode http',
+      '  option http-keep-alive',
+      '  timeout connect 5s',
+      '  timeout client 60s',
+      '  timeout server 60s',
+      'frontend edge',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend app',
+      'backend app',
+      `  server app 127.0.0.1:${upstream}`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('haproxy', ['-db', '-f', cfg], { stdio: 'ignore' });
+  children.push(child);
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) return port;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('haproxy did not start');
+}
+
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+}
+/** autocannon against a port, with these Host headers in turn. */
+async function load(port: number, hosts: string[], connections = 16): Promise<Load> {
+  const r = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: SECONDS,
+    requests: hosts.map((host) => ({ method: 'GET', path: '/', headers: { host } })),
+  });
+  if (r.errors + r.timeouts + r.non2xx > 0)
+    console.error(
+      `port ${port}: ${r.errors} errors, ${r.timeouts} timeouts, statuses`,
+      r.statusCodeStats,
+    );
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+/** New TLS connections a second: 16 at a time, each a full handshake, then closed. */
+async function handshakes(port: number, host: string, ca: string) {
+  let done = 0;
+  let errors = 0;
+  const until = Date.now() + SECONDS * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port, servername: host, ca }, () => {
+        done++;
+        s.destroy();
+        resolve();
+      });
+      s.once('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  const worker = async () => {
+    while (Date.now() < until) await one();
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return { perSecond: done / SECONDS, errors };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'frameplane-bench-edge-'));
+const lines: string[] = [];
+const say = (line = '') => {
+  lines.push(line);
+  console.log(line);
+};
+let failed = false;
+const target = (name: string, ok: boolean, figure: string) => {
+  if (!ok && !quick) failed = true;
+  say(`| ${name} | ${figure} | ${ok ? 'met' : 'MISSED'} |`);
+};
+
+try {
+  const cert = selfSigned(dir, 'edge', 'bench', ['*.bench.test']);
+  const ports = { hello: await app(APPS.hello), work: await app(APPS.work) };
+  const planes = {
+    hello: {
+      direct: ports.hello,
+      haproxy: await haproxy(dir, ports.hello),
+      builtin: (await edge(ports.hello, 10)).http_port,
+    },
+    work: {
+      direct: ports.work,
+      haproxy: await haproxy(dir, ports.work),
+      builtin: (await edge(ports.work, 10)).http_port,
+    },
+  };
+  const hostsOf = (n: number) =>
+    Array.from({ length: Math.min(n, 100) }, (_, i) => `f${i}.bench.test`);
+  const runs: Record<string, Load[]> = {};
+  const measure = async (key: string, port: number, hosts: string[], connections?: number) => {
+    const done = await load(port, hosts, connections);
+    runs[key] = [...(runs[key] ?? []), done];
+  };
+  const many = await edge(ports.hello, MANY);
+  const few = await edge(ports.hello, 10);
+  // Warm every plane (JIT, pools), unmeasured.
+  for (const p of [...Object.values(planes.hello), ...Object.values(planes.work), many.http_port])
+    await autocannon({
+      url: `http://127.0.0.1:${p}`,
+      connections: 16,
+      duration: 1,
+      headers: { host: 'f1.bench.test' },
+    });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [app, byPlane] of Object.entries(planes))
+      for (const [plane, port] of Object.entries(byPlane))
+        await measure(`${app}/${plane}`, port, hostsOf(1));
+    await measure('routes/10', few.http_port, hostsOf(10));
+    await measure(
+      `routes/${MANY}`,
+      many.http_port,
+      hostsOf(MANY).map((h, i) => h.replace(/\d+/, String(i * 97))),
+    );
+  }
+  const wide = await load(planes.hello.builtin, hostsOf(1), 256);
+  const tls = await handshakes(
+    (await edge(ports.hello, 10, dir)).https_port as number,
+    'f1.bench.test',
+    cert.cert,
+  );
+
+  const changes = await routeChanges(quick ? 5 : 20);
+  const p99Of = (xs: number[]) =>
+    [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.99) - 1] ?? 0;
+
+  const med = (key: string, f: (l: Load) => number) => median((runs[key] ?? []).map(f));
+  const rps = (key: string) => med(key, (l) => l.rps);
+  const p99 = (key: string) => med(key, (l) => l.p99);
+  const errors =
+    Object.values(runs)
+      .flat()
+      .reduce((n, l) => n + l.errors, 0) + wide.errors;
+
+  say(`# The edge: ${new Date().toISOString()}, ${SECONDS} s runs, ${ROUNDS} round(s), medians`);
+  say();
+  say('| app / plane | req/s | p99 ms |');
+  say('|---|---|---|');
+  for (const key of Object.keys(runs)) say(`| ${key} | ${rps(key).toFixed(0)} | ${p99(key)} |`);
+  say(`| hello/builtin at 256 connections | ${wide.rps.toFixed(0)} | ${wide.p99} |`);
+  say(`| new TLS connections a second (built-in) | ${tls.perSecond.toFixed(0)} | |`);
+  say();
+  say('| target | measured | |');
+  say('|---|---|---|');
+  const ratio = (a: string, b: string) => rps(a) / rps(b);
+  const x = (n: number) => `${n.toFixed(2)} ×`;
+  target(
+    'built-in ≥ 0.9 × direct, app of 0.5 ms',
+    ratio('work/builtin', 'work/direct') >= 0.9,
+    x(ratio('work/builtin', 'work/direct')),
+  );
+  target(
+    'built-in ≥ 0.5 × static HAProxy, hello-world',
+    ratio('hello/builtin', 'hello/haproxy') >= 0.5,
+    x(ratio('hello/builtin', 'hello/haproxy')),
+  );
+  const added = p99('hello/builtin') - p99('hello/direct');
+  target('p99 added ≤ 5 ms at 16 connections (built-in)', added <= 5, `${added} ms`);
+  target('no errors at 256 connections', wide.errors === 0, `${wide.errors}`);
+  const flat = ratio('routes/10', `routes/${MANY}`);
+  target(`${MANY} routes within 1.1 × of 10`, flat <= 1.1, x(flat));
+  target('no errors in any run', errors === 0, `${errors}`);
+  const ms = (n: number) => `${n.toFixed(0)} ms`;
+  target(
+    'a stop served by the edge within 1 s p99 of the API call',
+    p99Of(changes.stops) <= 1000,
+    ms(p99Of(changes.stops)),
+  );
+  say();
+  say(
+    `Edge heap for ${MANY} routes: ${(many.heapBytes / 2 ** 20).toFixed(1)} MB (10 routes: ${(few.heapBytes / 2 ** 10).toFixed(0)} KB); its RSS ${(many.rss / 2 ** 20).toFixed(0)} MB.`,
+  );
+  say(`TLS handshakes failed: ${tls.errors}.`);
+  say(
+    `Route changes (${changes.stops.length} of each): a stop shows at the edge in ` +
+      `${ms(median(changes.stops))} (median), ${ms(p99Of(changes.stops))} (p99) after the API's ` +
+      `answer; a start, the app's own start included, in ${ms(median(changes.starts))}, ` +
+      `${ms(p99Of(changes.starts))}.`,
+  );
+  if (errors > 0) failed = true;
+  writeFileSync(`bench/RESULTS-edge${quick ? '.quick' : ''}.md`, `${lines.join('\n')}\n`);
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
