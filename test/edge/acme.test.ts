@@ -4,7 +4,9 @@
 // answer at their own hostname over HTTPS with a certificate Pebble issued; plain HTTP
 // redirects there but for the challenge path; a custom domain, once verified through a DNS
 // server of the test's own (DNS_SERVERS), gets its own certificate; a name no frame holds gets
-// no certificate and no handshake. All traffic goes to loopback.
+// no certificate and no handshake; an upgraded connection (a WebSocket's shape) to one frame
+// outlives another frame's stop, which answers the 503 page over HTTPS. All traffic goes to
+// loopback.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
@@ -24,11 +26,17 @@ let service: Instance;
 let httpPort: number;
 let httpsPort: number;
 
-// An app that says which frame it is and what the edge told it.
-const APP = `require('http').createServer((req, res) => res.end(JSON.stringify({
+// An app that says which frame it is and what the edge told it; an upgrade to `echo` makes
+// the connection an echo of what it receives (a WebSocket's shape, without its framing).
+const APP = `const s = require('http').createServer((req, res) => res.end(JSON.stringify({
   frame: process.env.FRAMEPLANE_FRAME_ID, host: req.headers.host,
   proto: req.headers['x-forwarded-proto'], fhost: req.headers['x-forwarded-host'],
-  ffor: req.headers['x-forwarded-for'] }))).listen(Number(process.env.PORT));`;
+  ffor: req.headers['x-forwarded-for'] })));
+s.on('upgrade', (req, socket) => {
+  socket.write('HTTP/1.1 101 Switching Protocols\\r\\nConnection: Upgrade\\r\\nUpgrade: echo\\r\\n\\r\\n');
+  socket.pipe(socket);
+});
+s.listen(Number(process.env.PORT));`;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'frameplane-acme-'));
@@ -141,6 +149,33 @@ function httpsGet(host: string, ca: string, path = '/'): Promise<Answer | { erro
   });
 }
 
+/** An upgraded connection to the frame's app over TLS, which echoes what it is sent. */
+function upgrade(host: string, ca: string) {
+  return new Promise<{ echo(text: string): Promise<string>; close(): void }>((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1',
+      port: httpsPort,
+      servername: host,
+      ca,
+      agent: false,
+      headers: { host, connection: 'Upgrade', upgrade: 'echo' },
+    });
+    req.on('upgrade', (_res, socket) =>
+      resolve({
+        echo: (text) =>
+          new Promise((done) => {
+            socket.once('data', (d: Buffer) => done(d.toString()));
+            socket.write(text);
+          }),
+        close: () => socket.destroy(),
+      }),
+    );
+    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 const context = () => `${service.log().slice(-4000)}\n--- pebble ---\n${pebble.log().slice(-2000)}`;
 
 it('serves two tenants on one port at their own hostnames over HTTPS, certificates from ACME', {
@@ -192,6 +227,41 @@ it('serves two tenants on one port at their own hostnames over HTTPS, certificat
   // A host no frame holds: 404 over HTTP, and no handshake over HTTPS.
   expect(await hit(httpPort, '/', `nobody.${APPS}`)).toMatchObject({ status: 404 });
   expect(await httpsGet(`nobody.${APPS}`, ca)).toHaveProperty('error');
+});
+
+it("a tunnel to one frame over TLS outlives another frame's stop, which answers 503", {
+  timeout: 240_000,
+}, async () => {
+  const dan = await tenant('dan@example.test');
+  const eve = await tenant('eve@example.test');
+  const ca = await pebble.root();
+  for (const t of [dan, eve])
+    await until(
+      `${t.frame.hostname} over HTTPS`,
+      async () => {
+        const r = await httpsGet(t.frame.hostname, ca);
+        return 'status' in r && r.status === 200 ? r : undefined;
+      },
+      180_000,
+      context,
+    );
+  const tunnel = await upgrade(dan.frame.hostname, ca);
+  expect(await tunnel.echo('before')).toBe('before');
+  const stop = await http(service.base, 'POST', `${eve.path}/stop`, { token: eve.token });
+  expect(stop.status, stop.text).toBe(202);
+  const stopped = await until(
+    `${eve.frame.hostname} stopped`,
+    async () => {
+      const r = await httpsGet(eve.frame.hostname, ca);
+      return 'status' in r && r.status === 503 ? r : undefined;
+    },
+    60_000,
+    context,
+  );
+  expect(stopped.headers['x-frameplane-edge']).toBe('stopped');
+  expect(stopped.body).toContain('App stopped');
+  expect(await tunnel.echo('after')).toBe('after');
+  tunnel.close();
 });
 
 it('a custom domain gets its own certificate once verified, and not before', {
