@@ -1,11 +1,11 @@
-// The built-in edge in a process of its own, for bench/edge/run.ts: `--routes=N` frames, each
+// The agent's edge (`--plane=builtin`, or `haproxy` with `--dir`) in a process of its own, for bench/edge/run.ts: `--routes=N` frames, each
 // at `f<i>.bench.test`, all to the app at `--upstream`; with `--tls=<dir>`, HTTPS too with the
 // certificate there for every name. Prints one JSON line when it serves: its ports and the
 // heap its routes take (after a full GC, --expose-gc).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startEdge } from '../../src/runner/edge/edge.ts';
+import { startEdge, type EdgePlane } from '../../src/runner/edge/edge.ts';
 import { agentLogger } from '../../src/runner/log.ts';
 
 const { values } = parseArgs({
@@ -13,6 +13,8 @@ const { values } = parseArgs({
     routes: { type: 'string', default: '10' },
     upstream: { type: 'string' },
     tls: { type: 'string' },
+    plane: { type: 'string', default: 'builtin' },
+    dir: { type: 'string' },
   },
 });
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -29,6 +31,9 @@ const cert = tls && {
 };
 const edge = await startEdge({
   port: 0,
+  plane: values.plane as EdgePlane,
+  dir: values.dir,
+  slots: Number(values.routes) + 10,
   ...(tls && cert
     ? {
         https: {

@@ -51,7 +51,7 @@ const app = async (body: string) =>
        s0.listen(0, '127.0.0.1', () => console.log(s0.address().port));`,
     ]),
   );
-const edge = async (upstream: number, routes: number, tls?: string) =>
+const edge = async (upstream: number, routes: number, tls?: string, plane = 'builtin') =>
   JSON.parse(
     await start(process.execPath, [
       '--expose-gc',
@@ -60,6 +60,8 @@ const edge = async (upstream: number, routes: number, tls?: string) =>
       'bench/edge/edge-process.ts',
       `--upstream=${upstream}`,
       `--routes=${routes}`,
+      `--plane=${plane}`,
+      `--dir=${join(dir, `plane-${upstream}-${routes}-${plane}`)}`,
       ...(tls ? [`--tls=${tls}`] : []),
     ]),
   ) as { http_port: number; https_port: number | null; heapBytes: number; rss: number };
@@ -168,11 +170,13 @@ try {
       direct: ports.hello,
       haproxy: await haproxy(dir, ports.hello),
       builtin: (await edge(ports.hello, 10)).http_port,
+      'haproxy-plane': (await edge(ports.hello, 10, undefined, 'haproxy')).http_port,
     },
     work: {
       direct: ports.work,
       haproxy: await haproxy(dir, ports.work),
       builtin: (await edge(ports.work, 10)).http_port,
+      'haproxy-plane': (await edge(ports.work, 10, undefined, 'haproxy')).http_port,
     },
   };
   const hostsOf = (n: number) =>
@@ -244,6 +248,18 @@ try {
     ratio('hello/builtin', 'hello/haproxy') >= 0.5,
     x(ratio('hello/builtin', 'hello/haproxy')),
   );
+  target(
+    'HAProxy plane ≥ 0.95 × direct, app of 0.5 ms',
+    ratio('work/haproxy-plane', 'work/direct') >= 0.95,
+    x(ratio('work/haproxy-plane', 'work/direct')),
+  );
+  target(
+    'HAProxy plane (live maps) ≥ 0.9 × static HAProxy, hello-world',
+    ratio('hello/haproxy-plane', 'hello/haproxy') >= 0.9,
+    x(ratio('hello/haproxy-plane', 'hello/haproxy')),
+  );
+  const addedHa = p99('hello/haproxy-plane') - p99('hello/direct');
+  target('p99 added ≤ 2 ms at 16 connections (HAProxy plane)', addedHa <= 2, `${addedHa} ms`);
   const added = p99('hello/builtin') - p99('hello/direct');
   target('p99 added ≤ 5 ms at 16 connections (built-in)', added <= 5, `${added} ms`);
   target('no errors at 256 connections', wide.errors === 0, `${wide.errors}`);

@@ -19,7 +19,8 @@ import {
 import { chooseRuntime, type RuntimeChoice } from './runtimes/choose.ts';
 import { DEFAULT_START_TIMEOUT_MS } from './health.ts';
 import type { AllowRule } from './egress-policy.ts';
-import { startEdge, type Edge } from './edge/edge.ts';
+import { join } from 'node:path';
+import { startEdge, type Edge, type EdgePlane } from './edge/edge.ts';
 import { wantedCertificates } from './edge/certificates.ts';
 import { serviceReads } from './service-reads.ts';
 
@@ -34,6 +35,8 @@ export interface AgentOptions {
   /** Where the edge serves HTTPS with the service's certificates (EDGE_HTTPS_PORT); needs
    *  edgePort. None: HTTP only. */
   edgeHttpsPort?: number;
+  /** Which data plane serves the edge (EDGE_PLANE): built-in (default) or HAProxy. */
+  edgePlane?: EdgePlane;
   /** Largest request body the edge passes to an app (EDGE_MAX_BODY_MB); default 100 MiB. */
   edgeMaxBodyBytes?: number;
   gitBaseUrl: string;
@@ -92,6 +95,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     port: o.edgePort,
     https,
     maxBodyBytes: o.edgeMaxBodyBytes,
+    plane: o.edgePlane,
+    dir: join(o.dataDir, 'edge'),
   }).catch((err) => {
     unlock();
     const held = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';

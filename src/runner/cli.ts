@@ -5,6 +5,7 @@ import { agentLogger } from './log.ts';
 import { startAgent } from './agent.ts';
 import { RUNTIMES, type RuntimeChoice } from './runtimes/choose.ts';
 import { parseAllow, type AllowRule } from './egress-policy.ts';
+import { EDGE_PLANES, type EdgePlane } from './edge/edge.ts';
 
 const USAGE = `Usage: frameplane agent --server URL --token TOKEN [options]
 
@@ -22,6 +23,8 @@ Options:
   --edge-https-port PORT serve them over HTTPS too, on this port, with the certificates the
                          service orders from its ACME server (env EDGE_HTTPS_PORT; needs
                          --edge-port, which then redirects to HTTPS, on 80 for ACME to reach)
+  --edge-plane PLANE     builtin (default: nothing to install) or haproxy (Debian's haproxy 2.6,
+                         driven through its Runtime API; HTTP only for now) (env EDGE_PLANE)
   --edge-max-body-mb N   largest request body the edge passes to an app, in MiB; larger ones
                          get 413 (env EDGE_MAX_BODY_MB; default 100)
   --edge-host HOST       address the edge listens on (env EDGE_HOST; default 127.0.0.1;
@@ -77,6 +80,7 @@ const parseAgentArgs = (args: string[]) =>
       'edge-port': { type: 'string' },
       'edge-https-port': { type: 'string' },
       'edge-max-body-mb': { type: 'string' },
+      'edge-plane': { type: 'string' },
       'git-base-url': { type: 'string' },
       'stop-frames-on-exit': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -123,6 +127,9 @@ async function agentCommand(args: string[]) {
   };
   const memoryMb = number('memory-mb', values['memory-mb'] ?? process.env.FRAME_MEMORY_MB, 16);
   const cpus = number('cpus', values.cpus ?? process.env.FRAME_CPUS, 0.01);
+  const edgePlane = values['edge-plane'] ?? process.env.EDGE_PLANE ?? 'builtin';
+  if (!(EDGE_PLANES as readonly string[]).includes(edgePlane))
+    fail(`--edge-plane must be one of ${EDGE_PLANES.join(', ')}, got "${edgePlane}"`);
   const maxBodyMb = number(
     'edge-max-body-mb',
     values['edge-max-body-mb'] ?? process.env.EDGE_MAX_BODY_MB,
@@ -159,6 +166,7 @@ async function agentCommand(args: string[]) {
     dataDir: resolve(values.data ?? process.env.FRAMEPLANE_AGENT_DATA ?? './frameplane-agent'),
     edgePort,
     edgeHttpsPort,
+    edgePlane: edgePlane as EdgePlane,
     edgeMaxBodyBytes: maxBodyMb === undefined ? undefined : maxBodyMb * 2 ** 20,
     edgeHost:
       values['edge-host'] ??

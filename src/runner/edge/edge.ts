@@ -5,7 +5,9 @@
 import type { AgentLog } from '../log.ts';
 import type { Endpoint } from '../runtimes/runtime.ts';
 import { type CertificateSource, EdgeCertificates } from './certificates.ts';
-import { EdgeServer, type EdgeServerOptions } from './server.ts';
+import { EdgeServer, EDGE_DEFAULTS, type EdgeServerOptions } from './server.ts';
+import { HaproxyPlane } from './haproxy/plane.ts';
+import { freePort } from '../processes.ts';
 import { RoutingTable, type FrameRoute } from './table.ts';
 
 /** What the agent tells the service about its edge on its first sync (CONTRACT 5b). */
@@ -44,20 +46,59 @@ export interface EdgeOptions extends Partial<Omit<EdgeServerOptions, 'table' | '
   /** HTTPS too, on this port (0: any), with certificates from `source`; needs `port`. */
   https?: { port: number; source: CertificateSource; log: AgentLog };
   drainTimeoutMs?: number;
+  /** Which data plane serves the table: the built-in one (default) or HAProxy (needs `dir`). */
+  plane?: EdgePlane;
+  /** The HAProxy plane's files and admin socket (the agent's own directory). */
+  dir?: string;
+  /** The HAProxy plane: frames it routes at once. */
+  slots?: number;
+}
+
+export const EDGE_PLANES = ['builtin', 'haproxy'] as const;
+export type EdgePlane = (typeof EDGE_PLANES)[number];
+
+interface Plane {
+  readonly port: number;
+  readonly httpsPort?: number;
+  listen(): Promise<void>;
+  drain(ends: readonly Endpoint[], timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function haproxyPlane(o: EdgeOptions, table: RoutingTable, drainTimeoutMs: number) {
+  if (o.https)
+    throw new Error(
+      'the HAProxy plane serves HTTP only for now: HTTPS with ACME certificates needs the ' +
+        'built-in plane (EDGE_PLANE=builtin)',
+    );
+  if (!o.dir) throw new Error('the HAProxy plane needs a directory of its own');
+  return new HaproxyPlane({
+    table,
+    dir: o.dir,
+    host: o.host ?? '127.0.0.1',
+    httpPort: o.port || (await freePort()),
+    slots: o.slots,
+    maxBodyBytes: o.maxBodyBytes ?? EDGE_DEFAULTS.maxBodyBytes,
+    headersTimeoutMs: o.headersTimeoutMs ?? EDGE_DEFAULTS.headersTimeoutMs,
+    keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? EDGE_DEFAULTS.keepAliveTimeoutMs,
+    drainTimeoutMs,
+  });
 }
 
 export async function startEdge(o: EdgeOptions = {}): Promise<Edge> {
   const table = new RoutingTable();
-  let server: EdgeServer | undefined;
+  let server: Plane | undefined;
   const https = o.port === undefined ? undefined : o.https;
   const certificates = https && new EdgeCertificates(https.source, https.log);
-  if (o.port !== undefined) {
+  const drainMs = o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
+  if (o.port !== undefined && o.plane === 'haproxy') {
+    server = await haproxyPlane(o, table, drainMs);
+  } else if (o.port !== undefined) {
     const tls = https && certificates && { ...https, certificates };
     const { https: _, ...rest } = o;
     server = new EdgeServer({ ...rest, host: o.host ?? '127.0.0.1', port: o.port, table, tls });
-    await server.listen();
   }
-  const drainMs = o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
+  await server?.listen();
   return {
     table,
     certificates,

@@ -1,0 +1,101 @@
+// The HAProxy plane's configuration (haproxy.cfg), written once at start: everything that
+// changes (which host goes where, the replicas of each frame) changes through the Runtime API
+// (plane.ts), never by a reload, so no connection is ever dropped for a route change. HAProxy
+// 2.6 cannot add a backend at run time: the config holds a pool of empty ones ("slots"), and
+// each frame takes one; its replicas are servers added to it. A host is a map entry, to its
+// frame's slot or to the backend of the page that says why it does not answer. Pure.
+import { page, rawPage, RETRY_AFTER_SECONDS, type EdgePage } from '../pages.ts';
+
+export interface HaproxyConfig {
+  /** Where the config, the pages, the map and the admin socket live (the agent's, 0700). */
+  dir: string;
+  host: string;
+  httpPort: number;
+  slots: number;
+  maxBodyBytes: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+export const MAP = 'hosts.map';
+export const SOCKET = 'admin.sock';
+export const slotName = (i: number) => `slot_${i}`;
+export const pageBackend = (kind: EdgePage) => `page_${kind}`;
+
+/** The pages a host may answer with; the others (502, 504, 400, 413) are HAProxy's errorfiles. */
+const ROUTE_PAGES: EdgePage[] = ['unknown_host', 'stopped', 'suspended', 'starting'];
+const ERROR_PAGES: Array<[number, EdgePage]> = [
+  [400, 'bad_request'],
+  [413, 'too_large'],
+  [502, 'bad_gateway'],
+  [503, 'bad_gateway'],
+  [504, 'gateway_timeout'],
+];
+
+/** The files the config names, by file name: the pages' bodies and HAProxy's errorfiles. */
+export function pageFiles(): Record<string, Buffer> {
+  const files: Record<string, Buffer> = {};
+  for (const kind of ROUTE_PAGES) files[`${kind}.html`] = page(kind).body;
+  for (const [status, kind] of ERROR_PAGES) {
+    const p = page(kind);
+    files[`${status}.http`] = rawPage({ ...p, status });
+  }
+  return files;
+}
+
+function pageBackendLines(dir: string, kind: EdgePage) {
+  const p = page(kind);
+  const headers = ['cache-control no-store', 'x-content-type-options nosniff'];
+  headers.push(`x-frameplane-edge ${kind}`);
+  if (kind === 'starting') headers.push(`retry-after ${RETRY_AFTER_SECONDS}`);
+  return [
+    `backend ${pageBackend(kind)}`,
+    `  http-request return status ${p.status} content-type "text/html; charset=utf-8" ` +
+      `file ${dir}/${kind}.html ${headers.map((h) => `hdr ${h}`).join(' ')}`,
+  ];
+}
+
+export function renderConfig(c: HaproxyConfig): string {
+  const host = `var(txn.host)`;
+  const map = `${c.dir}/${MAP}`;
+  const lines = [
+    'global',
+    `  stats socket ${c.dir}/${SOCKET} mode 600 level admin`,
+    '  maxconn 8000',
+    '',
+    'defaults',
+    '  mode http',
+    '  option http-keep-alive',
+    '  option redispatch',
+    // A replica that refuses the connection (gone between two health checks) costs nothing.
+    '  retries 3',
+    '  retry-on conn-failure empty-response',
+    '  timeout connect 5s',
+    '  timeout client 60s',
+    '  timeout server 120s',
+    `  timeout http-request ${Math.ceil(c.headersTimeoutMs / 1000)}s`,
+    `  timeout http-keep-alive ${Math.ceil(c.keepAliveTimeoutMs / 1000)}s`,
+    '  timeout tunnel 1h',
+    ...ERROR_PAGES.map(([status]) => `  errorfile ${status} ${c.dir}/${status}.http`),
+    '',
+    'frontend http',
+    `  bind ${c.host}:${c.httpPort}`,
+    // Ambiguous requests are refused, not forwarded (request smuggling).
+    '  http-request deny deny_status 400 if { req.hdr_cnt(host) gt 1 }',
+    '  http-request deny deny_status 400 if { req.hdr_cnt(content-length) gt 0 } ' +
+      '{ req.hdr_cnt(transfer-encoding) gt 0 }',
+    `  http-request deny deny_status 413 if { req.hdr(content-length) -m int gt ${c.maxBodyBytes} }`,
+    // The table's key: lower case, no port, no trailing dot (edge/table.ts, normalizeHost).
+    '  http-request set-var(txn.host) req.hdr(host),lower,word(1,:),regsub(\\.+$,)',
+    // Set by the edge only: what a client sent is replaced.
+    '  http-request set-header X-Forwarded-For %[src]',
+    '  http-request set-header X-Forwarded-Proto http',
+    '  http-request set-header X-Forwarded-Host %[req.hdr(host)]',
+    `  use_backend %[${host},map(${map})] if { ${host},map(${map}) -m found }`,
+    `  default_backend ${pageBackend('unknown_host')}`,
+    '',
+    ...ROUTE_PAGES.flatMap((kind) => [...pageBackendLines(c.dir, kind), '']),
+  ];
+  for (let i = 0; i < c.slots; i++) lines.push(`backend ${slotName(i)}`, '  balance roundrobin');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,218 @@
+// The HAProxy data plane (issue 35): Debian's `haproxy` 2.6, run by the agent, applying the
+// routing table (edge/table.ts) through its Runtime API, never by a reload. Each frame holds a
+// backend slot (config.ts) whose servers are its replicas; each host is a map entry to its
+// frame's slot, or to the page saying why it does not answer. A replica taken out of a route is
+// set to drain (no new requests), deleted once its connections have ended or the drain timeout
+// passed. The admin socket is in the agent's own directory (0600), out of every frame's sight.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Endpoint } from '../../runtimes/runtime.ts';
+import { endpointKey, normalizeHost, type FrameRoute, type RoutingTable } from '../table.ts';
+import {
+  MAP,
+  pageBackend,
+  pageFiles,
+  renderConfig,
+  SOCKET,
+  slotName,
+  type HaproxyConfig,
+} from './config.ts';
+import { RuntimeApi } from './runtime-api.ts';
+
+export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots'> {
+  table: RoutingTable;
+  /** Frames it can route at once (backends made at start). */
+  slots?: number;
+  drainTimeoutMs: number;
+}
+
+const serverName = (e: Endpoint) =>
+  `r_${createHash('sha256').update(endpointKey(e)).digest('hex').slice(0, 16)}`;
+const address = (e: Endpoint) => ('path' in e ? `unix@${e.path}` : `${e.host}:${e.port}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class HaproxyPlane {
+  private child?: ChildProcess;
+  private api: RuntimeApi;
+  private slots = new Map<string, number>();
+  private free: number[];
+  /** Per slot, the servers it holds (name → endpoint key). */
+  private servers = new Map<number, Map<string, string>>();
+  /** Hosts mapped now, and to which backend. */
+  private mapped = new Map<string, string>();
+  /** Servers draining, by endpoint key: resolve once deleted. */
+  private draining = new Map<string, Promise<void>>();
+  private applying: Promise<void> = Promise.resolve();
+  private stopListening?: () => void;
+  private exited?: Promise<void>;
+
+  constructor(private o: HaproxyPlaneOptions) {
+    this.api = new RuntimeApi(join(o.dir, SOCKET));
+    this.free = Array.from({ length: o.slots ?? 1000 }, (_, i) => i);
+  }
+
+  get port() {
+    return this.o.httpPort;
+  }
+
+  async listen(): Promise<void> {
+    const dir = this.o.dir;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    stopLeftOver(join(dir, 'haproxy.pid'));
+    for (const [name, body] of Object.entries(pageFiles())) writeFileSync(join(dir, name), body);
+    writeFileSync(join(dir, MAP), '');
+    const cfg = join(dir, 'haproxy.cfg');
+    writeFileSync(cfg, renderConfig({ ...this.o, slots: this.free.length }), { mode: 0o600 });
+    let output = '';
+    const child = spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    writeFileSync(join(dir, 'haproxy.pid'), String(child.pid ?? ''));
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    this.exited = new Promise((r) => child.once('exit', () => r()));
+    const failed = new Promise<never>((_, reject) =>
+      child.once('error', (err) => reject(new Error(`haproxy did not start: ${err.message}`))),
+    );
+    for (let i = 0; ; i++) {
+      const up = await Promise.race([
+        this.api.command('show info').then(
+          (a) => a.includes('Name: HAProxy'),
+          () => false,
+        ),
+        failed,
+      ]);
+      if (up) break;
+      if (child.exitCode !== null || i > 100)
+        throw new Error(`haproxy did not start: ${output.trim().slice(-500)}`);
+      await sleep(50);
+    }
+    this.stopListening = this.o.table.onChange((frameId, before, after) =>
+      this.queue(() => this.apply(frameId, before, after)),
+    );
+    for (const route of this.o.table.routes())
+      this.queue(() => this.apply(route.frameId, undefined, route));
+    await this.applying;
+  }
+
+  private queue(work: () => Promise<void>) {
+    this.applying = this.applying.then(work).catch(() => {});
+  }
+
+  /** The backend a host goes to now, as the table resolves it; undefined: no entry (404). */
+  private backendOf(host: string): string | undefined {
+    const t = this.o.table.resolve(host);
+    if (t.kind === 'page') return t.frameId === undefined ? undefined : pageBackend(t.page);
+    const slot = this.slots.get(t.frameId);
+    return slot === undefined ? pageBackend('starting') : slotName(slot);
+  }
+
+  private async apply(frameId: string, before?: FrameRoute, after?: FrameRoute) {
+    let slot = this.slots.get(frameId);
+    if (after && slot === undefined) {
+      slot = this.free.shift();
+      if (slot === undefined) throw new Error('haproxy plane: no backend slot left');
+      this.slots.set(frameId, slot);
+    }
+    // Replicas first, so that a host never points at a slot without them.
+    if (slot !== undefined) await this.setServers(slot, after?.upstreams ?? []);
+    const hosts = new Set(
+      [...(before?.hosts ?? []), ...(after?.hosts ?? [])].flatMap((h) => normalizeHost(h) ?? []),
+    );
+    if (!after && slot !== undefined) {
+      this.slots.delete(frameId);
+      this.free.push(slot);
+    }
+    for (const host of hosts) await this.mapHost(host, this.backendOf(host));
+  }
+
+  private async mapHost(host: string, backend: string | undefined) {
+    const map = join(this.o.dir, MAP);
+    const held = this.mapped.get(host);
+    if (held === backend) return;
+    if (backend === undefined) {
+      await this.api.command(`del map ${map} ${host}`);
+      this.mapped.delete(host);
+    } else if (held === undefined) {
+      await this.api.expect(`add map ${map} ${host} ${backend}`, (a) => a === '');
+      this.mapped.set(host, backend);
+    } else {
+      await this.api.expect(`set map ${map} ${host} ${backend}`, (a) => a === '');
+      this.mapped.set(host, backend);
+    }
+  }
+
+  private async setServers(slot: number, ends: readonly Endpoint[]) {
+    const held = this.servers.get(slot) ?? new Map<string, string>();
+    this.servers.set(slot, held);
+    const wanted = new Map(ends.map((e) => [serverName(e), e]));
+    const backend = slotName(slot);
+    for (const [name, e] of wanted) {
+      if (held.has(name)) continue;
+      await this.draining.get(endpointKey(e)); // the same replica, leaving a moment ago
+      await this.api.expect(`add server ${backend}/${name} ${address(e)}`, (a) =>
+        a.includes('New server registered'),
+      );
+      await this.api.command(`enable server ${backend}/${name}`);
+      held.set(name, endpointKey(e));
+    }
+    for (const [name, key] of held) {
+      if (wanted.has(name)) continue;
+      held.delete(name);
+      await this.api.command(`set server ${backend}/${name} state drain`);
+      const gone = this.retire(backend, name);
+      this.draining.set(key, gone);
+      void gone.then(() => {
+        if (this.draining.get(key) === gone) this.draining.delete(key);
+      });
+    }
+  }
+
+  /** Deletes a draining server once its connections have ended, or at the drain timeout. */
+  private async retire(backend: string, name: string) {
+    const deadline = Date.now() + this.o.drainTimeoutMs;
+    while (Date.now() < deadline && (await this.sessions(backend, name)) > 0) await sleep(100);
+    await this.api.command(`set server ${backend}/${name} state maint`);
+    await this.api.command(`shutdown sessions server ${backend}/${name}`);
+    await this.api.command(`del server ${backend}/${name}`);
+  }
+
+  /** The server's current sessions (`scur` of `show stat`). */
+  private async sessions(backend: string, name: string): Promise<number> {
+    const csv = await this.api.command('show stat').catch(() => '');
+    const head = csv.split('\n')[0]?.replace(/^# /, '').split(',') ?? [];
+    const scur = head.indexOf('scur');
+    for (const line of csv.split('\n')) {
+      const cols = line.split(',');
+      if (cols[0] === backend && cols[1] === name) return Number(cols[scur] ?? 0);
+    }
+    return 0;
+  }
+
+  /** Resolves once these replicas' requests have ended (or the drain timeout passed). */
+  async drain(ends: readonly Endpoint[]): Promise<void> {
+    await this.applying;
+    await Promise.all(ends.map((e) => this.draining.get(endpointKey(e))));
+  }
+
+  async close(): Promise<void> {
+    this.stopListening?.();
+    this.child?.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+/** An haproxy left by an agent that was killed holds the ports: it goes first. */
+function stopLeftOver(pidFile: string) {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmd.startsWith('haproxy')) process.kill(pid, 'SIGKILL');
+  } catch {
+    /* gone already */
+  }
+}
