@@ -97,6 +97,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     maxBodyBytes: o.edgeMaxBodyBytes,
     plane: o.edgePlane,
     dir: join(o.dataDir, 'edge'),
+    log: o.log,
   }).catch((err) => {
     unlock();
     const held = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';

@@ -176,6 +176,21 @@ it('a deploy moves new requests to the new replica and drains the old one', asyn
   await drained;
 });
 
+it('a replica back in its route while it drains serves again at once', async () => {
+  const r1 = await app('r1');
+  edge.routes.set(route('f', ['f.example.test'], [r1]));
+  await until('r1', async () => (await nameOf('f.example.test')) === 'r1' || undefined);
+  const slow = hit(port, '/slow', 'f.example.test', 10_000); // keeps it draining
+  await new Promise((r) => setTimeout(r, 200));
+  edge.routes.set(route('f', ['f.example.test'], [])); // a failed health check
+  edge.routes.set(route('f', ['f.example.test'], [r1])); // and a passed one
+  const started = Date.now();
+  await until('r1 again', async () => (await nameOf('f.example.test')) === 'r1' || undefined);
+  expect(Date.now() - started).toBeLessThan(2000);
+  release();
+  expect(await slow).toMatchObject({ status: 200 });
+});
+
 it('refuses ambiguous and oversized requests; a smuggled request is never read', async () => {
   const raw = (bytes: string) =>
     new Promise<string>((resolve) => {

@@ -52,6 +52,8 @@ export interface EdgeOptions extends Partial<Omit<EdgeServerOptions, 'table' | '
   dir?: string;
   /** The HAProxy plane: frames it routes at once. */
   slots?: number;
+  /** Where the HAProxy plane tells a route change it could not apply. */
+  log?: AgentLog;
 }
 
 export const EDGE_PLANES = ['builtin', 'haproxy'] as const;
@@ -82,6 +84,8 @@ async function haproxyPlane(o: EdgeOptions, table: RoutingTable, drainTimeoutMs:
     headersTimeoutMs: o.headersTimeoutMs ?? EDGE_DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? EDGE_DEFAULTS.keepAliveTimeoutMs,
     drainTimeoutMs,
+    onError: (err, frameId) =>
+      o.log?.error({ frame_id: frameId, err: err.message }, 'haproxy plane: route not applied'),
   });
 }
 

@@ -23,6 +23,8 @@ import { RuntimeApi } from './runtime-api.ts';
 
 export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots'> {
   table: RoutingTable;
+  /** Where a route change that HAProxy refused is told. */
+  onError?: (err: Error, frameId: string) => void;
   /** Frames it can route at once (backends made at start). */
   slots?: number;
   drainTimeoutMs: number;
@@ -31,6 +33,12 @@ export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots'> {
 const serverName = (e: Endpoint) =>
   `r_${createHash('sha256').update(endpointKey(e)).digest('hex').slice(0, 16)}`;
 const address = (e: Endpoint) => ('path' in e ? `unix@${e.path}` : `${e.host}:${e.port}`);
+/** A server taken out of its route: deleted once `done`, unless it came back (`cancelled`). */
+interface Leaving {
+  backend: string;
+  cancelled: boolean;
+  done: Promise<void>;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class HaproxyPlane {
@@ -42,8 +50,8 @@ export class HaproxyPlane {
   private servers = new Map<number, Map<string, string>>();
   /** Hosts mapped now, and to which backend. */
   private mapped = new Map<string, string>();
-  /** Servers draining, by endpoint key: resolve once deleted. */
-  private draining = new Map<string, Promise<void>>();
+  /** Servers draining, by endpoint key. */
+  private draining = new Map<string, Leaving>();
   private applying: Promise<void> = Promise.resolve();
   private stopListening?: () => void;
   private exited?: Promise<void>;
@@ -89,15 +97,15 @@ export class HaproxyPlane {
       await sleep(50);
     }
     this.stopListening = this.o.table.onChange((frameId, before, after) =>
-      this.queue(() => this.apply(frameId, before, after)),
+      this.queue(frameId, () => this.apply(frameId, before, after)),
     );
     for (const route of this.o.table.routes())
-      this.queue(() => this.apply(route.frameId, undefined, route));
+      this.queue(route.frameId, () => this.apply(route.frameId, undefined, route));
     await this.applying;
   }
 
-  private queue(work: () => Promise<void>) {
-    this.applying = this.applying.then(work).catch(() => {});
+  private queue(frameId: string, work: () => Promise<void>) {
+    this.applying = this.applying.then(work).catch((err: Error) => this.o.onError?.(err, frameId));
   }
 
   /** The backend a host goes to now, as the table resolves it; undefined: no entry (404). */
@@ -150,32 +158,53 @@ export class HaproxyPlane {
     const backend = slotName(slot);
     for (const [name, e] of wanted) {
       if (held.has(name)) continue;
-      await this.draining.get(endpointKey(e)); // the same replica, leaving a moment ago
-      await this.api.expect(`add server ${backend}/${name} ${address(e)}`, (a) =>
-        a.includes('New server registered'),
-      );
-      await this.api.command(`enable server ${backend}/${name}`);
-      held.set(name, endpointKey(e));
+      const key = endpointKey(e);
+      const leaving = this.draining.get(key);
+      if (leaving?.backend === backend) {
+        // The same replica back in its route (a health check that failed once): ready again.
+        leaving.cancelled = true;
+        this.draining.delete(key);
+        await this.api.command(`set server ${backend}/${name} state ready`);
+      } else {
+        await leaving?.done; // a replica of another frame that had this address
+        await this.api.expect(`add server ${backend}/${name} ${address(e)}`, (a) =>
+          a.includes('New server registered'),
+        );
+        await this.api.command(`enable server ${backend}/${name}`);
+      }
+      held.set(name, key);
     }
     for (const [name, key] of held) {
       if (wanted.has(name)) continue;
       held.delete(name);
       await this.api.command(`set server ${backend}/${name} state drain`);
-      const gone = this.retire(backend, name);
-      this.draining.set(key, gone);
-      void gone.then(() => {
-        if (this.draining.get(key) === gone) this.draining.delete(key);
+      const leaving: Leaving = { backend, cancelled: false, done: Promise.resolve() };
+      leaving.done = this.retire(backend, name, leaving).finally(() => {
+        if (this.draining.get(key) === leaving) this.draining.delete(key);
       });
+      this.draining.set(key, leaving);
     }
   }
 
-  /** Deletes a draining server once its connections have ended, or at the drain timeout. */
-  private async retire(backend: string, name: string) {
+  /** Deletes a draining server once its connections have ended, or at the drain timeout;
+   *  not if it came back meanwhile. */
+  private async retire(backend: string, name: string, leaving: Leaving) {
     const deadline = Date.now() + this.o.drainTimeoutMs;
-    while (Date.now() < deadline && (await this.sessions(backend, name)) > 0) await sleep(100);
-    await this.api.command(`set server ${backend}/${name} state maint`);
-    await this.api.command(`shutdown sessions server ${backend}/${name}`);
-    await this.api.command(`del server ${backend}/${name}`);
+    while (Date.now() < deadline && !leaving.cancelled && (await this.sessions(backend, name)) > 0)
+      await sleep(100);
+    // Queued behind route changes, so that a return of the server is seen first.
+    await new Promise<void>((resolve) =>
+      this.queue('', async () => {
+        try {
+          if (leaving.cancelled) return;
+          await this.api.command(`set server ${backend}/${name} state maint`);
+          await this.api.command(`shutdown sessions server ${backend}/${name}`);
+          await this.api.command(`del server ${backend}/${name}`);
+        } finally {
+          resolve();
+        }
+      }),
+    );
   }
 
   /** The server's current sessions (`scur` of `show stat`). */
@@ -193,7 +222,7 @@ export class HaproxyPlane {
   /** Resolves once these replicas' requests have ended (or the drain timeout passed). */
   async drain(ends: readonly Endpoint[]): Promise<void> {
     await this.applying;
-    await Promise.all(ends.map((e) => this.draining.get(endpointKey(e))));
+    await Promise.all(ends.map((e) => this.draining.get(endpointKey(e))?.done));
   }
 
   async close(): Promise<void> {
