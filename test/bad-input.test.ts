@@ -61,6 +61,7 @@ const KNOWN_PARAMS = [
   'frame_id',
   'domain_id',
   'volume_id',
+  'hostname',
 ];
 
 const fillPath = (r: Route, w: World, override: Record<string, string> = {}) =>

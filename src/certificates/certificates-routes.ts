@@ -33,7 +33,9 @@ export function certificateRoutes({
           tags,
           summary: 'The certificate and key of a host that a frame of this agent serves',
           security: [{ agent: [] }],
-          params: Type.Object({ hostname: Type.String({ minLength: 1, maxLength: 253 }) }),
+          params: Type.Object({
+            hostname: Type.String({ pattern: '^[A-Za-z0-9._-]{1,253}$' }),
+          }),
           response: { 200: EdgeCertificate, ...problemResponses },
         },
       },

@@ -147,6 +147,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
       domain_id: domain.id,
       volume_id: volume.id,
       token: await invitationToken(t, owner.email),
+      hostname: frame.hostname,
     },
     paths: { project: projectPath, frame: framePath },
     tokens: {
