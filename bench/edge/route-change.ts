@@ -6,7 +6,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { http, killAll, startInstance } from '../../test/faults/helpers/service.ts';
+import { http, killAll, newTenantFrame, startInstance } from '../../test/faults/helpers/service.ts';
 import { freePort } from '../../test/helpers/smtp.ts';
 import { gitFixture, hit, killApps } from '../../test/runner/fixture.ts';
 
@@ -43,26 +43,8 @@ export async function routeChanges(samples: number) {
       60_000,
     );
     const base = service.base;
-    const signup = await http(base, 'POST', '/v2/auth/signup', {
-      body: { email: 'bench@example.test', password: 'a-long-password' },
-    });
-    const token = signup.json.access_token as string;
-    const project = await http(base, 'POST', '/v2/projects', { token, body: { name: 'P' } });
-    const spaces = await http(base, 'GET', `/v2/projects/${project.json.id}/spaces`, { token });
-    const frames = `/v2/projects/${project.json.id}/spaces/${spaces.json.data[0].id}/frames`;
-    const frame = await http(base, 'POST', frames, {
-      token,
-      body: {
-        name: 'web',
-        owner_id: signup.json.user.id,
-        git_repository: 'app',
-        git_repository_owner: 'acme',
-        git_repository_branch: 'main',
-        port: 3000,
-      },
-    });
-    const host = frame.json.hostname as string;
-    const path = `${frames}/${frame.json.id}`;
+    const { token, frame, path } = await newTenantFrame(base, 'bench@example.test');
+    const host = frame.hostname as string;
     await waitFor(edgePort, host, (s) => s === 200);
     const stops: number[] = [];
     const starts: number[] = [];

@@ -14,7 +14,13 @@ import { X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { http, killAll, startInstance, type Instance } from '../faults/helpers/service.ts';
+import {
+  http,
+  killAll,
+  newTenantFrame,
+  startInstance,
+  type Instance,
+} from '../faults/helpers/service.ts';
 import { freePort } from '../helpers/smtp.ts';
 import { gitFixture, hit, killApps, until } from '../runner/fixture.ts';
 import { startPebble, type Pebble } from './pebble.ts';
@@ -90,30 +96,7 @@ afterAll(async () => {
   }
 });
 
-/** A new user with a project and a frame of the app on port 3000. */
-async function tenant(email: string) {
-  const base = service.base;
-  const signup = await http(base, 'POST', '/v2/auth/signup', {
-    body: { email, password: 'a-long-password' },
-  });
-  const token = signup.json.access_token as string;
-  const project = await http(base, 'POST', '/v2/projects', { token, body: { name: 'P' } });
-  const spaces = await http(base, 'GET', `/v2/projects/${project.json.id}/spaces`, { token });
-  const path = `/v2/projects/${project.json.id}/spaces/${spaces.json.data[0].id}/frames`;
-  const frame = await http(base, 'POST', path, {
-    token,
-    body: {
-      name: 'web',
-      owner_id: signup.json.user.id,
-      git_repository: 'app',
-      git_repository_owner: 'acme',
-      git_repository_branch: 'main',
-      port: 3000,
-    },
-  });
-  expect(frame.status, frame.text).toBe(201);
-  return { token, frame: frame.json, path: `${path}/${frame.json.id}` };
-}
+const tenant = (email: string) => newTenantFrame(service.base, email);
 
 interface Answer {
   status: number;

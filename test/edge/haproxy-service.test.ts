@@ -6,7 +6,13 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { http, killAll, startInstance, type Instance } from '../faults/helpers/service.ts';
+import {
+  http,
+  killAll,
+  newTenantFrame,
+  startInstance,
+  type Instance,
+} from '../faults/helpers/service.ts';
 import { freePort } from '../helpers/smtp.ts';
 import { gitFixture, hit, isEdgePage, killApps, until } from '../runner/fixture.ts';
 
@@ -46,27 +52,8 @@ afterAll(async () => {
 });
 
 async function frameOf(email: string) {
-  const base = service.base;
-  const signup = await http(base, 'POST', '/v2/auth/signup', {
-    body: { email, password: 'a-long-password' },
-  });
-  const token = signup.json.access_token as string;
-  const project = await http(base, 'POST', '/v2/projects', { token, body: { name: 'P' } });
-  const spaces = await http(base, 'GET', `/v2/projects/${project.json.id}/spaces`, { token });
-  const path = `/v2/projects/${project.json.id}/spaces/${spaces.json.data[0].id}/frames`;
-  const frame = await http(base, 'POST', path, {
-    token,
-    body: {
-      name: 'web',
-      owner_id: signup.json.user.id,
-      git_repository: 'app',
-      git_repository_owner: 'acme',
-      git_repository_branch: 'main',
-      port: 3000,
-    },
-  });
-  expect(frame.status, frame.text).toBe(201);
-  return { token, host: frame.json.hostname as string, path: `${path}/${frame.json.id}` };
+  const t = await newTenantFrame(service.base, email);
+  return { token: t.token, host: t.frame.hostname as string, path: t.path };
 }
 
 it('serves two frames on one port at their hostnames through haproxy; a stop shows at once', {

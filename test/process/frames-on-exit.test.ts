@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { http, killAll, startInstance, until } from '../faults/helpers/service.ts';
+import { killAll, newTenantFrame, startInstance, until } from '../faults/helpers/service.ts';
 import { freePort } from '../helpers/smtp.ts';
 import { appProcesses, gitFixture, hitFrame, killApps } from '../runner/fixture.ts';
 import { stopsFramesOnExit } from '../../src/cloud/frames-on-exit.ts';
@@ -76,32 +76,8 @@ describe('stopping the service', () => {
     timeout: 240_000,
   }, async () => {
     const first = await start('stop');
-    const signup = await http(first.base, 'POST', '/v2/auth/signup', {
-      body: { email: 'ann@example.test', password: 'a-long-password' },
-    });
-    const token = signup.json.access_token as string;
-    const project = await http(first.base, 'POST', '/v2/projects', { token, body: { name: 'P' } });
-    const spaces = await http(first.base, 'GET', `/v2/projects/${project.json.id}/spaces`, {
-      token,
-    });
-    const frame = await http(
-      first.base,
-      'POST',
-      `/v2/projects/${project.json.id}/spaces/${spaces.json.data[0].id}/frames`,
-      {
-        token,
-        body: {
-          name: 'web',
-          owner_id: signup.json.user.id,
-          git_repository: 'app',
-          git_repository_owner: 'acme',
-          git_repository_branch: 'main',
-          port: 3000, // the app's own, inside its sandbox: the edge reaches it by hostname
-        },
-      },
-    );
-    expect(frame.status, frame.text).toBe(201);
-    const hit = () => hitFrame(edgePort, frame.json.hostname);
+    const { frame } = await newTenantFrame(first.base, 'ann@example.test');
+    const hit = () => hitFrame(edgePort, frame.hostname);
     const serves = (what: string, log: () => string) =>
       until(
         what,

@@ -157,6 +157,33 @@ export async function http(
   }
 }
 
+/**
+ * A new user of the service at `base` with a project, and a frame of `acme/app` (the git
+ * fixture's) on port 3000 in its default space: what a new tenant does first.
+ */
+export async function newTenantFrame(base: string, email: string) {
+  const signup = await http(base, 'POST', '/v2/auth/signup', {
+    body: { email, password: 'a-long-password' },
+  });
+  const token = signup.json.access_token as string;
+  const project = await http(base, 'POST', '/v2/projects', { token, body: { name: 'P' } });
+  const spaces = await http(base, 'GET', `/v2/projects/${project.json.id}/spaces`, { token });
+  const frames = `/v2/projects/${project.json.id}/spaces/${spaces.json.data[0].id}/frames`;
+  const frame = await http(base, 'POST', frames, {
+    token,
+    body: {
+      name: 'web',
+      owner_id: signup.json.user.id,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+      git_repository_branch: 'main',
+      port: 3000, // the app's own, inside its sandbox: the edge reaches it by hostname
+    },
+  });
+  if (frame.status !== 201) throw new Error(`frame not created: ${frame.status} ${frame.text}`);
+  return { token, frame: frame.json, path: `${frames}/${frame.json.id}` };
+}
+
 /** Polls `probe` until `ok` holds; throws with the last value after `timeoutMs`. */
 export async function until<T>(
   what: string,
