@@ -159,6 +159,19 @@ function upgrade(host: string, ca: string) {
   });
 }
 
+/** Waits (up to 3 minutes) for the host to answer `status` over HTTPS; answers that answer. */
+function answerOverHttps(host: string, ca: string, status = 200) {
+  return until(
+    `${host} over HTTPS, ${status}`,
+    async () => {
+      const r = await httpsGet(host, ca);
+      return 'status' in r && r.status === status ? r : undefined;
+    },
+    180_000,
+    context,
+  );
+}
+
 const context = () => `${service.log().slice(-4000)}\n--- pebble ---\n${pebble.log().slice(-2000)}`;
 
 it('serves two tenants on one port at their own hostnames over HTTPS, certificates from ACME', {
@@ -172,15 +185,7 @@ it('serves two tenants on one port at their own hostnames over HTTPS, certificat
   }
   const ca = await pebble.root();
   for (const t of [ann, bob]) {
-    const answer = await until(
-      `${t.frame.hostname} over HTTPS`,
-      async () => {
-        const r = await httpsGet(t.frame.hostname, ca);
-        return 'status' in r && r.status === 200 ? r : undefined;
-      },
-      180_000,
-      context,
-    );
+    const answer = await answerOverHttps(t.frame.hostname, ca);
     // Its own app, told by the edge how it was reached.
     expect(JSON.parse(answer.body)).toEqual({
       frame: t.frame.id,
@@ -218,29 +223,12 @@ it("a tunnel to one frame over TLS outlives another frame's stop, which answers 
   const dan = await tenant('dan@example.test');
   const eve = await tenant('eve@example.test');
   const ca = await pebble.root();
-  for (const t of [dan, eve])
-    await until(
-      `${t.frame.hostname} over HTTPS`,
-      async () => {
-        const r = await httpsGet(t.frame.hostname, ca);
-        return 'status' in r && r.status === 200 ? r : undefined;
-      },
-      180_000,
-      context,
-    );
+  for (const t of [dan, eve]) await answerOverHttps(t.frame.hostname, ca);
   const tunnel = await upgrade(dan.frame.hostname, ca);
   expect(await tunnel.echo('before')).toBe('before');
   const stop = await http(service.base, 'POST', `${eve.path}/stop`, { token: eve.token });
   expect(stop.status, stop.text).toBe(202);
-  const stopped = await until(
-    `${eve.frame.hostname} stopped`,
-    async () => {
-      const r = await httpsGet(eve.frame.hostname, ca);
-      return 'status' in r && r.status === 503 ? r : undefined;
-    },
-    60_000,
-    context,
-  );
+  const stopped = await answerOverHttps(eve.frame.hostname, ca, 503);
   expect(stopped.headers['x-frameplane-edge']).toBe('stopped');
   expect(stopped.body).toContain('App stopped');
   expect(await tunnel.echo('after')).toBe('after');
@@ -266,15 +254,7 @@ it('a custom domain gets its own certificate once verified, and not before', {
     token: cat.token,
   });
   expect(verified.status, verified.text).toBe(200);
-  const answer = await until(
-    'shop.example.test over HTTPS',
-    async () => {
-      const r = await httpsGet('shop.example.test', ca);
-      return 'status' in r && r.status === 200 ? r : undefined;
-    },
-    180_000,
-    context,
-  );
+  const answer = await answerOverHttps('shop.example.test', ca);
   expect(JSON.parse(answer.body)).toMatchObject({ frame: cat.frame.id, host: 'shop.example.test' });
   expect(answer.peer.subjectaltname).toBe('DNS:shop.example.test');
 });
