@@ -2,7 +2,7 @@
 // changes (which host goes where, the replicas of each frame) changes through the Runtime API
 // (plane.ts), never by a reload, so no connection is ever dropped for a route change. HAProxy
 // 2.6 cannot add a backend at run time: the config holds a pool of empty ones ("slots"), and
-// each frame takes one; its replicas are servers added to it. A host is a map entry, to its
+// each frame takes one; its replicas are its servers. A host is a map entry, to its
 // frame's slot or to the backend of the page that says why it does not answer. Pure.
 import { page, rawPage, RETRY_AFTER_SECONDS, type EdgePage } from '../pages.ts';
 
@@ -17,6 +17,17 @@ export interface HaproxyConfig {
   keepAliveTimeoutMs: number;
 }
 
+/**
+ * Servers declared in each slot, spare until the agent sets one's address (`set server addr`).
+ * HAProxy 2.6 keeps no idle connection to a server made by `add server`: through one, each
+ * request opened a connection to the app, which halved the plane's throughput (bench:edge).
+ * Replicas beyond these, and Unix sockets (which `set server addr` cannot take), are added so.
+ * Four cover two replicas and two more draining during a deploy; a thousand slots of four cost
+ * HAProxy about 22 MB.
+ */
+export const SERVERS_PER_SLOT = 4;
+export const templateServer = (i: number) => `r${i + 1}`;
+export const isTemplateServer = (name: string) => /^r\d+$/.test(name);
 export const MAP = 'hosts.map';
 export const SOCKET = 'admin.sock';
 export const slotName = (i: number) => `slot_${i}`;
@@ -96,6 +107,11 @@ export function renderConfig(c: HaproxyConfig): string {
     '',
     ...ROUTE_PAGES.flatMap((kind) => [...pageBackendLines(c.dir, kind), '']),
   ];
-  for (let i = 0; i < c.slots; i++) lines.push(`backend ${slotName(i)}`, '  balance roundrobin');
+  for (let i = 0; i < c.slots; i++)
+    lines.push(
+      `backend ${slotName(i)}`,
+      '  balance roundrobin',
+      `  server-template r 1-${SERVERS_PER_SLOT} 127.0.0.1:1 disabled`,
+    );
   return `${lines.join('\n')}\n`;
 }

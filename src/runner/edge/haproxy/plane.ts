@@ -2,21 +2,25 @@
 // routing table (edge/table.ts) through its Runtime API, never by a reload. Each frame holds a
 // backend slot (config.ts) whose servers are its replicas; each host is a map entry to its
 // frame's slot, or to the page saying why it does not answer. A replica taken out of a route is
-// set to drain (no new requests), deleted once its connections have ended or the drain timeout
+// set to drain (no new requests), taken out once its connections have ended or the drain timeout
 // passed. The admin socket is in the agent's own directory (0600), out of every frame's sight.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Endpoint } from '../../runtimes/runtime.ts';
 import { endpointKey, normalizeHost, type FrameRoute, type RoutingTable } from '../table.ts';
 import {
+  isTemplateServer,
   MAP,
   pageBackend,
   pageFiles,
   renderConfig,
+  SERVERS_PER_SLOT,
   SOCKET,
   slotName,
+  templateServer,
   type HaproxyConfig,
 } from './config.ts';
 import { RuntimeApi } from './runtime-api.ts';
@@ -33,11 +37,20 @@ export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots'> {
 const serverName = (e: Endpoint) =>
   `r_${createHash('sha256').update(endpointKey(e)).digest('hex').slice(0, 16)}`;
 const address = (e: Endpoint) => ('path' in e ? `unix@${e.path}` : `${e.host}:${e.port}`);
-/** A server taken out of its route: deleted once `done`, unless it came back (`cancelled`). */
+/** A server taken out of its route: gone once `done`, unless it came back (`cancelled`);
+ *  `replaced` when a spare took its replica over. */
 interface Leaving {
-  backend: string;
+  slot: number;
+  key: string;
+  name: string;
+  replaced: boolean;
   cancelled: boolean;
-  done: Promise<void>;
+  done?: Promise<void>;
+}
+/** A slot's servers: those in its route by endpoint key, and its spare declared ones. */
+interface SlotServers {
+  byKey: Map<string, { name: string; e: Endpoint }>;
+  spare: string[];
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,12 +59,12 @@ export class HaproxyPlane {
   private api: RuntimeApi;
   private slots = new Map<string, number>();
   private free: number[];
-  /** Per slot, the servers it holds (name → endpoint key). */
-  private servers = new Map<number, Map<string, string>>();
+  /** Per slot, its servers. */
+  private servers = new Map<number, SlotServers>();
   /** Hosts mapped now, and to which backend. */
   private mapped = new Map<string, string>();
-  /** Servers draining, by endpoint key. */
-  private draining = new Map<string, Leaving>();
+  /** Servers draining. */
+  private draining = new Set<Leaving>();
   private applying: Promise<void> = Promise.resolve();
   private stopListening?: () => void;
   private exited?: Promise<void>;
@@ -151,44 +164,75 @@ export class HaproxyPlane {
     }
   }
 
+  private slotServers(slot: number): SlotServers {
+    let held = this.servers.get(slot);
+    if (!held) {
+      const spare = Array.from({ length: SERVERS_PER_SLOT }, (_, i) => templateServer(i));
+      held = { byKey: new Map(), spare };
+      this.servers.set(slot, held);
+    }
+    return held;
+  }
+
   private async setServers(slot: number, ends: readonly Endpoint[]) {
-    const held = this.servers.get(slot) ?? new Map<string, string>();
-    this.servers.set(slot, held);
-    const wanted = new Map(ends.map((e) => [serverName(e), e]));
+    const held = this.slotServers(slot).byKey;
+    const wanted = new Map(ends.map((e) => [endpointKey(e), e]));
     const backend = slotName(slot);
-    for (const [name, e] of wanted) {
-      if (held.has(name)) continue;
-      const key = endpointKey(e);
-      const leaving = this.draining.get(key);
-      if (leaving?.backend === backend) {
+    for (const [key, e] of wanted) {
+      if (held.has(key)) continue;
+      const leaving = [...this.draining].find((l) => l.key === key);
+      if (leaving?.slot === slot && !leaving.replaced) {
         // The same replica back in its route (a health check that failed once): ready again.
         leaving.cancelled = true;
-        this.draining.delete(key);
-        await this.api.command(`set server ${backend}/${name} state ready`);
-      } else {
-        await leaving?.done; // a replica of another frame that had this address
-        await this.api.expect(`add server ${backend}/${name} ${address(e)}`, (a) =>
-          a.includes('New server registered'),
-        );
-        await this.api.command(`enable server ${backend}/${name}`);
+        this.draining.delete(leaving);
+        await this.api.command(`set server ${backend}/${leaving.name} state ready`);
+        held.set(key, { name: leaving.name, e });
+        continue;
       }
-      held.set(name, key);
+      if (leaving?.slot !== slot) await leaving?.done; // another frame's replica had this address
+      held.set(key, { name: await this.addServer(slot, e), e });
     }
-    for (const [name, key] of held) {
-      if (wanted.has(name)) continue;
-      held.delete(name);
-      await this.api.command(`set server ${backend}/${name} state drain`);
-      const leaving: Leaving = { backend, cancelled: false, done: Promise.resolve() };
-      leaving.done = this.retire(backend, name, leaving).finally(() => {
-        if (this.draining.get(key) === leaving) this.draining.delete(key);
-      });
-      this.draining.set(key, leaving);
+    for (const [key, { name }] of held) {
+      if (wanted.has(key)) continue;
+      held.delete(key);
+      await this.startDrain(slot, key, name, false);
     }
   }
 
-  /** Deletes a draining server once its connections have ended, or at the drain timeout;
-   *  not if it came back meanwhile. */
-  private async retire(backend: string, name: string, leaving: Leaving) {
+  /** No new requests to the server; it is taken out once its requests have ended. */
+  private async startDrain(slot: number, key: string, name: string, replaced: boolean) {
+    await this.api.command(`set server ${slotName(slot)}/${name} state drain`);
+    const leaving: Leaving = { slot, key, name, replaced, cancelled: false, done: undefined };
+    leaving.done = this.retire(leaving).finally(() => this.draining.delete(leaving));
+    this.draining.add(leaving);
+  }
+
+  /** Points a spare server of the slot at the replica, or adds one (a Unix socket, or more
+   *  replicas than spares); answers its name. */
+  private async addServer(slot: number, e: Endpoint): Promise<string> {
+    const backend = slotName(slot);
+    const spare = 'host' in e && isIP(e.host) ? this.slotServers(slot).spare.shift() : undefined;
+    if (spare && 'host' in e) {
+      await this.api.expect(`set server ${backend}/${spare} addr ${e.host} port ${e.port}`, (a) =>
+        /changed|no need/.test(a),
+      );
+      await this.api.command(`set server ${backend}/${spare} state ready`);
+      return spare;
+    }
+    const name = serverName(e);
+    await this.api.expect(`add server ${backend}/${name} ${address(e)}`, (a) =>
+      a.includes('New server registered'),
+    );
+    await this.api.command(`enable server ${backend}/${name}`);
+    return name;
+  }
+
+  /** Takes a draining server out once its connections have ended, or at the drain timeout;
+   *  not if it came back meanwhile. A spare goes back to its slot's spares, in maintenance
+   *  (which closes its idle connections), an added one is deleted. */
+  private async retire(leaving: Leaving) {
+    const { slot, name } = leaving;
+    const backend = slotName(slot);
     const deadline = Date.now() + this.o.drainTimeoutMs;
     while (Date.now() < deadline && !leaving.cancelled && (await this.sessions(backend, name)) > 0)
       await sleep(100);
@@ -199,12 +243,27 @@ export class HaproxyPlane {
           if (leaving.cancelled) return;
           await this.api.command(`set server ${backend}/${name} state maint`);
           await this.api.command(`shutdown sessions server ${backend}/${name}`);
-          await this.api.command(`del server ${backend}/${name}`);
+          if (!isTemplateServer(name)) await this.api.command(`del server ${backend}/${name}`);
+          else {
+            this.slotServers(slot).spare.push(name);
+            await this.takeSpares(slot);
+          }
         } finally {
           resolve();
         }
       }),
     );
+  }
+
+  /** A spare came back: a replica that had to be added takes it, and with it kept connections. */
+  private async takeSpares(slot: number) {
+    const s = this.slotServers(slot);
+    for (const [key, { name, e }] of s.byKey) {
+      if (s.spare.length === 0) return;
+      if (isTemplateServer(name) || !('host' in e) || !isIP(e.host)) continue;
+      s.byKey.set(key, { name: await this.addServer(slot, e), e });
+      await this.startDrain(slot, key, name, true);
+    }
   }
 
   /** The server's current sessions (`scur` of `show stat`). */
@@ -222,7 +281,8 @@ export class HaproxyPlane {
   /** Resolves once these replicas' requests have ended (or the drain timeout passed). */
   async drain(ends: readonly Endpoint[]): Promise<void> {
     await this.applying;
-    await Promise.all(ends.map((e) => this.draining.get(endpointKey(e))?.done));
+    const keys = new Set(ends.map(endpointKey));
+    await Promise.all([...this.draining].filter((l) => keys.has(l.key)).map((l) => l.done));
   }
 
   async close(): Promise<void> {
