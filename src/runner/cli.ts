@@ -24,7 +24,7 @@ Options:
                          service orders from its ACME server (env EDGE_HTTPS_PORT; needs
                          --edge-port, which then redirects to HTTPS, on 80 for ACME to reach)
   --edge-plane PLANE     builtin (default: nothing to install) or haproxy (Debian's haproxy 2.6,
-                         driven through its Runtime API; HTTP only for now) (env EDGE_PLANE)
+                         driven through its Runtime API) (env EDGE_PLANE)
   --edge-max-body-mb N   largest request body the edge passes to an app, in MiB; larger ones
                          get 413 (env EDGE_MAX_BODY_MB; default 100)
   --edge-host HOST       address the edge listens on (env EDGE_HOST; default 127.0.0.1;

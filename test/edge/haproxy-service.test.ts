@@ -1,8 +1,10 @@
 // The HAProxy plane as an operator turns it on (EDGE_PLANE=haproxy): the service with its
 // built-in cloud on the process runtime, two tenants' frames on the same port, each at its own
-// hostname through haproxy, and a stop that turns one into the stopped page while the other
-// serves on. All traffic goes to loopback.
+// hostname through haproxy, a stop that turns one into the stopped page while the other
+// serves on, and a deploy of two replicas under load that fails no request. All traffic goes
+// to loopback.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,11 +21,12 @@ import { gitFixture, hit, isEdgePage, killApps, until } from '../runner/fixture.
 let root: string;
 let service: Instance;
 let edgePort: number;
+let repo: ReturnType<typeof gitFixture>;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'frameplane-haproxy-service-'));
   chmodSync(root, 0o711); // as root, the embedded PostgreSQL runs as `postgres`
-  const repo = gitFixture(root);
+  repo = gitFixture(root);
   repo.pushApp('v1');
   edgePort = await freePort();
   service = await startInstance(
@@ -51,8 +54,8 @@ afterAll(async () => {
   }
 });
 
-async function frameOf(email: string) {
-  const t = await newTenantFrame(service.base, email);
+async function frameOf(email: string, settings: Record<string, unknown> = {}) {
+  const t = await newTenantFrame(service.base, email, settings);
   return { token: t.token, host: t.frame.hostname as string, path: t.path };
 }
 
@@ -85,3 +88,73 @@ it('serves two frames on one port at their hostnames through haproxy; a stop sho
   expect(other, JSON.stringify(other)).toMatchObject({ status: 200 });
   expect(isEdgePage(await hit(edgePort, '/', `nobody.localhost`), 'unknown_host')).toBe(true);
 });
+
+it('fails no request while a frame of two replicas deploys under load through haproxy', {
+  timeout: 180_000,
+}, async () => {
+  const cat = await frameOf('cat@example.test', { replica_count: 2 });
+  const context = () => service.log().slice(-3000);
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  const answers = new Map<string, number>();
+  const failures: string[] = [];
+  let going = true;
+  const client = async () => {
+    while (going) {
+      const r = await hitWith(agent, cat.host);
+      if ('error' in r || r.status !== 200) failures.push(JSON.stringify(r).slice(0, 300));
+      else answers.set(r.body, (answers.get(r.body) ?? 0) + 1);
+    }
+  };
+  const served = (v: string) =>
+    [...answers].filter(([body]) => body.startsWith(`hello ${v}`)).reduce((n, [, c]) => n + c, 0);
+  await until(
+    `${cat.host} on v1`,
+    async () => {
+      const r = await hit(edgePort, '/', cat.host);
+      return 'body' in r && r.body.startsWith('hello v1');
+    },
+    120_000,
+    context,
+  );
+  const clients = Array.from({ length: 8 }, client);
+  await until('load on v1', async () => served('v1') > 200, 30_000, context);
+  repo.pushApp('v2');
+  const deploy = await http(service.base, 'POST', `${cat.path}/deploy`, {
+    token: cat.token,
+    body: {},
+  });
+  expect(deploy.status, deploy.text).toBe(202);
+  await until('v2 serves', async () => served('v2') > 0, 120_000, context);
+  // v1 stops once drained; from then on v2 answers alone.
+  await until(
+    'v1 gone',
+    async () => {
+      const before = served('v1');
+      await new Promise((r) => setTimeout(r, 500));
+      return served('v1') === before;
+    },
+    60_000,
+    context,
+  );
+  const v2 = served('v2');
+  await until('load on v2', async () => served('v2') > v2 + 200, 30_000, context);
+  going = false;
+  await Promise.all(clients);
+  agent.destroy();
+  expect(failures).toEqual([]);
+});
+
+/** One GET of a host through the edge, on a kept-alive connection of `agent`. */
+function hitWith(agent: Agent, host: string) {
+  return new Promise<{ status: number; body: string } | { error: string }>((done) => {
+    const req = request({ host: '127.0.0.1', port: edgePort, agent, headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => done({ status: res.statusCode as number, body }));
+    });
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+    req.end();
+  });
+}

@@ -20,14 +20,20 @@ export interface CertificateSource {
   challenge(token: string): Promise<string | undefined>;
 }
 
+interface Held {
+  fingerprint: string;
+  context: SecureContext;
+  pem: string;
+}
+
 /** A failed fetch is tried again on the next desired state after this long. */
 const RETRY_MS = 30_000;
 
 export class EdgeCertificates {
-  private held = new Map<string, { fingerprint: string; context: SecureContext }>();
+  private held = new Map<string, Held>();
   private fetching = new Map<string, string>();
   private failedAt = new Map<string, number>();
-  private listeners = new Set<() => void>();
+  private listeners = new Set<(host: string) => void>();
 
   constructor(
     private source: CertificateSource,
@@ -39,7 +45,11 @@ export class EdgeCertificates {
    * fetches the new and the renewed. Answers once the fetches it started have ended.
    */
   async follow(wanted: ReadonlyMap<string, string>): Promise<void> {
-    for (const host of this.held.keys()) if (!wanted.has(host)) this.held.delete(host);
+    for (const host of this.held.keys())
+      if (!wanted.has(host)) {
+        this.held.delete(host);
+        this.told(host);
+      }
     const now = Date.now();
     const fetches: Array<Promise<void>> = [];
     for (const [host, fingerprint] of wanted) {
@@ -55,10 +65,12 @@ export class EdgeCertificates {
     this.fetching.set(host, fingerprint);
     try {
       const c = await this.source.certificate(host);
+      // Made here for the built-in plane, and so a pair that does not load is refused here.
       const context = createSecureContext({ cert: c.certificate, key: c.private_key });
-      this.held.set(host, { fingerprint: c.fingerprint, context });
+      const pem = `${c.certificate.trim()}\n${c.private_key.trim()}\n`;
+      this.held.set(host, { fingerprint: c.fingerprint, context, pem });
       this.failedAt.delete(host);
-      for (const l of this.listeners) l();
+      this.told(host);
     } catch (err) {
       this.failedAt.set(host, Date.now());
       this.log.warn({ hostname: host, err: (err as Error).message }, 'certificate not fetched');
@@ -79,10 +91,25 @@ export class EdgeCertificates {
     return key !== undefined && this.held.has(key);
   }
 
-  /** Calls `fn` after each certificate taken in (tests wait on it). */
-  onChange(fn: () => void): () => void {
+  /** The certificate and key of a host, as one PEM (what HAProxy takes), with its fingerprint. */
+  pem(host: string): { pem: string; fingerprint: string } | undefined {
+    const h = this.held.get(host);
+    return h && { pem: h.pem, fingerprint: h.fingerprint };
+  }
+
+  private told(host: string) {
+    for (const l of this.listeners) l(host);
+  }
+
+  /** Calls `fn` with the host after each certificate taken in, renewed or dropped. */
+  onChange(fn: (host: string) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /** The hosts it holds a certificate for. */
+  hosts(): string[] {
+    return [...this.held.keys()];
   }
 
   get size() {

@@ -67,25 +67,32 @@ interface Plane {
   close(): Promise<void>;
 }
 
-async function haproxyPlane(o: EdgeOptions, table: RoutingTable, drainTimeoutMs: number) {
-  if (o.https)
-    throw new Error(
-      'the HAProxy plane serves HTTP only for now: HTTPS with ACME certificates needs the ' +
-        'built-in plane (EDGE_PLANE=builtin)',
-    );
+async function haproxyPlane(
+  o: EdgeOptions,
+  table: RoutingTable,
+  drainTimeoutMs: number,
+  certificates?: EdgeCertificates,
+) {
   if (!o.dir) throw new Error('the HAProxy plane needs a directory of its own');
+  const https = o.https &&
+    certificates && {
+      port: o.https.port || (await freePort()),
+      certificates,
+      source: o.https.source,
+    };
   return new HaproxyPlane({
     table,
     dir: o.dir,
     host: o.host ?? '127.0.0.1',
     httpPort: o.port || (await freePort()),
+    https,
     slots: o.slots,
     maxBodyBytes: o.maxBodyBytes ?? EDGE_DEFAULTS.maxBodyBytes,
     headersTimeoutMs: o.headersTimeoutMs ?? EDGE_DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? EDGE_DEFAULTS.keepAliveTimeoutMs,
     drainTimeoutMs,
-    onError: (err, frameId) =>
-      o.log?.error({ frame_id: frameId, err: err.message }, 'haproxy plane: route not applied'),
+    onError: (err, about) =>
+      o.log?.error({ ...about, err: err.message }, 'haproxy plane: change not applied'),
   });
 }
 
@@ -96,7 +103,7 @@ export async function startEdge(o: EdgeOptions = {}): Promise<Edge> {
   const certificates = https && new EdgeCertificates(https.source, https.log);
   const drainMs = o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
   if (o.port !== undefined && o.plane === 'haproxy') {
-    server = await haproxyPlane(o, table, drainMs);
+    server = await haproxyPlane(o, table, drainMs, certificates);
   } else if (o.port !== undefined) {
     const tls = https && certificates && { ...https, certificates };
     const { https: _, ...rest } = o;

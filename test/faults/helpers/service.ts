@@ -161,7 +161,12 @@ export async function http(
  * A new user of the service at `base` with a project, and a frame of `acme/app` (the git
  * fixture's) on port 3000 in its default space: what a new tenant does first.
  */
-export async function newTenantFrame(base: string, email: string) {
+/** A new user's frame, made through the API (`settings`: more of the frame's fields). */
+export async function newTenantFrame(
+  base: string,
+  email: string,
+  settings: Record<string, unknown> = {},
+) {
   const signup = await http(base, 'POST', '/v2/auth/signup', {
     body: { email, password: 'a-long-password' },
   });
@@ -178,6 +183,7 @@ export async function newTenantFrame(base: string, email: string) {
       git_repository_owner: 'acme',
       git_repository_branch: 'main',
       port: 3000, // the app's own, inside its sandbox: the edge reaches it by hostname
+      ...settings,
     },
   });
   if (frame.status !== 201) throw new Error(`frame not created: ${frame.status} ${frame.text}`);

@@ -4,6 +4,7 @@
 // 2.6 cannot add a backend at run time: the config holds a pool of empty ones ("slots"), and
 // each frame takes one; its replicas are its servers. A host is a map entry, to its
 // frame's slot or to the backend of the page that says why it does not answer. Pure.
+import { CHALLENGE_PREFIX } from '../acme-answers.ts';
 import { page, rawPage, RETRY_AFTER_SECONDS, type EdgePage } from '../pages.ts';
 
 export interface HaproxyConfig {
@@ -11,6 +12,8 @@ export interface HaproxyConfig {
   dir: string;
   host: string;
   httpPort: number;
+  /** HTTPS on this port too, with the certificates the agent adds at run time. */
+  httpsPort?: number;
   slots: number;
   maxBodyBytes: number;
   headersTimeoutMs: number;
@@ -29,6 +32,11 @@ export const SERVERS_PER_SLOT = 4;
 export const templateServer = (i: number) => `r${i + 1}`;
 export const isTemplateServer = (name: string) => /^r\d+$/.test(name);
 export const MAP = 'hosts.map';
+/** Hosts with a certificate: plain HTTP redirects them to HTTPS. */
+export const TLS_MAP = 'tls-hosts.map';
+export const CRT_LIST = 'certificates.list';
+/** Where the agent answers the ACME challenges HAProxy passes it. */
+export const ACME_SOCKET = 'acme.sock';
 export const SOCKET = 'admin.sock';
 export const slotName = (i: number) => `slot_${i}`;
 export const pageBackend = (kind: EdgePage) => `page_${kind}`;
@@ -66,9 +74,61 @@ function pageBackendLines(dir: string, kind: EdgePage) {
   ];
 }
 
-export function renderConfig(c: HaproxyConfig): string {
-  const host = `var(txn.host)`;
+/** What both frontends do with a request before routing it by its Host. */
+function requestRules(c: HaproxyConfig, proto: 'http' | 'https') {
+  return [
+    // Ambiguous requests are refused, not forwarded (request smuggling).
+    '  http-request deny deny_status 400 if { req.hdr_cnt(host) gt 1 }',
+    '  http-request deny deny_status 400 if { req.hdr_cnt(content-length) gt 0 } ' +
+      '{ req.hdr_cnt(transfer-encoding) gt 0 }',
+    `  http-request deny deny_status 413 if { req.hdr(content-length) -m int gt ${c.maxBodyBytes} }`,
+    // The table's key: lower case, no port, no trailing dot (edge/table.ts, normalizeHost).
+    '  http-request set-var(txn.host) req.hdr(host),lower,word(1,:),regsub(\\.+$,)',
+    // Set by the edge only: what a client sent is replaced.
+    '  http-request set-header X-Forwarded-For %[src]',
+    `  http-request set-header X-Forwarded-Proto ${proto}`,
+    '  http-request set-header X-Forwarded-Host %[req.hdr(host)]',
+  ];
+}
+
+function routing(c: HaproxyConfig) {
+  const host = 'var(txn.host)';
   const map = `${c.dir}/${MAP}`;
+  return [
+    `  use_backend %[${host},map(${map})] if { ${host},map(${map}) -m found }`,
+    `  default_backend ${pageBackend('unknown_host')}`,
+  ];
+}
+
+/** With HTTPS: plain HTTP answers the ACME server's challenges (through the agent, acme.ts)
+ *  and sends every other request for a host with a certificate there (308, method kept). */
+function toHttps(c: HaproxyConfig, httpsPort: number) {
+  const port = httpsPort === 443 ? '' : `:${httpsPort}`;
+  const held = `{ var(txn.host),map(${c.dir}/${TLS_MAP}) -m found }`;
+  return [
+    `  acl challenge path_beg ${CHALLENGE_PREFIX}`,
+    `  http-request redirect location https://%[var(txn.host)]${port}%[pathq] code 308 ` +
+      `if !challenge ${held}`,
+    '  use_backend acme if challenge',
+  ];
+}
+
+function httpsFrontend(c: HaproxyConfig, httpsPort: number) {
+  // No certificate at start: they are all added at run time, and a name without one gets no
+  // handshake (strict-sni), as on the built-in plane.
+  return [
+    'frontend https',
+    `  bind ${c.host}:${httpsPort} ssl crt-list ${c.dir}/${CRT_LIST} strict-sni alpn h2,http/1.1`,
+    ...requestRules(c, 'https'),
+    ...routing(c),
+    '',
+    'backend acme',
+    `  server agent unix@${c.dir}/${ACME_SOCKET}`,
+    '',
+  ];
+}
+
+export function renderConfig(c: HaproxyConfig): string {
   const lines = [
     'global',
     `  stats socket ${c.dir}/${SOCKET} mode 600 level admin`,
@@ -91,20 +151,11 @@ export function renderConfig(c: HaproxyConfig): string {
     '',
     'frontend http',
     `  bind ${c.host}:${c.httpPort}`,
-    // Ambiguous requests are refused, not forwarded (request smuggling).
-    '  http-request deny deny_status 400 if { req.hdr_cnt(host) gt 1 }',
-    '  http-request deny deny_status 400 if { req.hdr_cnt(content-length) gt 0 } ' +
-      '{ req.hdr_cnt(transfer-encoding) gt 0 }',
-    `  http-request deny deny_status 413 if { req.hdr(content-length) -m int gt ${c.maxBodyBytes} }`,
-    // The table's key: lower case, no port, no trailing dot (edge/table.ts, normalizeHost).
-    '  http-request set-var(txn.host) req.hdr(host),lower,word(1,:),regsub(\\.+$,)',
-    // Set by the edge only: what a client sent is replaced.
-    '  http-request set-header X-Forwarded-For %[src]',
-    '  http-request set-header X-Forwarded-Proto http',
-    '  http-request set-header X-Forwarded-Host %[req.hdr(host)]',
-    `  use_backend %[${host},map(${map})] if { ${host},map(${map}) -m found }`,
-    `  default_backend ${pageBackend('unknown_host')}`,
+    ...requestRules(c, 'http'),
+    ...(c.httpsPort === undefined ? [] : toHttps(c, c.httpsPort)),
+    ...routing(c),
     '',
+    ...(c.httpsPort === undefined ? [] : httpsFrontend(c, c.httpsPort)),
     ...ROUTE_PAGES.flatMap((kind) => [...pageBackendLines(c.dir, kind), '']),
   ];
   for (let i = 0; i < c.slots; i++)

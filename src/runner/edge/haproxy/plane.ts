@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import type { Endpoint } from '../../runtimes/runtime.ts';
 import { endpointKey, normalizeHost, type FrameRoute, type RoutingTable } from '../table.ts';
 import {
+  ACME_SOCKET,
+  CRT_LIST,
   isTemplateServer,
   MAP,
   pageBackend,
@@ -21,14 +23,18 @@ import {
   SOCKET,
   slotName,
   templateServer,
+  TLS_MAP,
   type HaproxyConfig,
 } from './config.ts';
 import { RuntimeApi } from './runtime-api.ts';
+import { HaproxyTls, type HaproxyTlsOptions } from './tls.ts';
 
-export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots'> {
+export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots' | 'httpsPort'> {
+  /** HTTPS too, on this port, with the edge's certificates. */
+  https?: Omit<HaproxyTlsOptions, 'dir' | 'onError'> & { port: number };
   table: RoutingTable;
-  /** Where a route change that HAProxy refused is told. */
-  onError?: (err: Error, frameId: string) => void;
+  /** Where a route change or a certificate that HAProxy refused is told. */
+  onError?: (err: Error, about: { frame_id: string } | { hostname: string }) => void;
   /** Frames it can route at once (backends made at start). */
   slots?: number;
   drainTimeoutMs: number;
@@ -68,6 +74,7 @@ export class HaproxyPlane {
   private applying: Promise<void> = Promise.resolve();
   private stopListening?: () => void;
   private exited?: Promise<void>;
+  private tls?: HaproxyTls;
 
   constructor(private o: HaproxyPlaneOptions) {
     this.api = new RuntimeApi(join(o.dir, SOCKET));
@@ -78,14 +85,20 @@ export class HaproxyPlane {
     return this.o.httpPort;
   }
 
+  get httpsPort() {
+    return this.o.https?.port;
+  }
+
   async listen(): Promise<void> {
     const dir = this.o.dir;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     stopLeftOver(join(dir, 'haproxy.pid'));
     for (const [name, body] of Object.entries(pageFiles())) writeFileSync(join(dir, name), body);
-    writeFileSync(join(dir, MAP), '');
+    for (const file of [MAP, TLS_MAP, CRT_LIST]) writeFileSync(join(dir, file), '');
+    rmSync(join(dir, ACME_SOCKET), { force: true });
     const cfg = join(dir, 'haproxy.cfg');
-    writeFileSync(cfg, renderConfig({ ...this.o, slots: this.free.length }), { mode: 0o600 });
+    const config = { ...this.o, slots: this.free.length, httpsPort: this.o.https?.port };
+    writeFileSync(cfg, renderConfig(config), { mode: 0o600 });
     let output = '';
     const child = spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
@@ -109,6 +122,15 @@ export class HaproxyPlane {
         throw new Error(`haproxy did not start: ${output.trim().slice(-500)}`);
       await sleep(50);
     }
+    if (this.o.https) {
+      const { port: _, ...https } = this.o.https;
+      this.tls = new HaproxyTls(this.api, {
+        ...https,
+        dir,
+        onError: (err, hostname) => this.o.onError?.(err, { hostname }),
+      });
+      await this.tls.start();
+    }
     this.stopListening = this.o.table.onChange((frameId, before, after) =>
       this.queue(frameId, () => this.apply(frameId, before, after)),
     );
@@ -118,7 +140,9 @@ export class HaproxyPlane {
   }
 
   private queue(frameId: string, work: () => Promise<void>) {
-    this.applying = this.applying.then(work).catch((err: Error) => this.o.onError?.(err, frameId));
+    this.applying = this.applying
+      .then(work)
+      .catch((err: Error) => this.o.onError?.(err, { frame_id: frameId }));
   }
 
   /** The backend a host goes to now, as the table resolves it; undefined: no entry (404). */
@@ -287,6 +311,7 @@ export class HaproxyPlane {
 
   async close(): Promise<void> {
     this.stopListening?.();
+    await this.tls?.close();
     this.child?.kill('SIGTERM');
     await this.exited;
   }
