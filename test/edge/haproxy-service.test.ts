@@ -4,7 +4,7 @@
 // serves on, and a deploy of two replicas under load that fails no request. All traffic goes
 // to loopback.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -100,7 +100,7 @@ it('fails no request while a frame of two replicas deploys under load through ha
   let going = true;
   const client = async () => {
     while (going) {
-      const r = await hitWith(agent, cat.host);
+      const r = await hit(edgePort, '/', cat.host, 5000, agent);
       if ('error' in r || r.status !== 200) failures.push(JSON.stringify(r).slice(0, 300));
       else answers.set(r.body, (answers.get(r.body) ?? 0) + 1);
     }
@@ -143,18 +143,3 @@ it('fails no request while a frame of two replicas deploys under load through ha
   agent.destroy();
   expect(failures).toEqual([]);
 });
-
-/** One GET of a host through the edge, on a kept-alive connection of `agent`. */
-function hitWith(agent: Agent, host: string) {
-  return new Promise<{ status: number; body: string } | { error: string }>((done) => {
-    const req = request({ host: '127.0.0.1', port: edgePort, agent, headers: { host } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => done({ status: res.statusCode as number, body }));
-    });
-    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
-    req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
-    req.end();
-  });
-}

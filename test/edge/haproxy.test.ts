@@ -80,6 +80,7 @@ it('routes each host to its replicas, on loopback and by a Unix socket, round ro
   for (let i = 0; i < 6; i++) names.add((await nameOf('a.example.test:8000')) as string);
   expect([...names].sort()).toEqual(['a1', 'a2']);
   expect(await nameOf('shop.example.org')).toMatch(/^a[12]$/);
+  expect(await nameOf('Shop.Example.ORG.:8000')).toMatch(/^a[12]$/); // any case, port, dot
   // X-Forwarded-* are the edge's, whatever the client said.
   const r = await new Promise<string>((resolve) =>
     request(

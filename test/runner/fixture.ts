@@ -3,7 +3,7 @@
 // hostname), the app's processes as the kernel lists them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { type Agent, request } from 'node:http';
 import { join } from 'node:path';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,14 +79,21 @@ export type Hit =
   | { error: string };
 
 /** One GET on a fresh connection (no keep-alive, so the edge's round-robin shows). */
-export function hit(port: number, path = '/', host?: string, timeoutMs = 3000): Promise<Hit> {
+export function hit(
+  port: number,
+  path = '/',
+  host?: string,
+  timeoutMs = 3000,
+  /** A keep-alive agent to go through; none: a connection of its own. */
+  agent: Agent | false = false,
+): Promise<Hit> {
   return new Promise((done) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
         path,
-        agent: false,
+        agent,
         timeout: timeoutMs,
         headers: host ? { host } : {},
       },

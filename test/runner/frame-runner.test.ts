@@ -7,7 +7,7 @@
 // Each world has its own edge: the frame is reached at its hostname, and its route follows what
 // serves: a deploy drains the old release's requests in flight before stopping it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { FrameRunner } from '../../src/runner/frame-runner.ts';
@@ -20,7 +20,7 @@ import type {
 } from '../../src/runner/runtimes/runtime.ts';
 import { freePort } from '../../src/runner/processes.ts';
 import { startEdge } from '../../src/runner/edge/edge.ts';
-import { hitFrame, isEdgePage, until } from './fixture.ts';
+import { hit, hitFrame, isEdgePage, until } from './fixture.ts';
 
 type Behaviour = 'serves' | 'crashes' | 'silent';
 
@@ -227,7 +227,7 @@ describe('a deploy under steady load', () => {
     let going = true;
     const client = async () => {
       while (going) {
-        const r = await get(w.edge.info!.http_port, agent);
+        const r = await hit(w.edge.info!.http_port, '/', HOSTNAME, 5000, agent);
         if ('error' in r || r.status !== 200) failures.push(JSON.stringify(r));
         else answers.set(r.body, (answers.get(r.body) ?? 0) + 1);
       }
@@ -244,24 +244,6 @@ describe('a deploy under steady load', () => {
     expect([...answers.keys()].sort()).toEqual(['hello v1', 'hello v2']);
   });
 });
-
-/** One GET of the frame through the edge on a kept-alive connection of `agent`. */
-function get(edgePort: number, agent: Agent) {
-  return new Promise<{ status: number; body: string } | { error: string }>((done) => {
-    const req = request(
-      { host: '127.0.0.1', port: edgePort, path: '/', agent, headers: { host: HOSTNAME } },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (body += c));
-        res.on('end', () => done({ status: res.statusCode as number, body }));
-      },
-    );
-    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
-    req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
-    req.end();
-  });
-}
 
 describe('a first deploy (nothing serves)', () => {
   it('crashing at start: restarts with delays, each crash reported for the back-off', {
