@@ -39,6 +39,7 @@ import { type ConsoleBuild, consoleBuild, consoleRoutes } from './web/console-ro
 import { downloadRoutes } from './downloads/downloads-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './frames/history-routes.ts';
+import { releaseRoutes } from './frames/releases-routes.ts';
 import { settingsRoutes } from './frames/settings-routes.ts';
 import { Deployment, Frame } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agent-api/agents-routes.ts';
@@ -173,6 +174,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(auditRoutes(services));
   await app.register(frameRoutes(services));
   await app.register(historyRoutes(services));
+  await app.register(releaseRoutes(services));
   await app.register(settingsRoutes(services));
   await app.register(agentRoutes(services));
   await app.register(certificateRoutes(services));

@@ -271,6 +271,8 @@ export interface GrowthLimits {
   envMaxBytes: number;
   /** Deployments kept per frame; the serving, latest and in-progress ones are never pruned. */
   deploymentHistory: number;
+  /** Releases per frame whose builds the agents keep, to roll back to (issue 36). */
+  releasesKept: number;
   /** Decrypted deployment env the agent sync keeps in memory, per instance. */
   envCacheMaxBytes: number;
 }
@@ -279,6 +281,7 @@ export function growthLimits(env: Env): GrowthLimits {
   return {
     envMaxBytes: int(env, 'ENV_MAX_BYTES', 64 * 1024, 1024),
     deploymentHistory: int(env, 'DEPLOYMENT_HISTORY', 50, 1),
+    releasesKept: int(env, 'RELEASES_KEPT', 5, 1),
     envCacheMaxBytes: int(env, 'ENV_CACHE_MAX_BYTES', 32 * 1024 * 1024, 1024 * 1024),
   };
 }

@@ -127,6 +127,7 @@ export function createServices(core: Core) {
       frames,
       offlineAfterSeconds,
       deploymentHistory,
+      releasesKept: config.growth.releasesKept,
     }),
     history: createHistoryService({ db, clock, access, frames, notifier }),
     projectEvents: createProjectEventsService({ db, clock, access, notifier }),

@@ -120,6 +120,15 @@ export const SyncAnswer = Type.Object(
           git_repository_branch: Type.String(),
           deployment_id: Type.String(),
           commit_sha: Nullable(Type.String()),
+          release_of: Type.Optional(
+            Nullable(
+              Type.String({
+                description:
+                  "Run this deployment's build, if still kept, instead of building commit_sha " +
+                  '(a rollback, a restart); null: build',
+              }),
+            ),
+          ),
           env: Type.Record(Type.String(), Type.String()),
           volumes: Type.Array(
             Type.Object({

@@ -69,6 +69,7 @@ export function createDesiredState({
         git_repository_branch: r.git_repository_branch,
         deployment_id: r.deployment_id,
         commit_sha: r.commit_sha,
+        release_of: r.release_of,
         env: envOf(r.id, r.deployment_id, r.env_sealed),
         volumes: r.volumes,
         domains: r.domains,

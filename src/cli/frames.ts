@@ -201,6 +201,7 @@ export function register(program: Command) {
       const d = await fp.call(
         fp.api.POST('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deploy', {
           params: { path: pathOf(f) },
+          body: {},
         }),
       );
       return deployed(d.id);

@@ -234,9 +234,11 @@ export interface DB {
   deployments: {
     id: string;
     frame_id: string;
-    trigger: 'create' | 'manual' | 'push' | 'reroll';
+    trigger: 'create' | 'manual' | 'push' | 'reroll' | 'rollback' | 'restart';
     status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled';
     generation: number;
+    /** The deployment whose build this one runs (a rollback, a restart); null: it builds. */
+    release_of: ColumnType<string | null, string | null | undefined, string | null>;
     git_repository: string;
     git_repository_owner: string;
     git_repository_branch: string;

@@ -9,7 +9,19 @@ import type { DeploymentFailure } from '../db/schema.ts';
 import * as dal from './deployments-dal.ts';
 import { envRows } from './env-dal.ts';
 
-export type Trigger = 'create' | 'manual' | 'push' | 'reroll';
+export const TRIGGERS = ['create', 'manual', 'push', 'reroll', 'rollback', 'restart'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
+/** An earlier deployment whose build a new one runs, with the env it runs it with. */
+export interface ReleaseOf {
+  id: string;
+  commit_sha: string;
+  git_repository: string;
+  git_repository_owner: string;
+  git_repository_branch: string;
+  /** The env to run: that release's (sealed as it was), or none to take the frame's now. */
+  env?: { env_sealed: string; env_digest: string };
+}
 
 interface LockedFrame {
   id: string;
@@ -37,12 +49,23 @@ export async function startDeployment(
     commitSha?: string | null;
     /** Deployments to keep (DEPLOYMENT_HISTORY); older ones are pruned in this transaction. */
     keep: number;
+    /** Runs this earlier release's build (its commit, its git settings) instead of building. */
+    release?: ReleaseOf;
   },
 ) {
   await dal.supersedeInProgress(q, frame.id, o.at);
   const generation = o.trigger === 'create' ? frame.generation : frame.generation + 1;
-  const git = await dal.frameGitSettings(q, frame.id);
-  const env = await envSnapshot(q, sealer, frame.id);
+  const r = o.release;
+  const git = r
+    ? {
+        git_repository: r.git_repository,
+        git_repository_owner: r.git_repository_owner,
+        git_repository_branch: r.git_repository_branch,
+      }
+    : await dal.frameGitSettings(q, frame.id);
+  const env = r?.env
+    ? { sealed: r.env.env_sealed, digest: r.env.env_digest }
+    : await envSnapshot(q, sealer, frame.id);
   const deployment = await dal.insertDeployment(q, {
     id: newId('deployment', o.at),
     frame_id: frame.id,
@@ -50,7 +73,8 @@ export async function startDeployment(
     status: 'in_progress',
     generation,
     ...git,
-    commit_sha: o.commitSha ?? null,
+    commit_sha: r ? r.commit_sha : (o.commitSha ?? null),
+    release_of: r?.id ?? null,
     env_sealed: env.sealed,
     env_digest: env.digest,
     created_by: o.actorId,
@@ -85,6 +109,7 @@ export const presentDeployment = (d: {
   git_repository_owner: string;
   git_repository_branch: string;
   commit_sha: string | null;
+  release_of: string | null;
   failure_reason: DeploymentFailure | null;
   failure_message: string | null;
   created_by: string | null;
@@ -99,6 +124,7 @@ export const presentDeployment = (d: {
   git_repository_owner: d.git_repository_owner,
   git_repository_branch: d.git_repository_branch,
   commit_sha: d.commit_sha,
+  release_of: d.release_of,
   failure_reason: d.failure_reason,
   failure_message: d.failure_message,
   created_by: d.created_by,

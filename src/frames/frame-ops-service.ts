@@ -12,7 +12,8 @@ import type { Sealer } from '../secrets.ts';
 import { auditRow, recordAudit } from '../audit/audit-dal.ts';
 import { AppError, notFound, serviceUnavailable } from '../errors.ts';
 import { decodeCursor, toPage } from '../paging.ts';
-import { presentDeployment, startDeployment } from './deployments.ts';
+import { presentDeployment, type ReleaseOf, startDeployment } from './deployments.ts';
+import { type RollbackConfig, rollbackRelease, servingRelease } from './releases.ts';
 import { deploymentsPage } from './deployments-dal.ts';
 import {
   frameEventRow,
@@ -44,6 +45,8 @@ interface Deps {
   offlineAfterSeconds: number;
   /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
   deploymentHistory: number;
+  /** Releases whose builds the agents keep per frame, to roll back to (RELEASES_KEPT). */
+  releasesKept: number;
 }
 
 export const billingPastDue = () =>
@@ -63,6 +66,7 @@ export function createFrameOpsService({
   frames,
   offlineAfterSeconds,
   deploymentHistory,
+  releasesKept,
 }: Deps) {
   const writer = operationWriter(db);
 
@@ -245,38 +249,70 @@ export function createFrameOpsService({
     return done.view;
   }
 
+  /** A new deployment, of the frame's branch or of an earlier release's build (`pick`). */
+  async function release(
+    actor: Actor,
+    projectId: string,
+    spaceId: string,
+    frameId: string,
+    trigger: 'manual' | 'restart' | 'rollback',
+    pick: (trx: Queryable) => Promise<ReleaseOf | undefined>,
+    commitSha?: string,
+  ) {
+    const now = clock.now();
+    return transaction(db, async (trx) => {
+      const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
+      if (f.billing_status === 'past_due') throw billingPastDue();
+      const d = await startDeployment(trx, sealer, f, {
+        trigger,
+        at: now,
+        actorId: actor.userId,
+        keep: deploymentHistory,
+        commitSha,
+        release: await pick(trx),
+      });
+      const detail = { deployment_id: d.id, trigger, release_of: d.release_of ?? undefined };
+      await recordFrameEvent(trx, frameId, now, { type: 'deploy', actorId: actor.userId, detail });
+      await recordAudit(trx, actor, now, {
+        projectId,
+        action:
+          trigger === 'manual'
+            ? 'frame.deployed'
+            : `frame.${trigger === 'restart' ? 'restarted' : 'rolled_back'}`,
+        targetType: 'frame',
+        targetId: frameId,
+        after: { deployment_id: d.id, ...(d.release_of ? { release_of: d.release_of } : {}) },
+      });
+      await refreshStatus(trx, [frameId], now);
+      await notifyAgents(trx, [f.agent_id]);
+      return presentDeployment(d);
+    });
+  }
+
   return {
     stop: (actor: Actor, p: string, s: string, f: string) => setDesired(actor, p, s, f, 'stopped'),
     start: (actor: Actor, p: string, s: string, f: string) => setDesired(actor, p, s, f, 'running'),
 
-    async deploy(actor: Actor, projectId: string, spaceId: string, frameId: string) {
-      const now = clock.now();
-      return transaction(db, async (trx) => {
-        const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
-        if (f.billing_status === 'past_due') throw billingPastDue();
-        const d = await startDeployment(trx, sealer, f, {
-          trigger: 'manual',
-          at: now,
-          actorId: actor.userId,
-          keep: deploymentHistory,
-        });
-        await recordFrameEvent(trx, frameId, now, {
-          type: 'deploy',
-          actorId: actor.userId,
-          detail: { deployment_id: d.id, trigger: 'manual' },
-        });
-        await recordAudit(trx, actor, now, {
-          projectId,
-          action: 'frame.deployed',
-          targetType: 'frame',
-          targetId: frameId,
-          after: { deployment_id: d.id },
-        });
-        await refreshStatus(trx, [frameId], now);
-        await notifyAgents(trx, [f.agent_id]);
-        return presentDeployment(d);
-      });
-    },
+    /** A manual deploy: builds the branch's head, or `commitSha`. */
+    deploy: (actor: Actor, p: string, s: string, f: string, commitSha?: string) =>
+      release(actor, p, s, f, 'manual', async () => undefined, commitSha),
+
+    /** The serving release again, its build and env: replicas replaced, nothing built. */
+    restart: (actor: Actor, p: string, s: string, f: string) =>
+      release(actor, p, s, f, 'restart', (trx) => servingRelease(trx, f)),
+
+    /** An earlier release's build, with its env (or the frame's current one). */
+    rollback: (
+      actor: Actor,
+      p: string,
+      s: string,
+      f: string,
+      deploymentId: string,
+      config: RollbackConfig,
+    ) =>
+      release(actor, p, s, f, 'rollback', (trx) =>
+        rollbackRelease(trx, f, deploymentId, config, releasesKept),
+      ),
 
     async deployments(
       actor: Actor,

@@ -9,7 +9,7 @@ import type { FrameOpsService } from './frame-ops-service.ts';
 import type { FramesService } from './frames-service.ts';
 import * as S from './frames-schemas.ts';
 
-const frameUrl = (p: { project_id: string; space_id: string; frame_id: string }) =>
+export const frameUrl = (p: { project_id: string; space_id: string; frame_id: string }) =>
   `/v2/projects/${p.project_id}/spaces/${p.space_id}/frames/${p.frame_id}`;
 
 export function frameRoutes({
@@ -194,49 +194,5 @@ export function frameRoutes({
         },
       );
     }
-
-    app.post(
-      `${base}/:frame_id/deploy`,
-      {
-        schema: {
-          tags,
-          summary: 'Deploy the frame (member); clears a back-off trip',
-          params: S.FrameParams,
-          response: { 202: Type.Ref('Deployment'), ...problemResponses },
-        },
-      },
-      async (req, reply) => {
-        const d = await frameOps.deploy(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-        );
-        reply.code(202).header('location', frameUrl(req.params));
-        return d;
-      },
-    );
-
-    app.get(
-      `${base}/:frame_id/deployments`,
-      {
-        schema: {
-          tags,
-          summary: 'Deployment history, newest first',
-          params: S.FrameParams,
-          querystring: ListQuery,
-          response: { 200: S.DeploymentList, ...problemResponses },
-        },
-      },
-      async (req) =>
-        frameOps.deployments(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.query.limit ?? 50,
-          req.query.cursor,
-        ),
-    );
   };
 }

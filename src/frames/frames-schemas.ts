@@ -9,6 +9,7 @@ import {
   StringEnum,
   Timestamp,
 } from '../http/schemas.ts';
+import { TRIGGERS } from './deployments.ts';
 import { FRAME_STATUSES } from './frame-status.ts';
 
 // Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).
@@ -177,7 +178,10 @@ export const Deployment = Type.Object(
   {
     id: Type.String(),
     frame_id: Type.String(),
-    trigger: StringEnum(['create', 'manual', 'push', 'reroll']),
+    trigger: StringEnum(TRIGGERS, {
+      description:
+        'What made it: create, manual (deploy), push, reroll (a port change), rollback, restart',
+    }),
     status: StringEnum(['in_progress', 'succeeded', 'failed', 'superseded', 'canceled']),
     git_repository: Type.String(),
     git_repository_owner: Type.String(),
@@ -185,6 +189,12 @@ export const Deployment = Type.Object(
     commit_sha: Nullable(
       Type.String({
         description: 'The pushed commit, or the one the agent resolved the branch to',
+      }),
+    ),
+    release_of: Nullable(
+      Type.String({
+        description:
+          'The deployment whose build it runs (a rollback, a restart): nothing was built for it',
       }),
     ),
     failure_reason: FailureReason,
@@ -196,6 +206,28 @@ export const Deployment = Type.Object(
   { $id: 'Deployment' },
 );
 export const DeploymentList = ListOf(Type.Ref('Deployment'));
+export const DeployBody = Type.Object(
+  {
+    commit_sha: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{40}$',
+        description: "A commit to build (40 hex digits); none: the branch's head",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const RollbackBody = Type.Object(
+  {
+    config: Type.Optional(
+      StringEnum(['release', 'current'], {
+        description:
+          "release: with the env it ran (as Railway); current: with the frame's env as it is now",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const DeletedFrame = Type.Object(
   {
@@ -224,6 +256,10 @@ export const FrameParams = Type.Object({
   project_id: IdParam('prj'),
   space_id: IdParam('spc'),
   frame_id: IdParam('frm'),
+});
+export const DeploymentParams = Type.Object({
+  ...FrameParams.properties,
+  deployment_id: IdParam('dep'),
 });
 export const FrameReadQuery = Type.Object({
   wait_for: Type.Optional(StringEnum(FRAME_STATUSES)),

@@ -19,7 +19,13 @@
 // Changes are applied one at a time (a queue); crash restarts run on their own timers, and
 // check that their set still lives.
 import type { DesiredFrame, ReplicaEventType } from './protocol.ts';
-import { replicaEvent, routeOf, type FrameSupervisor, type SupervisorDeps } from './supervisor.ts';
+import {
+  RELEASES_KEPT,
+  replicaEvent,
+  routeOf,
+  type FrameSupervisor,
+  type SupervisorDeps,
+} from './supervisor.ts';
 import type { PersistedFrame } from './state.ts';
 import {
   Replica,
@@ -30,7 +36,12 @@ import {
 } from './replica.ts';
 import { ReplicaSet, type Slot } from './replica-set.ts';
 import { sleep } from './processes.ts';
-import { BuildError, type Endpoint, type ReplicaRuntime } from './runtimes/runtime.ts';
+import {
+  BuildError,
+  type Endpoint,
+  type Release,
+  type ReplicaRuntime,
+} from './runtimes/runtime.ts';
 
 export interface RunnerDeps extends SupervisorDeps {
   runtime: ReplicaRuntime;
@@ -51,6 +62,8 @@ export class FrameRunner implements FrameSupervisor {
   private next?: ReplicaSet;
   /** Deployments that failed here (their build, or a new release on trial): never tried again. */
   private failed = new Set<string>();
+  /** Builds of the releases that served here, newest first: a rollback runs one again. */
+  private kept: Release[] = [];
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
 
@@ -108,7 +121,12 @@ export class FrameRunner implements FrameSupervisor {
   persisted(): PersistedFrame | undefined {
     if (!this.spec) return undefined;
     const sets = [this.current, this.next].flatMap((s) => s?.persisted() ?? []);
-    return { spec: this.spec, sets, failed_deployments: [...this.failed] };
+    return {
+      spec: this.spec,
+      sets,
+      failed_deployments: [...this.failed],
+      kept_releases: this.kept,
+    };
   }
 
   /** Takes over what an earlier agent left running; what is gone is started afresh. */
@@ -116,6 +134,7 @@ export class FrameRunner implements FrameSupervisor {
     return this.enqueue(async () => {
       for (const id of [...(p.failed_deployments ?? []), ...(p.failed_builds ?? [])])
         this.failed.add(id);
+      this.kept = p.kept_releases ?? [];
       for (const ps of p.sets) {
         const set = new ReplicaSet(ps.deployment_id, ps.generation, 0, p.spec.env);
         if (ps.release && (await this.deps.runtime.reuse(this.frameId, ps.release)))
@@ -193,7 +212,9 @@ export class FrameRunner implements FrameSupervisor {
         spec.replica_count,
         spec.env,
       );
-      void this.prepare(target);
+      const held = await this.held(spec.release_of);
+      if (held) this.reuse(target, held);
+      else void this.prepare(target);
     } else if (target === this.current && this.next) {
       await this.retire(this.next);
       this.next = undefined;
@@ -495,6 +516,31 @@ export class FrameRunner implements FrameSupervisor {
     slot.timer.unref();
   }
 
+  /** A build this agent still holds, of the deployment named (a rollback, a restart). */
+  private async held(deploymentId: string | null | undefined): Promise<Release | undefined> {
+    if (!deploymentId) return undefined;
+    const sets = [this.current, this.next].flatMap((s) => s?.release ?? []);
+    const found = [...sets, ...this.kept].find((r) => r.deploymentId === deploymentId);
+    return found && (await this.deps.runtime.reuse(this.frameId, found)) ? found : undefined;
+  }
+
+  /** Runs an earlier build for a new deployment: nothing fetched, nothing built. */
+  private reuse(set: ReplicaSet, release: Release) {
+    set.release = release;
+    this.deps.line(
+      this.frameId,
+      0,
+      `[frameplane] deployment ${set.deploymentId}: the build of ${release.deploymentId} ` +
+        `(${release.commitSha.slice(0, 12)}) again, nothing to build`,
+    );
+    this.deps.build({
+      deployment_id: set.deploymentId,
+      state: 'succeeded',
+      commit_sha: release.commitSha,
+      at: new Date().toISOString(),
+    });
+  }
+
   /** Switches to the new set once all its replicas are healthy, then stops the old one. */
   private async promoteIfReady() {
     const n = this.next;
@@ -503,8 +549,11 @@ export class FrameRunner implements FrameSupervisor {
     this.current = n;
     this.next = undefined;
     if (old) await this.retire(old);
+    const releasesKept = this.deps.releasesKept ?? RELEASES_KEPT;
+    const others = this.kept.filter((r) => r.artifact !== n.release?.artifact);
+    this.kept = [n.release, ...others].slice(0, releasesKept);
     await this.deps.runtime
-      .prune(this.frameId, [n.release])
+      .prune(this.frameId, this.kept)
       .catch((err) => this.deps.log.warn({ err, frame_id: this.frameId }, 'prune failed'));
     this.deps.changed();
   }

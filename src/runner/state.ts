@@ -29,6 +29,8 @@ export interface PersistedFrame {
   failed_deployments?: string[];
   /** The same, as an agent before failed_deployments wrote it (failed builds only). */
   failed_builds?: string[];
+  /** Builds of the releases that served, newest first, kept to roll back to (issue 36). */
+  kept_releases?: Release[];
   /** The swarm runtime's image and env (runtimes/swarm.ts): the service itself lives in the swarm. */
   swarm?: SwarmRelease & {
     /** The release that served when this one was sent, until this one takes over. */

@@ -33,7 +33,12 @@ export interface SupervisorDeps {
   line(frameId: string, replica: number, line: string): void;
   /** Something worth persisting changed. */
   changed(): void;
+  /** Builds of a frame's releases kept to roll back to, the serving one's included (5). */
+  releasesKept?: number;
 }
+
+/** Releases whose builds a supervisor keeps per frame unless told otherwise (RELEASES_KEPT). */
+export const RELEASES_KEPT = 5;
 
 export type SupervisorFactory = (frameId: string, deps: SupervisorDeps) => FrameSupervisor;
 

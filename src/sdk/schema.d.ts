@@ -1010,46 +1010,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deploy": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Deploy the frame (member); clears a back-off trip
-         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
-         */
-        post: operations["postProjectSpaceFrameDeploy"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Deployment history, newest first
-         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
-         */
-        get: operations["getProjectSpaceFrameDeployments"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs": {
         parameters: {
             query?: never;
@@ -1108,6 +1068,86 @@ export interface paths {
          *     Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         get: operations["getProjectEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deploy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deploy the frame (member): build its branch, or a commit; clears a back-off trip
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectSpaceFrameDeploy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart the frame (member): its serving release again, replicas replaced, nothing built
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectSpaceFrameRestart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments/{deployment_id}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back to this release (member): its build again, nothing built; with its env, or the frame's
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectSpaceFrameDeploymentRollback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deployment history, newest first
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectSpaceFrameDeployments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1921,8 +1961,11 @@ export interface components {
         Deployment: {
             id: string;
             frame_id: string;
-            /** @enum {string} */
-            trigger: "create" | "manual" | "push" | "reroll";
+            /**
+             * @description What made it: create, manual (deploy), push, reroll (a port change), rollback, restart
+             * @enum {string}
+             */
+            trigger: "create" | "manual" | "push" | "reroll" | "rollback" | "restart";
             /** @enum {string} */
             status: "in_progress" | "succeeded" | "failed" | "superseded" | "canceled";
             git_repository: string;
@@ -1930,6 +1973,8 @@ export interface components {
             git_repository_branch: string;
             /** @description The pushed commit, or the one the agent resolved the branch to */
             commit_sha: string | null;
+            /** @description The deployment whose build it runs (a rollback, a restart): nothing was built for it */
+            release_of: string | null;
             /**
              * @description Why the deployment failed (null unless status is failed)
              * @enum {string|null}
@@ -2376,10 +2421,6 @@ export interface components {
                 }[];
             };
         };
-        /** DeploymentList */
-        DeploymentList: components["schemas"]["ListEnvelope"] & {
-            data: components["schemas"]["Deployment"][];
-        };
         /** LogLine */
         LogLine: {
             /** @description Opaque, increasing; the stream sends it as the event id */
@@ -2450,6 +2491,23 @@ export interface components {
         /** ProjectEventList */
         ProjectEventList: components["schemas"]["ListEnvelope"] & {
             data: components["schemas"]["ProjectEvent"][];
+        };
+        /** PostProjectSpaceFrameDeployBody */
+        PostProjectSpaceFrameDeployBody: {
+            /** @description A commit to build (40 hex digits); none: the branch's head */
+            commit_sha?: string;
+        };
+        /** PostProjectSpaceFrameDeploymentRollbackBody */
+        PostProjectSpaceFrameDeploymentRollbackBody: {
+            /**
+             * @description release: with the env it ran (as Railway); current: with the frame's env as it is now
+             * @enum {string}
+             */
+            config?: "release" | "current";
+        };
+        /** DeploymentList */
+        DeploymentList: components["schemas"]["ListEnvelope"] & {
+            data: components["schemas"]["Deployment"][];
         };
         /** EnvAnswer */
         EnvAnswer: {
@@ -2643,6 +2701,8 @@ export interface components {
                 git_repository_branch: string;
                 deployment_id: string;
                 commit_sha: string | null;
+                /** @description Run this deployment's build, if still kept, instead of building commit_sha (a rollback, a restart); null: build */
+                release_of?: string | null;
                 env: {
                     [key: string]: string;
                 };
@@ -5646,93 +5706,6 @@ export interface operations {
             };
         };
     };
-    postProjectSpaceFrameDeploy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: string;
-                space_id: string;
-                frame_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Accepted: Deployment. */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Deployment"];
-                };
-            };
-            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getProjectSpaceFrameDeployments: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                project_id: string;
-                space_id: string;
-                frame_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK: DeploymentList. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeploymentList"];
-                };
-            };
-            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     getProjectSpaceFrameLogs: {
         parameters: {
             query?: {
@@ -5852,6 +5825,188 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectEventList"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectSpaceFrameDeploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON of at most 262144 bytes (BODY_LIMIT_BYTES; 413 body_too_large past it). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostProjectSpaceFrameDeployBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Deployment. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectSpaceFrameRestart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: Deployment. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectSpaceFrameDeploymentRollback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON of at most 262144 bytes (BODY_LIMIT_BYTES; 413 body_too_large past it). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostProjectSpaceFrameDeploymentRollbackBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted: Deployment. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectSpaceFrameDeployments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: DeploymentList. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
                 };
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */

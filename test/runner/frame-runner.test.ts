@@ -215,6 +215,32 @@ describe('a new release while another serves (CONTRACT 5)', () => {
   });
 });
 
+describe('a rollback or a restart (issue 36)', () => {
+  it("runs the named release's build again: nothing built, it takes over, builds kept", {
+    timeout: 30_000,
+  }, async () => {
+    const w = await serving({ v2: 'serves', v3: 'serves', v4: 'serves' });
+    await w.r.update(w.spec(2, 'v2'));
+    await w.answers('hello v2');
+    // v3 rolls back to v1's build: no build, its replicas run v1's artifact.
+    const artifacts: string[] = [];
+    const start = w.runtime.start;
+    w.runtime.start = (spec, onLine) => {
+      artifacts.push(`${spec.deploymentId}:${spec.release.artifact}`);
+      return start(spec, onLine);
+    };
+    await w.r.update({ ...w.spec(3, 'v3'), release_of: 'v1' });
+    await w.answers('hello v3');
+    expect(w.built).toEqual(['v1', 'v2']);
+    expect(artifacts).toEqual(['v3:v1', 'v3:v1']);
+    expect(w.r.persisted()?.kept_releases?.map((r) => r.deploymentId)).toEqual(['v1', 'v2']);
+    // A build it no longer holds is built again.
+    await w.r.update({ ...w.spec(4, 'v4'), release_of: 'gone' });
+    await w.answers('hello v4');
+    expect(w.built).toEqual(['v1', 'v2', 'v4']);
+  });
+});
+
 describe('a deploy under steady load', () => {
   it('fails no request: 8 keep-alive clients through the edge, from v1 to v2', {
     timeout: 30_000,

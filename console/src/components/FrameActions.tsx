@@ -8,7 +8,10 @@ export function FrameActions({ frame, canOperate }: { frame: Frame; canOperate: 
   const ref: FrameRef = frame;
   const refresh = [frameKey(ref)];
   const path = '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}';
-  const deploy = useWrite(() => fp().call(fp().api.POST(`${path}/deploy`, params(ref))), refresh);
+  const deploy = useWrite(
+    () => fp().call(fp().api.POST(`${path}/deploy`, { ...params(ref), body: {} })),
+    refresh,
+  );
   const stop = useWrite(() => fp().call(fp().api.POST(`${path}/stop`, params(ref))), refresh);
   const start = useWrite(() => fp().call(fp().api.POST(`${path}/start`, params(ref))), refresh);
   const busy = deploy.isPending || stop.isPending || start.isPending;

@@ -1,0 +1,125 @@
+// Deployments are releases (issue 36): deploy (build the branch's head, or a commit), the
+// history, a restart of the serving release and a rollback to an earlier one, neither of which
+// builds (releases.ts decides what they run). Each answers 202 with the new deployment; the
+// frame's page follows it (Location).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { actorOf } from '../http/auth.ts';
+import { ListQuery, problemResponses } from '../http/schemas.ts';
+import type { FrameOpsService } from './frame-ops-service.ts';
+import { frameUrl } from './frames-routes.ts';
+import * as S from './frames-schemas.ts';
+
+/** Their body is optional: none is the empty object (every field has a default). */
+const noBodyIsEmpty = async (req: FastifyRequest) => {
+  req.body ??= {};
+};
+
+export function releaseRoutes({
+  frameOps,
+}: {
+  frameOps: FrameOpsService;
+}): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['frames'];
+    const base = '/v2/projects/:project_id/spaces/:space_id/frames/:frame_id';
+    const Accepted = { 202: Type.Ref('Deployment'), ...problemResponses };
+
+    app.post(
+      `${base}/deploy`,
+      {
+        schema: {
+          tags,
+          summary:
+            'Deploy the frame (member): build its branch, or a commit; clears a back-off trip',
+          params: S.FrameParams,
+          body: S.DeployBody,
+          response: Accepted,
+        },
+        preValidation: noBodyIsEmpty,
+      },
+      async (req, reply) => {
+        const p = req.params;
+        const d = await frameOps.deploy(
+          actorOf(req),
+          p.project_id,
+          p.space_id,
+          p.frame_id,
+          req.body.commit_sha,
+        );
+        reply.code(202).header('location', frameUrl(p));
+        return d;
+      },
+    );
+
+    app.post(
+      `${base}/restart`,
+      {
+        schema: {
+          tags,
+          summary:
+            'Restart the frame (member): its serving release again, replicas replaced, nothing built',
+          params: S.FrameParams,
+          response: Accepted,
+        },
+      },
+      async (req, reply) => {
+        const p = req.params;
+        const d = await frameOps.restart(actorOf(req), p.project_id, p.space_id, p.frame_id);
+        reply.code(202).header('location', frameUrl(p));
+        return d;
+      },
+    );
+
+    app.post(
+      `${base}/deployments/:deployment_id/rollback`,
+      {
+        schema: {
+          tags,
+          summary:
+            "Roll back to this release (member): its build again, nothing built; with its env, or the frame's",
+          params: S.DeploymentParams,
+          body: S.RollbackBody,
+          response: Accepted,
+        },
+        preValidation: noBodyIsEmpty,
+      },
+      async (req, reply) => {
+        const p = req.params;
+        const d = await frameOps.rollback(
+          actorOf(req),
+          p.project_id,
+          p.space_id,
+          p.frame_id,
+          p.deployment_id,
+          req.body.config ?? 'release',
+        );
+        reply.code(202).header('location', frameUrl(p));
+        return d;
+      },
+    );
+
+    app.get(
+      `${base}/deployments`,
+      {
+        schema: {
+          tags,
+          summary: 'Deployment history, newest first',
+          params: S.FrameParams,
+          querystring: ListQuery,
+          response: { 200: S.DeploymentList, ...problemResponses },
+        },
+      },
+      async (req) =>
+        frameOps.deployments(
+          actorOf(req),
+          req.params.project_id,
+          req.params.space_id,
+          req.params.frame_id,
+          req.query.limit ?? 50,
+          req.query.cursor,
+        ),
+    );
+  };
+}

@@ -1,0 +1,106 @@
+// Which earlier build a new deployment runs (issue 36): a restart runs the serving release
+// again, a rollback an earlier one, neither builds. A release is a deployment that served
+// (succeeded) with a known commit; its build is the one of the deployment that built it
+// (`release_of` of a rollback or restart, else its own id). The agents keep the builds of a
+// frame's last RELEASES_KEPT releases (and the serving one); an older one answers 409, saying
+// how to build its commit again.
+import type { Queryable } from '../db/database.ts';
+import { conflict, notFound } from '../errors.ts';
+import type { ReleaseOf } from './deployments.ts';
+
+/** With the env the release ran (`release`), or the frame's env as it is now (`current`). */
+export type RollbackConfig = 'release' | 'current';
+
+interface ReleaseRow {
+  id: string;
+  status: string;
+  commit_sha: string | null;
+  release_of: string | null;
+  git_repository: string;
+  git_repository_owner: string;
+  git_repository_branch: string;
+  env_sealed: string;
+  env_digest: string;
+}
+
+const COLUMNS = [
+  'd.id',
+  'd.status',
+  'd.commit_sha',
+  'd.release_of',
+  'd.git_repository',
+  'd.git_repository_owner',
+  'd.git_repository_branch',
+  'd.env_sealed',
+  'd.env_digest',
+] as const;
+
+function releaseOf(d: ReleaseRow & { commit_sha: string }, config: RollbackConfig): ReleaseOf {
+  return {
+    id: d.release_of ?? d.id,
+    commit_sha: d.commit_sha,
+    git_repository: d.git_repository,
+    git_repository_owner: d.git_repository_owner,
+    git_repository_branch: d.git_repository_branch,
+    env: config === 'release' ? { env_sealed: d.env_sealed, env_digest: d.env_digest } : undefined,
+  };
+}
+
+/** What a restart runs: the serving release as it serves, its build and its env. */
+export async function servingRelease(q: Queryable, frameId: string): Promise<ReleaseOf> {
+  const d = await q
+    .selectFrom('frames as f')
+    .innerJoin('deployments as d', (j) =>
+      j.on((eb) => eb('d.id', '=', eb.ref('f.serving_deployment', '->>').key('id'))),
+    )
+    .select(COLUMNS)
+    .where('f.id', '=', frameId)
+    .executeTakeFirst();
+  if (!d?.commit_sha)
+    throw conflict(
+      'nothing_serving',
+      'Nothing of this frame serves now, so there is nothing to restart: deploy it (POST …/deploy).',
+    );
+  return releaseOf({ ...d, commit_sha: d.commit_sha }, 'release');
+}
+
+/** What a rollback to the deployment runs, if it is a release whose build is still kept. */
+export async function rollbackRelease(
+  q: Queryable,
+  frameId: string,
+  deploymentId: string,
+  config: RollbackConfig,
+  releasesKept: number,
+): Promise<ReleaseOf> {
+  const d = await q
+    .selectFrom('deployments as d')
+    .select(COLUMNS)
+    .where('d.frame_id', '=', frameId)
+    .where('d.id', '=', deploymentId)
+    .executeTakeFirst();
+  if (!d) throw notFound('deployment');
+  if (d.status !== 'succeeded' || !d.commit_sha)
+    throw conflict(
+      'not_a_release',
+      `Deployment ${d.id} never served (it is ${d.status}): only a deployment that succeeded is a ` +
+        'release to roll back to.',
+    );
+  // The builds of the frame's releases, newest first, each once (a restart or a rollback runs
+  // an earlier one's): the agents keep the first `releasesKept` of them.
+  const served = await q
+    .selectFrom('deployments')
+    .select((eb) => eb.fn.coalesce('release_of', 'id').as('build'))
+    .where('frame_id', '=', frameId)
+    .where('status', '=', 'succeeded')
+    .orderBy('id', 'desc')
+    .execute();
+  const kept = [...new Set(served.map((r) => r.build))].slice(0, releasesKept);
+  if (!kept.includes(d.release_of ?? d.id))
+    throw conflict(
+      'release_pruned',
+      `The build of deployment ${d.id} is no longer kept (those of the last ${releasesKept} ` +
+        `releases are, RELEASES_KEPT): deploy its commit ${d.commit_sha} to build it again ` +
+        `(POST …/deploy with {"commit_sha": "${d.commit_sha}"}).`,
+    );
+  return releaseOf({ ...d, commit_sha: d.commit_sha }, config);
+}
