@@ -58,7 +58,7 @@ interface WaitOptions {
 }
 
 /** Runs stop/start/deploy; with --wait, follows the frame to the final status. */
-async function operate(
+export async function operate(
   cmd: Command,
   ref: string,
   opts: WaitOptions,
@@ -86,7 +86,7 @@ export const readFrame = (fp: Frameplane, f: Frame) =>
     }),
   );
 
-function operation(frames: Command, name: string, description: string) {
+export function operation(frames: Command, name: string, description: string) {
   return frames
     .command(`${name} <frame>`)
     .description(description)

@@ -9,6 +9,7 @@ import * as completion from './completion.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
 import * as frameDomains from './frame-domains.ts';
 import * as frameHistory from './frame-history.ts';
+import * as frameReleases from './frame-releases.ts';
 import * as frameSettings from './frame-settings.ts';
 import * as frameVolumes from './frame-volumes.ts';
 import * as frames from './frames.ts';
@@ -47,6 +48,7 @@ export function program(): Command {
   frames.register(cli);
   frameSettings.register(cli);
   frameHistory.register(cli);
+  frameReleases.register(cli);
   frameDomains.register(cli);
   frameVolumes.register(cli);
   open.register(cli);

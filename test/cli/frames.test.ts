@@ -120,4 +120,38 @@ describe('frames', () => {
     );
     expect(timeout.code, timeout.stderr).toBe(7);
   });
+
+  it('lists deployments, rolls back and restarts without a build', async () => {
+    const { env, agent } = await world();
+    const created = await run([...createWebFrame(agent.id), '--json'], env);
+    const frame = JSON.parse(created.stdout);
+    const told = async () =>
+      (await sync(t, agent.token)).frames.find((f) => f.frame_id === frame.id)!;
+    /** The agent builds what it is told, at this commit, and reports it healthy. */
+    const serve = async (sha: string) => {
+      const d = await told();
+      await sync(t, agent.token, {
+        builds: [{ deployment_id: d.deployment_id, state: 'succeeded', commit_sha: sha }],
+        events: replicaEvents(frame.id, d.replica_count, 'healthy', {
+          generation: d.generation,
+          deployment_id: d.deployment_id,
+        }),
+      });
+      return d.deployment_id as string;
+    };
+    const first = await serve('a'.repeat(40));
+    expect((await run(['frames', 'deploy', 'web', '-p', 'Shop'], env)).code).toBe(0);
+    const second = await serve('b'.repeat(40));
+    const listed = await run(['frames', 'deployments', 'web', '-p', 'Shop'], env);
+    expect(listed.stdout).toMatch(/^ID\s+TRIGGER\s+STATUS\s+COMMIT\s+BUILD OF\s+CREATED/m);
+    expect(listed.stdout).toMatch(new RegExp(`${first}\\s+create\\s+succeeded\\s+a{12}`));
+
+    const back = await run(['frames', 'rollback', 'web', first, '-p', 'Shop', '--json'], env);
+    expect(back.code, back.stderr).toBe(0);
+    expect(await told()).toMatchObject({ release_of: first, commit_sha: 'a'.repeat(40) });
+    // Until the rollback serves, a restart is of what serves: the second release.
+    const restart = await run(['frames', 'restart', 'web', '-p', 'Shop', '--json'], env);
+    expect(restart.code, restart.stderr).toBe(0);
+    expect(await told()).toMatchObject({ release_of: second, commit_sha: 'b'.repeat(40) });
+  });
 });
