@@ -61,6 +61,7 @@ const KNOWN_PARAMS = [
   'frame_id',
   'domain_id',
   'volume_id',
+  'deployment_id',
   'hostname',
 ];
 
@@ -119,7 +120,7 @@ function sampleString(s: Schema, name: string): string {
   if (name === 'mount_path') return `/data/${unique()}`;
   if (name === 'health_check_path') return '/healthz';
   if (name === 'known_state') return '0'.repeat(32);
-  const candidates = [`s-${unique()}`, `v${unique()}`, 'abc', 'a'];
+  const candidates = [`s-${unique()}`, `v${unique()}`, 'abc', 'a', 'c0ffee'.repeat(7).slice(0, 40)];
   let v = candidates.find((c) => !s.pattern || new RegExp(s.pattern).test(c)) ?? 'a';
   if (name === 'password') v = 'long-enough-password';
   if (s.minLength && v.length < s.minLength) v = v.padEnd(s.minLength, 'x');

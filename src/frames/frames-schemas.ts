@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import {
+  FULL_COMMIT_PATTERN,
   IdParam,
   ListOf,
   Nullable,
@@ -210,8 +211,8 @@ export const DeployBody = Type.Object(
   {
     commit_sha: Type.Optional(
       Type.String({
-        pattern: '^[0-9a-f]{40}$',
-        description: "A commit to build (40 hex digits); none: the branch's head",
+        pattern: FULL_COMMIT_PATTERN,
+        description: "A commit to build, its whole hash; none: the branch's head",
       }),
     ),
   },

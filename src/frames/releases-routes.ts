@@ -11,9 +11,10 @@ import type { FrameOpsService } from './frame-ops-service.ts';
 import { frameUrl } from './frames-routes.ts';
 import * as S from './frames-schemas.ts';
 
-/** Their body is optional: none is the empty object (every field has a default). */
+/** Their body is optional: none at all (no content type either) is the empty object, every
+ *  field having a default; an empty or null JSON body is still refused. */
 const noBodyIsEmpty = async (req: FastifyRequest) => {
-  req.body ??= {};
+  if (req.body === undefined && req.headers['content-type'] === undefined) req.body = {};
 };
 
 export function releaseRoutes({

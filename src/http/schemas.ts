@@ -45,6 +45,8 @@ export const NullableEnum = <const V extends readonly string[]>(
 /** Messages for `pattern` errors, by pattern, so that a refusal says what to send rather than
  *  printing a regex (validation-messages.ts puts them in place of Ajv's). Every pattern of a
  *  request body or query has one here (test/http/error-messages.test.ts checks). */
+/** A whole commit id (SHA-1, or SHA-256), as a deploy of a given commit takes. */
+export const FULL_COMMIT_PATTERN = '^[0-9a-f]{40}([0-9a-f]{24})?$';
 export const PATTERN_MESSAGES = new Map<string, string>([
   [
     '^[a-z0-9]+(-[a-z0-9]+)*$',
@@ -68,6 +70,10 @@ export const PATTERN_MESSAGES = new Map<string, string>([
       'or "/", not ending with "/" or ".", without ".." or "//"',
   ],
   ['^[0-9a-f]{7,64}$', 'must be a commit hash: 7 to 64 lowercase hexadecimal digits'],
+  [
+    FULL_COMMIT_PATTERN,
+    'must be a full commit hash: 40 lowercase hexadecimal digits (64 for a SHA-256 repository)',
+  ],
 ]);
 
 // C0 and C1 controls (TAB, LF, CR included), DEL, the Unicode line and paragraph separators, and

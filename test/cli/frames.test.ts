@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
-import { framePath, replicaEvents, sync } from '../helpers/frames.ts';
+import { framePath, replicaEvents, serveAt, sync, toldOf } from '../helpers/frames.ts';
 import { configHome, run, start, createWebFrame } from './run.ts';
 
 let t: TestApp;
@@ -125,20 +125,9 @@ describe('frames', () => {
     const { env, agent } = await world();
     const created = await run([...createWebFrame(agent.id), '--json'], env);
     const frame = JSON.parse(created.stdout);
-    const told = async () =>
-      (await sync(t, agent.token)).frames.find((f) => f.frame_id === frame.id)!;
-    /** The agent builds what it is told, at this commit, and reports it healthy. */
-    const serve = async (sha: string) => {
-      const d = await told();
-      await sync(t, agent.token, {
-        builds: [{ deployment_id: d.deployment_id, state: 'succeeded', commit_sha: sha }],
-        events: replicaEvents(frame.id, d.replica_count, 'healthy', {
-          generation: d.generation,
-          deployment_id: d.deployment_id,
-        }),
-      });
-      return d.deployment_id as string;
-    };
+    const told = () => toldOf(t, agent.token, frame.id);
+    const serve = async (sha: string) =>
+      (await serveAt(t, agent.token, frame.id, sha)).deployment_id as string;
     const first = await serve('a'.repeat(40));
     expect((await run(['frames', 'deploy', 'web', '-p', 'Shop'], env)).code).toBe(0);
     const second = await serve('b'.repeat(40));

@@ -355,4 +355,63 @@ describe('the docker runtime', () => {
       body: 'hello v2 from 0 ',
     });
   });
+
+  it('rolls back to an earlier release and restarts it, building nothing, failing no request', {
+    timeout: 300_000,
+  }, async () => {
+    repo.pushFiles(app('r1'), 'r1');
+    const { path, host } = await frameOn(8080);
+    const frameId = path.split('/').pop()!;
+    const succeeded = (id?: string) => (f: any) =>
+      f.latest_deployment?.status === 'succeeded' && (!id || f.latest_deployment.id === id);
+    await statusOf(path, 'Online', succeeded());
+    await answers(host, /^hello r1 from 0 $/);
+    const [r1] = (await t.get(`${path}/deployments`, { token: ann.token })).json.data;
+    const one = async () => {
+      await until('one container', async () => (await containersOf(frameId)).length === 1);
+      const [c] = await containersOf(frameId);
+      return { id: c!.Id, image: (await docker.getContainer(c!.Id).inspect()).Image };
+    };
+    const first = await one();
+    repo.pushFiles(app('r2'), 'r2');
+    expect((await t.post(`${path}/deploy`, { token: ann.token, body: {} })).status).toBe(202);
+    await statusOf(path, 'Online', succeeded());
+    await answers(host, /^hello r2 from 0 $/);
+    expect((await one()).image).not.toBe(first.image);
+
+    // Steady requests through the edge while it goes back and restarts.
+    const failures: string[] = [];
+    const bodies = new Set<string>();
+    let going = true;
+    const load = (async () => {
+      while (going) {
+        const r = await hitFrame(edgePort, host);
+        if ('body' in r && r.status === 200) bodies.add(r.body);
+        else failures.push(JSON.stringify(r).slice(0, 200));
+      }
+    })();
+    const builds = (logs: string) => logs.match(/\[frameplane\] building /g)?.length ?? 0;
+    const built = builds(await frameLogs(path));
+    const back = await t.post(`${path}/deployments/${r1.id}/rollback`, { token: ann.token });
+    expect(back.status, back.text).toBe(202);
+    await statusOf(path, 'Online', succeeded(back.json.id));
+    await answers(host, /^hello r1 from 0 $/);
+    const rolled = await one();
+    expect(rolled.image).toBe(first.image);
+    const logs = await frameLogs(path);
+    expect(logs).toContain(`deployment ${back.json.id}: the build of ${r1.id}`);
+    expect(builds(logs)).toBe(built);
+
+    const restart = await t.post(`${path}/restart`, { token: ann.token });
+    expect(restart.status, restart.text).toBe(202);
+    await statusOf(path, 'Online', succeeded(restart.json.id));
+    const restarted = await one();
+    expect(restarted.id).not.toBe(rolled.id);
+    expect(restarted.image).toBe(first.image);
+    going = false;
+    await load;
+    expect(failures).toEqual([]);
+    expect(bodies).toEqual(new Set(['hello r2 from 0 ', 'hello r1 from 0 ']));
+    expect(builds(await frameLogs(path))).toBe(built);
+  });
 });

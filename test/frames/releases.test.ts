@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newProject, newUser, projectWithReaders } from '../helpers/factories.ts';
-import { cloudAgent, defaultSpace, framePath, newFrame, sync } from '../helpers/frames.ts';
+import {
+  cloudAgent,
+  defaultSpace,
+  framePath,
+  newFrame,
+  serveAt,
+  toldOf,
+} from '../helpers/frames.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,19 +33,8 @@ describe('restart and rollback', () => {
     const agent = await cloudAgent(t);
     const frame = await newFrame(t, ann, project.id, space, {});
     const path = framePath(frame);
-    const told = async () =>
-      (await sync(t, agent.token)).frames.find((f) => f.frame_id === frame.id)!;
-    /** The agent builds (or not) what it is told, and its replica serves it. */
-    const serve = async (sha: string) => {
-      const d = await told();
-      await sync(t, agent.token, {
-        builds: [{ deployment_id: d.deployment_id, state: 'succeeded', commit_sha: sha }],
-        events: [
-          { frame_id: frame.id, replica: 0, type: 'healthy', deployment_id: d.deployment_id },
-        ],
-      });
-      return d;
-    };
+    const told = () => toldOf(t, agent.token, frame.id);
+    const serve = (sha: string) => serveAt(t, agent.token, frame.id, sha);
     const setEnv = (vars: Record<string, string>) =>
       t.put(`${path}/env`, { token: ann.token, body: { vars } });
     const deploy = async () => {

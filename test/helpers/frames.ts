@@ -80,3 +80,25 @@ export async function cloudWorld(t: TestApp) {
   const agent = await cloudAgent(t);
   return { ann, project, space, agent };
 }
+
+/** What the agent is told of one frame now. */
+export async function toldOf(t: TestApp, agentToken: string, frameId: string) {
+  const state = await sync(t, agentToken);
+  const d = state.frames.find((f) => f.frame_id === frameId);
+  if (!d) throw new Error(`the agent is told nothing of ${frameId}`);
+  return d;
+}
+
+/** The agent's side of a deployment: it builds what it is told at `sha` (or runs the build it
+ *  names) and reports every replica healthy; answers what it was told. */
+export async function serveAt(t: TestApp, agentToken: string, frameId: string, sha: string) {
+  const d = await toldOf(t, agentToken, frameId);
+  await sync(t, agentToken, {
+    builds: [{ deployment_id: d.deployment_id, state: 'succeeded', commit_sha: sha }],
+    events: replicaEvents(frameId, d.replica_count, 'healthy', {
+      generation: d.generation,
+      deployment_id: d.deployment_id,
+    }),
+  });
+  return d;
+}

@@ -130,6 +130,8 @@ export async function buildWorld(t: TestApp): Promise<World> {
     }),
     201,
   );
+  // The deployment its creation made (not a release: a rollback to it answers 409).
+  const deployments = await ok(t.get(`${framePath}/deployments`, { token: owner.token }), 200);
   return {
     owner,
     outsider,
@@ -146,6 +148,7 @@ export async function buildWorld(t: TestApp): Promise<World> {
       frame_id: frame.id,
       domain_id: domain.id,
       volume_id: volume.id,
+      deployment_id: deployments.data[0].id,
       token: await invitationToken(t, owner.email),
       hostname: frame.hostname,
     },
@@ -173,6 +176,7 @@ export const PARAM_PREFIX: Record<string, string> = {
   frame_id: ID_PREFIXES.frame,
   domain_id: ID_PREFIXES.domain,
   volume_id: ID_PREFIXES.volume,
+  deployment_id: ID_PREFIXES.deployment,
 };
 
 const ulid = monotonicFactory();

@@ -199,7 +199,11 @@ function validSample(s: Schema | undefined, name = ''): unknown {
       if (name === 'hostname') return 'probe.example.com';
       if (name === 'mount_path') return '/probe';
       if (name === 'password') return 'long-enough-password';
-      return [`probe`, 'a'].find((c) => !s.pattern || new RegExp(s.pattern).test(c)) ?? 'a';
+      return (
+        ['probe', 'a', 'c0ffee'.repeat(7).slice(0, 40)].find(
+          (c) => !s.pattern || new RegExp(s.pattern).test(c),
+        ) ?? 'a'
+      );
     case 'integer':
     case 'number':
       return s.minimum ?? 1;
