@@ -1,8 +1,8 @@
 // The HAProxy plane as an operator turns it on (EDGE_PLANE=haproxy): the service with its
 // built-in cloud on the process runtime, two tenants' frames on the same port, each at its own
 // hostname through haproxy, a stop that turns one into the stopped page while the other
-// serves on, and a deploy of two replicas under load that fails no request. All traffic goes
-// to loopback.
+// serves on, and a deploy, a rollback and a restart of two replicas under load that fail no
+// request. All traffic goes to loopback.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -89,7 +89,7 @@ it('serves two frames on one port at their hostnames through haproxy; a stop sho
   expect(isEdgePage(await hit(edgePort, '/', `nobody.localhost`), 'unknown_host')).toBe(true);
 });
 
-it('fails no request while a frame of two replicas deploys under load through haproxy', {
+it('fails no request while a frame of two replicas deploys, rolls back and restarts under load', {
   timeout: 180_000,
 }, async () => {
   const cat = await frameOf('cat@example.test', { replica_count: 2 });
@@ -124,20 +124,55 @@ it('fails no request while a frame of two replicas deploys under load through ha
     body: {},
   });
   expect(deploy.status, deploy.text).toBe(202);
-  await until('v2 serves', async () => served('v2') > 0, 120_000, context);
-  // v1 stops once drained; from then on v2 answers alone.
+  /** `to` answers alone: `from` is drained and stopped, and `to` takes the load. */
+  const switched = async (from: string, to: string) => {
+    await until(`${to} serves`, async () => served(to) > 0, 120_000, context);
+    await until(
+      `${from} gone`,
+      async () => {
+        const before = served(from);
+        await new Promise((r) => setTimeout(r, 500));
+        return served(from) === before;
+      },
+      60_000,
+      context,
+    );
+    const now = served(to);
+    await until(`load on ${to}`, async () => served(to) > now + 200, 30_000, context);
+  };
+  await switched('v1', 'v2');
+
+  // Back to v1's build (the process runtime's kept directory: nothing built), then a restart.
+  const ops = { token: cat.token, body: {} };
+  const list = await http(service.base, 'GET', `${cat.path}/deployments`, { token: cat.token });
+  const first = list.json.data.at(-1);
+  const back = await http(
+    service.base,
+    'POST',
+    `${cat.path}/deployments/${first.id}/rollback`,
+    ops,
+  );
+  expect(back.status, back.text).toBe(202);
+  await switched('v2', 'v1');
+  const logs = await http(service.base, 'GET', `${cat.path}/logs?limit=1000`, {
+    token: cat.token,
+  });
+  const lines = logs.json.data.map((l: { line: string }) => l.line).join('\n');
+  expect(lines).toContain(`deployment ${back.json.id}: the build of ${first.id}`);
+  const restart = await http(service.base, 'POST', `${cat.path}/restart`, ops);
+  expect(restart.status, restart.text).toBe(202);
   await until(
-    'v1 gone',
+    'the restart done',
     async () => {
-      const before = served('v1');
-      await new Promise((r) => setTimeout(r, 500));
-      return served('v1') === before;
+      const f = await http(service.base, 'GET', cat.path, { token: cat.token });
+      const d = f.json.latest_deployment;
+      return d?.id === restart.json.id && d.status === 'succeeded';
     },
-    60_000,
+    120_000,
     context,
   );
-  const v2 = served('v2');
-  await until('load on v2', async () => served('v2') > v2 + 200, 30_000, context);
+  const v1 = served('v1');
+  await until('load after the restart', async () => served('v1') > v1 + 200, 30_000, context);
   going = false;
   await Promise.all(clients);
   agent.destroy();
