@@ -2494,7 +2494,7 @@ export interface components {
         };
         /** PostProjectSpaceFrameDeployBody */
         PostProjectSpaceFrameDeployBody: {
-            /** @description A commit to build (40 hex digits); none: the branch's head */
+            /** @description A commit to build, its whole hash; none: the branch's head */
             commit_sha?: string;
         };
         /** PostProjectSpaceFrameDeploymentRollbackBody */
