@@ -94,7 +94,7 @@ export function register(program: Command) {
     });
   env
     .command('set <frame> <NAME=value...>')
-    .description('set variables (a running frame re-rolls)')
+    .description('set variables; what runs takes them at the next deploy (frames deploy)')
     .requiredOption(...projectOption)
     .action(async (ref: string, pairs: string[], opts: { project: string }, cmd: Command) => {
       const vars: Record<string, string> = {};
@@ -107,7 +107,7 @@ export function register(program: Command) {
     });
   env
     .command('unset <frame> <NAME...>')
-    .description('remove variables')
+    .description('remove variables; what runs keeps them until the next deploy')
     .requiredOption(...projectOption)
     .action(async (ref: string, names: string[], opts: { project: string }, cmd: Command) => {
       await patchEnv(cmd, ref, opts.project, Object.fromEntries(names.map((n) => [n, null])));
@@ -119,7 +119,7 @@ export function register(program: Command) {
     projectRef: string,
     vars: Record<string, string | null>,
   ) {
-    const { fp, show } = context(cmd);
+    const { fp, show, json } = context(cmd);
     const f = await findFrame(fp, projectRef, ref);
     const answer = await fp.call(
       fp.api.PATCH(envPath, { params: { path: pathOf(f) }, body: { vars } }),
@@ -128,5 +128,10 @@ export function register(program: Command) {
       showEnv(a.vars);
       details({ changed: Object.keys(vars).join(', ') });
     });
+    // What runs keeps the env of its deployment (a restart too): say how the change applies.
+    if (!json)
+      note(
+        `${f.name}: the change applies at the next deploy (frameplane frames deploy ${f.name}).`,
+      );
   }
 }

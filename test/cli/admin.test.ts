@@ -76,6 +76,9 @@ describe('frame settings and history', () => {
     });
     expect((await ok(['frames', 'env', 'list', 'web', ...p], env)).vars).toEqual({ B: 'x=y' });
     expect((await run(['frames', 'env', 'set', 'web', 'nope', ...p], env)).code).toBe(2);
+    // Said to a person: what runs takes the change at the next deploy, not now.
+    const said = await run(['frames', 'env', 'unset', 'web', 'B', ...p], env);
+    expect(said.stderr).toContain('web: the change applies at the next deploy');
 
     expect(await ok(['frames', 'scale', 'web', '3', ...p], env)).toMatchObject({
       replica_count: 3,
