@@ -75,8 +75,34 @@ export async function operate(
   if (ctx.json) ctx.show(frame, () => {});
   // Online at last (deploy, start): where it answers now.
   else if (result === 'ok' && frame.status === 'Online') printUrl(frame);
-  if (result === 'failed') process.exitCode = EXIT.waitFailed;
+  if (result === 'failed') {
+    if (!ctx.json) await explainFailure(ctx.fp, frame);
+    process.exitCode = EXIT.waitFailed;
+  }
   if (result === 'timeout') process.exitCode = EXIT.waitTimeout;
+}
+
+/** Why a waited-for deployment failed, and the frame's last log lines (its build's, for a
+ *  build that failed), on stderr. */
+async function explainFailure(fp: Frameplane, frame: Frame) {
+  const d = frame.latest_deployment;
+  if (d?.status !== 'failed') return;
+  note(
+    paint(
+      `deployment ${d.id} failed: ${d.failure_reason ?? 'unknown reason'}`,
+      'red',
+      process.stderr,
+    ),
+  );
+  if (d.failure_message) note(d.failure_message);
+  const logs = (await fp.call(
+    fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs', {
+      params: { path: pathOf(frame), query: { tail: 20 } },
+    }),
+  )) as Schemas['LogLineList'];
+  if (logs.data.length === 0) return;
+  note(paint('the last log lines:', 'bold', process.stderr));
+  for (const l of logs.data) note(`  ${l.line}`);
 }
 
 export const readFrame = (fp: Frameplane, f: Frame) =>

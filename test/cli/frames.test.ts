@@ -143,4 +143,31 @@ describe('frames', () => {
     expect(restart.code, restart.stderr).toBe(0);
     expect(await told()).toMatchObject({ release_of: second, commit_sha: 'b'.repeat(40) });
   });
+
+  it('says why a waited-for deploy failed, with the last log lines', async () => {
+    const { env, agent } = await world();
+    const created = await run([...createWebFrame(agent.id), '--json'], env);
+    const frame = JSON.parse(created.stdout);
+    await serveAt(t, agent.token, frame.id, 'a'.repeat(40));
+    const deploy = start(['frames', 'deploy', 'web', '-p', 'Shop', '--wait'], env);
+    await new Promise((r) => setTimeout(r, 1500));
+    const d = await toldOf(t, agent.token, frame.id);
+    const at = new Date().toISOString();
+    await sync(t, agent.token, {
+      logs: [
+        { frame_id: frame.id, replica: 0, at, line: '> build' },
+        { frame_id: frame.id, replica: 0, at, line: 'src/app.ts(3,1): error TS1005' },
+      ],
+      builds: [
+        { deployment_id: d.deployment_id, state: 'failed', message: 'npm run build exited 2' },
+      ],
+    });
+    const done = await deploy.done;
+    expect(done.code, done.stderr).toBe(6);
+    expect(done.stderr).toContain(`deployment ${d.deployment_id} failed: build_failed`);
+    expect(done.stderr).toContain('npm run build exited 2');
+    expect(done.stderr).toMatch(
+      /the last log lines:\n(.*\n)* {2}src\/app\.ts\(3,1\): error TS1005\n/,
+    );
+  });
 });
