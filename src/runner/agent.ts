@@ -56,6 +56,8 @@ export interface AgentOptions {
   /** Strangers' code runs here (runtimes/choose.ts). */
   strangers?: boolean;
   startTimeoutMs?: number;
+  /** Builds of a frame's releases kept to roll back to (RELEASES_KEPT; 5). */
+  releasesKept?: number;
 }
 
 export interface RunningAgent {
@@ -144,6 +146,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     gitBaseUrl: o.gitBaseUrl,
     log: o.log,
     startTimeoutMs: o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    releasesKept: o.releasesKept,
     event: (e) => client.outbox.event(e),
     build: (b) => client.outbox.build(b),
     line: (frameId, replica, line) => client.outbox.log(frameId, replica, line),

@@ -42,6 +42,8 @@ Options:
   --cpus N               CPUs of each container (env FRAME_CPUS; default 1)
   --start-timeout S      seconds a replica has to answer its health check before it is
                          reported unhealthy (env FRAME_START_TIMEOUT_SECONDS; default 60)
+  --releases-kept N      builds of a frame's last N releases kept to roll back to without
+                         building (env RELEASES_KEPT, as the service's; default 5)
   --egress-allow LIST    process runtime: addresses builds may reach besides public ones,
                          comma-separated ADDRESS[/BITS][:PORT] (env BUILD_EGRESS_ALLOW; a
                          private registry mirror, say); this machine and private, link-local
@@ -89,6 +91,7 @@ const parseAgentArgs = (args: string[]) =>
       'memory-mb': { type: 'string' },
       cpus: { type: 'string' },
       'start-timeout': { type: 'string' },
+      'releases-kept': { type: 'string' },
       hide: { type: 'string', multiple: true },
       registry: { type: 'string' },
       'egress-allow': { type: 'string' },
@@ -140,6 +143,11 @@ async function agentCommand(args: string[]) {
     values['start-timeout'] ?? process.env.FRAME_START_TIMEOUT_SECONDS,
     1,
   );
+  const releasesKept = number(
+    'releases-kept',
+    values['releases-kept'] ?? process.env.RELEASES_KEPT,
+    1,
+  );
   const edgePort = portOption('edge-port', values['edge-port'] ?? process.env.EDGE_HTTP_PORT);
   const edgeHttpsPort = portOption(
     'edge-https-port',
@@ -186,6 +194,7 @@ async function agentCommand(args: string[]) {
     // Set by the service for its built-in cloud when anyone may sign up (src/cloud/builtin.ts).
     strangers: process.env.FRAMEPLANE_AGENT_STRANGERS === '1',
     startTimeoutMs: startTimeout === undefined ? undefined : startTimeout * 1000,
+    releasesKept,
   });
   const exit = (why: string) => {
     log.info({ why }, 'stopping');

@@ -90,8 +90,9 @@ async function world(behaviour: Record<string, Behaviour>, port: number) {
   const edge = await startEdge({ port: 0 });
   cleanups.push(() => edge.close());
   const edgePort = edge.info!.http_port;
-  const runner = (runtime = fake.runtime) => {
+  const runner = (runtime = fake.runtime, releasesKept?: number) => {
     const r = new FrameRunner('frm_test', {
+      releasesKept,
       routes: edge.routes,
       gitBaseUrl: 'file:///nowhere',
       startTimeoutMs: 1500,
@@ -238,6 +239,25 @@ describe('a rollback or a restart (issue 36)', () => {
     await w.r.update({ ...w.spec(4, 'v4'), release_of: 'gone' });
     await w.answers('hello v4');
     expect(w.built).toEqual(['v1', 'v2', 'v4']);
+  });
+
+  it('keeps the builds of as many releases as it is told (RELEASES_KEPT)', {
+    timeout: 30_000,
+  }, async () => {
+    const w = await world({ v1: 'serves', v2: 'serves' }, await freePort());
+    const r = w.runner(undefined, 1);
+    await r.update(w.spec(1, 'v1'));
+    await w.answers('hello v1');
+    await r.update(w.spec(2, 'v2'));
+    await w.answers('hello v2');
+    await until(
+      'v2 alone kept',
+      async () =>
+        r
+          .persisted()
+          ?.kept_releases?.map((k) => k.deploymentId)
+          .join() === 'v2',
+    );
   });
 });
 
