@@ -49,6 +49,13 @@ interface Deps {
   releasesKept: number;
 }
 
+/** The audit entry of each kind of deployment an actor makes. */
+const AUDIT_ACTIONS = {
+  manual: 'frame.deployed',
+  restart: 'frame.restarted',
+  rollback: 'frame.rolled_back',
+} as const;
+
 export const billingPastDue = () =>
   new AppError(
     402,
@@ -255,7 +262,7 @@ export function createFrameOpsService({
     projectId: string,
     spaceId: string,
     frameId: string,
-    trigger: 'manual' | 'restart' | 'rollback',
+    trigger: keyof typeof AUDIT_ACTIONS,
     pick: (trx: Queryable) => Promise<ReleaseOf | undefined>,
     commitSha?: string,
   ) {
@@ -275,10 +282,7 @@ export function createFrameOpsService({
       await recordFrameEvent(trx, frameId, now, { type: 'deploy', actorId: actor.userId, detail });
       await recordAudit(trx, actor, now, {
         projectId,
-        action:
-          trigger === 'manual'
-            ? 'frame.deployed'
-            : `frame.${trigger === 'restart' ? 'restarted' : 'rolled_back'}`,
+        action: AUDIT_ACTIONS[trigger],
         targetType: 'frame',
         targetId: frameId,
         after: { deployment_id: d.id, ...(d.release_of ? { release_of: d.release_of } : {}) },

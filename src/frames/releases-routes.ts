@@ -3,7 +3,7 @@
 // builds (releases.ts decides what they run). Each answers 202 with the new deployment; the
 // frame's page follows it (Location).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
@@ -16,6 +16,12 @@ import * as S from './frames-schemas.ts';
 const noBodyIsEmpty = async (req: FastifyRequest) => {
   if (req.body === undefined && req.headers['content-type'] === undefined) req.body = {};
 };
+
+/** 202 with the new deployment; Location is the frame, whose page follows it. */
+function accepted<D>(reply: FastifyReply, p: Parameters<typeof frameUrl>[0], d: D) {
+  reply.code(202).header('location', frameUrl(p));
+  return d;
+}
 
 export function releaseRoutes({
   frameOps,
@@ -49,8 +55,7 @@ export function releaseRoutes({
           p.frame_id,
           req.body.commit_sha,
         );
-        reply.code(202).header('location', frameUrl(p));
-        return d;
+        return accepted(reply, p, d);
       },
     );
 
@@ -68,8 +73,7 @@ export function releaseRoutes({
       async (req, reply) => {
         const p = req.params;
         const d = await frameOps.restart(actorOf(req), p.project_id, p.space_id, p.frame_id);
-        reply.code(202).header('location', frameUrl(p));
-        return d;
+        return accepted(reply, p, d);
       },
     );
 
@@ -96,8 +100,7 @@ export function releaseRoutes({
           p.deployment_id,
           req.body.config ?? 'release',
         );
-        reply.code(202).header('location', frameUrl(p));
-        return d;
+        return accepted(reply, p, d);
       },
     );
 
