@@ -40,8 +40,9 @@ import { downloadRoutes } from './downloads/downloads-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './frames/history-routes.ts';
 import { releaseRoutes } from './frames/releases-routes.ts';
+import { previewRoutes } from './previews/previews-routes.ts';
 import { settingsRoutes } from './frames/settings-routes.ts';
-import { Deployment, Frame } from './frames/frames-schemas.ts';
+import { Deployment, Frame, Release, ReleaseChanges } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agent-api/agents-routes.ts';
 import { certificateRoutes } from './certificates/certificates-routes.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
@@ -120,6 +121,8 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     OrgInvitation,
     Frame,
     Deployment,
+    ReleaseChanges,
+    Release,
     Agent,
   ])
     app.addSchema(schema);
@@ -174,7 +177,10 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(auditRoutes(services));
   await app.register(frameRoutes(services));
   await app.register(historyRoutes(services));
-  await app.register(releaseRoutes(services));
+  await app.register(
+    releaseRoutes({ frameOps: services.frameOps, history: services.releaseHistory }),
+  );
+  await app.register(previewRoutes(services));
   await app.register(settingsRoutes(services));
   await app.register(agentRoutes(services));
   await app.register(certificateRoutes(services));

@@ -25,6 +25,8 @@ import { createSyncService } from './agent-api/sync-service.ts';
 import { createAgentCertificates } from './certificates/agent-certificates.ts';
 import { createFramesService } from './frames/frames-service.ts';
 import { createFrameOpsService } from './frames/frame-ops-service.ts';
+import { createReleaseHistory } from './frames/release-history.ts';
+import { createPreviewsService } from './previews/previews-service.ts';
 import { createHistoryService } from './frames/history-service.ts';
 import { createProjectEventsService } from './frames/project-events-service.ts';
 import { createEnvService } from './frames/env-service.ts';
@@ -129,6 +131,8 @@ export function createServices(core: Core) {
       deploymentHistory,
       releasesKept: config.growth.releasesKept,
     }),
+    releaseHistory: createReleaseHistory({ db, access, sealer, frames }),
+    previews: createPreviewsService({ db, access, frames }),
     history: createHistoryService({ db, clock, access, frames, notifier }),
     projectEvents: createProjectEventsService({ db, clock, access, notifier }),
     env: createEnvService({
@@ -138,6 +142,7 @@ export function createServices(core: Core) {
       sealer,
       frames,
       maxBytes: config.growth.envMaxBytes,
+      deploymentHistory,
     }),
     domains: createDomainsService({
       db,

@@ -121,16 +121,24 @@ export function deploymentOfAgent(q: Queryable, agentId: string, deploymentId: s
   return q
     .selectFrom('deployments as d')
     .innerJoin('frames as f', 'f.id', 'd.frame_id')
-    .select(['d.id', 'd.frame_id', 'd.status', 'd.commit_sha'])
+    .select(['d.id', 'd.frame_id', 'd.status', 'd.commit_sha', 'd.image'])
     .where('d.id', '=', deploymentId)
     .where('f.agent_id', '=', agentId)
     .executeTakeFirst();
 }
 
-export async function setCommitSha(q: Queryable, deploymentId: string, commitSha: string) {
+/** The commit the agent resolved the branch to, and the image it built or reused. */
+export async function setBuildFacts(
+  q: Queryable,
+  deploymentId: string,
+  facts: { commit_sha?: string; image?: string },
+) {
   await q
     .updateTable('deployments')
-    .set({ commit_sha: commitSha })
+    .set({
+      ...(facts.commit_sha ? { commit_sha: facts.commit_sha } : {}),
+      ...(facts.image ? { image: sql<string>`coalesce(image, ${facts.image})` } : {}),
+    })
     .where('id', '=', deploymentId)
     .execute();
 }

@@ -10,6 +10,7 @@ import { REPLICA_REASONS, REPLICA_STATES } from '../frames/frame-status.ts';
 export const MAX_LINE_CHARS = 8192;
 export const MAX_BUILD_MESSAGE_CHARS = 2000;
 export const COMMIT_SHA_PATTERN = '^[0-9a-f]{7,64}$';
+export const IMAGE_ID_PATTERN = '^sha256:[0-9a-f]{64}$';
 
 /** One of a few strings, as http/schemas.ts's StringEnum writes it (not imported: see above). */
 const oneOf = <const V extends readonly string[]>(values: V) =>
@@ -51,6 +52,12 @@ export const BuildReportItem = Type.Object(
       Type.String({
         pattern: COMMIT_SHA_PATTERN,
         description: 'The commit the agent resolved the branch to',
+      }),
+    ),
+    image: Type.Optional(
+      Type.String({
+        pattern: IMAGE_ID_PATTERN,
+        description: 'The image the release runs (docker, swarm); none on the process runtime',
       }),
     ),
     message: Type.Optional(

@@ -20,7 +20,7 @@ import {
   lockReportedFrame,
   replicasOf,
   saveReplica,
-  setCommitSha,
+  setBuildFacts,
   setCrashStreak,
   shareLockAgentFrames,
   stopForBackoff,
@@ -36,6 +36,7 @@ export interface SyncBuild {
   deployment_id: string;
   state: 'building' | 'succeeded' | 'failed';
   commit_sha?: string;
+  image?: string;
   message?: string;
   at?: string;
 }
@@ -192,7 +193,9 @@ async function applyBuild(
 ): Promise<string | undefined> {
   const d = await deploymentOfAgent(trx, agent.id, b.deployment_id);
   if (!d) return undefined;
-  if (b.commit_sha && d.commit_sha === null) await setCommitSha(trx, d.id, b.commit_sha);
+  const commit = b.commit_sha && d.commit_sha === null ? b.commit_sha : undefined;
+  if (commit || (b.image && d.image === null))
+    await setBuildFacts(trx, d.id, { commit_sha: commit, image: b.image });
   if (b.state === 'failed' && d.status === 'in_progress') {
     const message = b.message ?? null;
     await failDeployment(trx, d.id, now, 'build_failed', message);

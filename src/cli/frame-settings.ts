@@ -13,6 +13,11 @@ function count(raw: string, name: string): number {
   return n;
 }
 
+interface EnvOptions {
+  project: string;
+  deploy?: boolean;
+}
+
 interface UpdateOptions {
   project: string;
   name?: string;
@@ -20,6 +25,7 @@ interface UpdateOptions {
   port?: string;
   healthCheckPath?: string;
   ifMatch?: string;
+  deploy?: boolean;
 }
 
 export function register(program: Command) {
@@ -33,6 +39,10 @@ export function register(program: Command) {
     .option('--port <port>', 'the port the app listens on inside its container (its PORT)')
     .option('--health-check-path <path>', 'what the agent probes')
     .option('--if-match <etag>', 'only if the frame is still this version (its ETag)')
+    .option(
+      '--deploy',
+      'apply it at once as a release (of the serving build, unless the branch changed)',
+    )
     .action(async (ref: string, opts: UpdateOptions, cmd: Command) => {
       const ctx = context(cmd);
       const f = await findFrame(ctx.fp, opts.project, ref);
@@ -42,7 +52,8 @@ export function register(program: Command) {
       if (opts.port) body.port = count(opts.port, '--port');
       if (opts.healthCheckPath) body.health_check_path = opts.healthCheckPath;
       if (Object.keys(body).length === 0) throw new CliError('nothing to change', EXIT.usage);
-      const { frame } = await ctx.fp.updateFrame(f, body, { ifMatch: opts.ifMatch });
+      const { ifMatch, deploy } = opts;
+      const { frame } = await ctx.fp.updateFrame(f, body, { ifMatch, deploy });
       showFrame(ctx, frame);
     });
   frames
@@ -92,46 +103,59 @@ export function register(program: Command) {
       const answer = await fp.call(fp.api.GET(envPath, { params: { path: pathOf(f) } }));
       show(answer, (a) => showEnv(a.vars));
     });
+  const deployOption = [
+    '--deploy',
+    'apply it at once: a release of the serving build with the new env, nothing built',
+  ] as const;
   env
     .command('set <frame> <NAME=value...>')
-    .description('set variables; what runs takes them at the next deploy (frames deploy)')
+    .description('set variables; what runs takes them at the next deploy, or now with --deploy')
     .requiredOption(...projectOption)
-    .action(async (ref: string, pairs: string[], opts: { project: string }, cmd: Command) => {
+    .option(...deployOption)
+    .action(async (ref: string, pairs: string[], opts: EnvOptions, cmd: Command) => {
       const vars: Record<string, string> = {};
       for (const pair of pairs) {
         const at = pair.indexOf('=');
         if (at < 1) throw new CliError(`"${pair}" is not NAME=value`, EXIT.usage);
         vars[pair.slice(0, at)] = pair.slice(at + 1);
       }
-      await patchEnv(cmd, ref, opts.project, vars);
+      await patchEnv(cmd, ref, opts, vars);
     });
   env
     .command('unset <frame> <NAME...>')
-    .description('remove variables; what runs keeps them until the next deploy')
+    .description('remove variables; what runs keeps them until the next deploy, or --deploy')
     .requiredOption(...projectOption)
-    .action(async (ref: string, names: string[], opts: { project: string }, cmd: Command) => {
-      await patchEnv(cmd, ref, opts.project, Object.fromEntries(names.map((n) => [n, null])));
+    .option(...deployOption)
+    .action(async (ref: string, names: string[], opts: EnvOptions, cmd: Command) => {
+      await patchEnv(cmd, ref, opts, Object.fromEntries(names.map((n) => [n, null])));
     });
 
   async function patchEnv(
     cmd: Command,
     ref: string,
-    projectRef: string,
+    opts: EnvOptions,
     vars: Record<string, string | null>,
   ) {
     const { fp, show, json } = context(cmd);
-    const f = await findFrame(fp, projectRef, ref);
+    const f = await findFrame(fp, opts.project, ref);
     const answer = await fp.call(
-      fp.api.PATCH(envPath, { params: { path: pathOf(f) }, body: { vars } }),
+      fp.api.PATCH(envPath, {
+        params: { path: pathOf(f), query: opts.deploy ? { deploy: true } : {} },
+        body: { vars },
+      }),
     );
     show(answer, (a) => {
       showEnv(a.vars);
-      details({ changed: Object.keys(vars).join(', ') });
+      details({ changed: Object.keys(vars).join(', '), deployment: a.deployment?.id });
     });
     // What runs keeps the env of its deployment (a restart too): say how the change applies.
-    if (!json)
+    if (json) return;
+    if (answer.deployment)
+      note(`${f.name}: released as ${answer.deployment.id} (frameplane frames show ${f.name}).`);
+    else
       note(
-        `${f.name}: the change applies at the next deploy (frameplane frames deploy ${f.name}).`,
+        `${f.name}: the change applies at the next deploy (frameplane frames deploy ${f.name}, ` +
+          'or --deploy next time).',
       );
   }
 }

@@ -46,6 +46,9 @@ export function showFrame(ctx: Context, f: Frame) {
       deployment: v.latest_deployment
         ? `${v.latest_deployment.id} ${v.latest_deployment.status}`
         : null,
+      'push deploys': v.push_deploys.enabled
+        ? 'on'
+        : paint(`paused since ${v.push_deploys.paused_at} (frames push-deploys on)`, 'yellow'),
       updated: v.updated_at,
     });
   });
@@ -71,20 +74,20 @@ export async function operate(
   const seconds = Number(opts.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new CliError(`--timeout must be a number of seconds, got "${opts.timeout}"`, EXIT.usage);
-  const { frame, result } = await waitFor(ctx.fp, f, verdict, seconds * 1000);
+  const { frame, result } = await waitFor(ctx.fp, f, verdict, seconds * 1000, !ctx.json);
   if (ctx.json) ctx.show(frame, () => {});
   // Online at last (deploy, start): where it answers now.
   else if (result === 'ok' && frame.status === 'Online') printUrl(frame);
   if (result === 'failed') {
-    if (!ctx.json) await explainFailure(ctx.fp, frame);
+    if (!ctx.json) await explainFailure(ctx.fp, frame, !verdict.logsSince);
     process.exitCode = EXIT.waitFailed;
   }
   if (result === 'timeout') process.exitCode = EXIT.waitTimeout;
 }
 
-/** Why a waited-for deployment failed, and the frame's last log lines (its build's, for a
- *  build that failed), on stderr. */
-async function explainFailure(fp: Frameplane, frame: Frame) {
+/** Why a waited-for deployment failed, on stderr; and the frame's last log lines (its build's,
+ *  for a build that failed) unless they were shown as they came (`tail`). */
+async function explainFailure(fp: Frameplane, frame: Frame, tail: boolean) {
   const d = frame.latest_deployment;
   if (d?.status !== 'failed') return;
   note(
@@ -95,6 +98,7 @@ async function explainFailure(fp: Frameplane, frame: Frame) {
     ),
   );
   if (d.failure_message) note(d.failure_message);
+  if (!tail) return;
   const logs = (await fp.call(
     fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs', {
       params: { path: pathOf(frame), query: { tail: 20 } },
@@ -230,7 +234,7 @@ export function register(program: Command) {
           body: {},
         }),
       );
-      return deployed(d.id);
+      return deployed(d);
     }),
   );
 }

@@ -2,24 +2,29 @@
 // the loop at once; the frame itself is read after every wake-up (and every 2 s without one),
 // so an event missed before the stream opened cannot leave the wait hanging.
 import type { Frameplane, Schemas } from '../sdk/index.ts';
+import { followLines } from './follow-lines.ts';
 import { paint, statusColour } from './output.ts';
 
 type Frame = Schemas['Frame'];
-/** `ok` or `failed` once the frame says how the operation ended; undefined while it runs. */
-export type Verdict = (frame: Frame) => 'ok' | 'failed' | undefined;
+/** `ok` or `failed` once the frame says how the operation ended; undefined while it runs.
+ *  `logsSince`: the operation's log lines (a build's) are worth showing from then on. */
+export type Verdict = ((frame: Frame) => 'ok' | 'failed' | undefined) & { logsSince?: string };
 
 const FAILED = new Set(['Error', 'Stopped', 'Suspended']);
 
-/** A deployment is done when the frame serves it Online; it failed if the frame gave up on it. */
-export const deployed =
-  (deploymentId: string): Verdict =>
-  (f) => {
-    const d = f.latest_deployment;
-    if (d && d.id !== deploymentId) return 'failed'; // another deployment superseded it
-    if (d && ['failed', 'canceled', 'superseded'].includes(d.status)) return 'failed';
-    if (FAILED.has(f.status)) return 'failed';
-    return f.status === 'Online' && d?.status === 'succeeded' ? 'ok' : undefined;
-  };
+/** A deployment is done when the frame serves it Online; it failed if the frame gave up on it.
+ *  Its log lines (the build's, then the app's) are shown from its start. */
+export const deployed = (d: { id: string; created_at: string }): Verdict =>
+  Object.assign(
+    (f: Frame) => {
+      const latest = f.latest_deployment;
+      if (latest && latest.id !== d.id) return 'failed'; // another deployment superseded it
+      if (latest && ['failed', 'canceled', 'superseded'].includes(latest.status)) return 'failed';
+      if (FAILED.has(f.status)) return 'failed';
+      return f.status === 'Online' && latest?.status === 'succeeded' ? 'ok' : undefined;
+    },
+    { logsSince: d.created_at },
+  );
 
 export const online: Verdict = (f) =>
   f.status === 'Online' ? 'ok' : FAILED.has(f.status) ? 'failed' : undefined;
@@ -40,6 +45,12 @@ function progress() {
       else if (text !== last) process.stderr.write(`${text}\n`);
       last = text;
     },
+    /** A line printed above the progress, which stays the last line. */
+    line(text: string) {
+      if (!tty) return void process.stderr.write(`${text}\n`);
+      process.stderr.write(`\r\x1b[2K${text}\n`);
+      if (last) process.stderr.write(`${SPINNER[turn % SPINNER.length]} ${last}`);
+    },
     end(text: string) {
       process.stderr.write(tty ? `\r\x1b[2K${text}\n` : `${text}\n`);
     },
@@ -51,6 +62,7 @@ export async function waitFor(
   start: Frame,
   verdict: Verdict,
   timeoutMs: number,
+  showLines = true,
 ): Promise<{ frame: Frame; result: 'ok' | 'failed' | 'timeout' }> {
   const abort = new AbortController();
   const events = fp.events(start, {}, abort.signal)[Symbol.asyncIterator]();
@@ -64,6 +76,11 @@ export async function waitFor(
   let next: Promise<unknown> = wake();
   const deadline = Date.now() + timeoutMs;
   const bar = progress();
+  // The operation's log lines as they come, until the verdict.
+  const lines =
+    verdict.logsSince && showLines
+      ? followLines(fp, start, verdict.logsSince, (l) => bar.line(l))
+      : undefined;
   const path = { project_id: start.project_id, space_id: start.space_id, frame_id: start.id };
   let frame = start;
   try {
@@ -77,12 +94,14 @@ export async function waitFor(
       const status = `${frame.name}: ${frame.status}${reason}`;
       const result = verdict(frame);
       if (result) {
+        await lines?.finish();
         bar.end(
           paint(status, result === 'ok' ? statusColour(frame.status) : 'red', process.stderr),
         );
         return { frame, result };
       }
       if (Date.now() >= deadline) {
+        await lines?.finish();
         bar.end(paint(`${status}: no final status within the timeout`, 'red', process.stderr));
         return { frame, result: 'timeout' };
       }

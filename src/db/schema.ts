@@ -15,6 +15,13 @@ export interface ReplicaSummary {
   since: string;
 }
 /** frames.latest_deployment: the newest deployment, as far as a frame's status and view need it. */
+/** What a deployment records of the frame's settings as it starts. */
+export interface ReleaseSettings {
+  port: number;
+  replica_count: number;
+  health_check_path: string;
+}
+
 export interface DeploymentSummary {
   id: string;
   status: string;
@@ -210,6 +217,19 @@ export interface DB {
     env_digest: Generated<string>;
     crash_streak: Generated<number>;
     backoff_tripped_at: Timestamp | null;
+    /** Push deploys paused since (by a rollback, or by hand), until resumed (migrations/0026). */
+    push_deploys_paused_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+    push_deploys_paused_by: ColumnType<string | null, string | null | undefined, string | null>;
+    // Previews (migrations/0027): a parent's opt-in and overrides; a preview's parent and branch.
+    previews_enabled: Generated<boolean>;
+    previews_ttl_days: Generated<number>;
+    previews_env_sealed: ColumnType<string | null, string | null | undefined, string | null>;
+    previews_env_keys: ColumnType<string[], string[] | undefined, string[]>;
+    preview_of: ColumnType<string | null, string | null | undefined, string | null>;
+    preview_branch: ColumnType<string | null, string | null | undefined, string | null>;
+    preview_pull_request: ColumnType<number | null, number | null | undefined, number | null>;
+    preview_pushed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+    preview_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
     last_status: string | null;
     last_status_reason: string | null;
     health_check_path: Generated<string>;
@@ -234,7 +254,7 @@ export interface DB {
   deployments: {
     id: string;
     frame_id: string;
-    trigger: 'create' | 'manual' | 'push' | 'reroll' | 'rollback' | 'restart';
+    trigger: 'create' | 'manual' | 'push' | 'reroll' | 'rollback' | 'restart' | 'config';
     status: 'in_progress' | 'succeeded' | 'failed' | 'superseded' | 'canceled';
     generation: number;
     /** The deployment whose build this one runs (a rollback, a restart); null: it builds. */
@@ -245,6 +265,9 @@ export interface DB {
     commit_sha: string | null;
     env_sealed: string;
     env_digest: string;
+    /** The settings it started with (migrations/0026); null: made before they were recorded. */
+    settings: ColumnType<ReleaseSettings | null, string | null | undefined, string | null>;
+    image: ColumnType<string | null, string | null | undefined, string | null>;
     created_by: string | null;
     created_at: Timestamp;
     finished_at: Timestamp | null;

@@ -12,11 +12,18 @@ export function supersedeInProgress(q: Queryable, frameId: string, at: Date) {
     .execute();
 }
 
-/** The git settings a new deployment freezes. */
-export function frameGitSettings(q: Queryable, frameId: string) {
+/** The settings a new deployment freezes (git) or records (the rest, applied live). */
+export function frameSettingsNow(q: Queryable, frameId: string) {
   return q
     .selectFrom('frames')
-    .select(['git_repository', 'git_repository_owner', 'git_repository_branch'])
+    .select([
+      'git_repository',
+      'git_repository_owner',
+      'git_repository_branch',
+      'port',
+      'replica_count',
+      'health_check_path',
+    ])
     .where('id', '=', frameId)
     .executeTakeFirstOrThrow();
 }
@@ -41,6 +48,15 @@ export function applyDeployment(
       ...(o.run ? { desired_state: 'running' as const } : {}),
       version: sql`version + 1`,
     })
+    .where('id', '=', frameId)
+    .execute();
+}
+
+/** Pauses the frame's push deploys; `by` is the rollback that did, null when done by hand. */
+export function pausePushDeploys(q: Queryable, frameId: string, at: Date, by: string | null) {
+  return q
+    .updateTable('frames')
+    .set({ push_deploys_paused_at: at, push_deploys_paused_by: by })
     .where('id', '=', frameId)
     .execute();
 }
@@ -146,5 +162,27 @@ export function deploymentsPage(
   return query
     .orderBy('id', 'desc')
     .limit(limit + 1)
+    .execute();
+}
+
+export function deploymentOf(q: Queryable, frameId: string, deploymentId: string) {
+  return q
+    .selectFrom('deployments')
+    .selectAll()
+    .where('frame_id', '=', frameId)
+    .where('id', '=', deploymentId)
+    .executeTakeFirst();
+}
+
+/** The newest release (a deployment that succeeded) before `beforeId`, if history holds one. */
+export function releasesBefore(q: Queryable, frameId: string, beforeId: string) {
+  return q
+    .selectFrom('deployments')
+    .selectAll()
+    .where('frame_id', '=', frameId)
+    .where('status', '=', 'succeeded')
+    .where('id', '<', beforeId)
+    .orderBy('id', 'desc')
+    .limit(1)
     .execute();
 }

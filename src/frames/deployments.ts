@@ -5,11 +5,19 @@ import type { Queryable } from '../db/database.ts';
 import type { Sealer } from '../secrets.ts';
 import { newId } from '../ids.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
-import type { DeploymentFailure } from '../db/schema.ts';
+import type { DeploymentFailure, ReleaseSettings } from '../db/schema.ts';
 import * as dal from './deployments-dal.ts';
 import { envRows } from './env-dal.ts';
 
-export const TRIGGERS = ['create', 'manual', 'push', 'reroll', 'rollback', 'restart'] as const;
+export const TRIGGERS = [
+  'create',
+  'manual',
+  'push',
+  'reroll',
+  'rollback',
+  'restart',
+  'config',
+] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
 /** An earlier deployment whose build a new one runs, with the env it runs it with. */
@@ -56,13 +64,20 @@ export async function startDeployment(
   await dal.supersedeInProgress(q, frame.id, o.at);
   const generation = o.trigger === 'create' ? frame.generation : frame.generation + 1;
   const r = o.release;
+  // Git settings are frozen into the release (a rollback's are the release's); the rest apply
+  // live, and are recorded so that a release can say what it changed.
+  const { port, replica_count, health_check_path, ...savedGit } = await dal.frameSettingsNow(
+    q,
+    frame.id,
+  );
+  const settings: ReleaseSettings = { port, replica_count, health_check_path };
   const git = r
     ? {
         git_repository: r.git_repository,
         git_repository_owner: r.git_repository_owner,
         git_repository_branch: r.git_repository_branch,
       }
-    : await dal.frameGitSettings(q, frame.id);
+    : savedGit;
   const env = r?.env
     ? { sealed: r.env.env_sealed, digest: r.env.env_digest }
     : await envSnapshot(q, sealer, frame.id);
@@ -77,6 +92,7 @@ export async function startDeployment(
     release_of: r?.id ?? null,
     env_sealed: env.sealed,
     env_digest: env.digest,
+    settings: JSON.stringify(settings),
     created_by: o.actorId,
     created_at: o.at,
   });
@@ -110,6 +126,8 @@ export const presentDeployment = (d: {
   git_repository_branch: string;
   commit_sha: string | null;
   release_of: string | null;
+  image: string | null;
+  settings: ReleaseSettings | null;
   failure_reason: DeploymentFailure | null;
   failure_message: string | null;
   created_by: string | null;
@@ -125,6 +143,8 @@ export const presentDeployment = (d: {
   git_repository_branch: d.git_repository_branch,
   commit_sha: d.commit_sha,
   release_of: d.release_of,
+  image: d.image,
+  settings: d.settings,
   failure_reason: d.failure_reason,
   failure_message: d.failure_message,
   created_by: d.created_by,

@@ -1,7 +1,9 @@
 // Environment variables of a frame (CONTRACT 5). Values are sealed at rest and only members and
 // above read them; viewers see the names. An edit is a saved setting, not a rollout: it changes
 // frames.env_digest so the frame lists "env" under pending_changes until the next deploy, which
-// freezes the env into the deployment (deployments.ts) that the agent then runs.
+// freezes the env into the deployment (deployments.ts) that the agent then runs. With `deploy`,
+// the same transaction starts that deployment: a config release of the serving build
+// (releases.ts), as Heroku releases a config change.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -9,8 +11,9 @@ import type { AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { canOnProject } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
-import { unprocessable } from '../errors.ts';
-import { envSnapshot } from './deployments.ts';
+import { notFound, unprocessable } from '../errors.ts';
+import { envSnapshot, type presentDeployment } from './deployments.ts';
+import { configRelease, startRelease } from './releases.ts';
 import * as dal from './env-dal.ts';
 import { recordFrameEvent, refreshStatus } from './frame-events.ts';
 import { lockFrame } from './frames-dal.ts';
@@ -45,6 +48,11 @@ export function reservedEnvErrors(keys: Iterable<string>) {
   return errors;
 }
 
+/** The preview overrides of a frame (PATCH previews.env) follow the same naming rule. */
+export function refusePreviewEnv(env: Record<string, string> | undefined) {
+  if (env) refuseReserved(Object.keys(env));
+}
+
 function refuseReserved(keys: Iterable<string>) {
   const errors = reservedEnvErrors(keys);
   if (errors.length) {
@@ -64,6 +72,8 @@ interface Deps {
   frames: Pick<FramesService, 'load'>;
   /** The most UTF-8 bytes a frame's env may hold, keys and values together (ENV_MAX_BYTES). */
   maxBytes: number;
+  /** Deployments kept per frame (DEPLOYMENT_HISTORY), for a config release. */
+  deploymentHistory: number;
 }
 
 /** What a set of env vars weighs: UTF-8 bytes of every key and value, as Heroku counts its cap. */
@@ -93,9 +103,11 @@ function refuseTooLarge(before: Map<string, string>, next: Map<string, string>, 
 export interface EnvAnswer {
   vars: Record<string, string | null>;
   values_visible: boolean;
+  deployment?: ReturnType<typeof presentDeployment>;
 }
 
-export function createEnvService({ db, clock, access, sealer, frames, maxBytes }: Deps) {
+export function createEnvService(deps: Deps) {
+  const { db, clock, access, sealer, frames, maxBytes } = deps;
   async function current(q: Queryable, frameId: string): Promise<Map<string, string>> {
     const rows = await dal.envRows(q, frameId);
     return new Map(rows.map((r) => [r.key, sealer.open(r.value_sealed)]));
@@ -112,11 +124,27 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
     spaceId: string,
     frameId: string,
     wanted: (before: Map<string, string>) => Map<string, string>,
+    deploy: boolean,
   ): Promise<EnvAnswer> {
     const now = clock.now();
     return transaction(db, async (trx) => {
-      await frames.load(projectId, spaceId, frameId, trx);
-      await lockFrame(trx, frameId);
+      const { billing_status } = await frames.load(projectId, spaceId, frameId, trx);
+      const locked = await lockFrame(trx, frameId);
+      if (!locked) throw notFound('frame');
+      // Applied as a release after the change, in its transaction: a refusal changes nothing.
+      const released = async () =>
+        deploy
+          ? {
+              deployment: await startRelease(trx, sealer, locked, {
+                actor,
+                trigger: 'config',
+                at: now,
+                keep: deps.deploymentHistory,
+                billing: billing_status,
+                release: await configRelease(trx, frameId),
+              }),
+            }
+          : {};
       const before = await current(trx, frameId);
       const next = wanted(before);
       if (next.size > MAX_ENV_VARS) {
@@ -149,7 +177,7 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
       const deleted = [...before.keys()].filter((k) => !next.has(k)).sort();
       // Nothing changed: nothing is written, so the frame's version (its ETag) stays.
       if (set.length === 0 && deleted.length === 0)
-        return { vars: Object.fromEntries(before), values_visible: true };
+        return { vars: Object.fromEntries(before), values_visible: true, ...(await released()) };
 
       if (deleted.length) await dal.deleteEnvKeys(trx, frameId, deleted);
       // Every key of `set` comes from `next`, so each has a value.
@@ -176,7 +204,7 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
         after: { set, deleted },
       });
       await refreshStatus(trx, [frameId], now);
-      return { vars: snapshot.env, values_visible: true };
+      return { vars: snapshot.env, values_visible: true, ...(await released()) };
     });
   }
 
@@ -204,10 +232,12 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
       spaceId: string,
       frameId: string,
       vars: Record<string, string>,
+      deploy = false,
     ) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
       refuseReserved(Object.keys(vars));
-      return change(actor, projectId, spaceId, frameId, () => new Map(Object.entries(vars)));
+      const all = () => new Map(Object.entries(vars));
+      return change(actor, projectId, spaceId, frameId, all, deploy);
     },
 
     /**
@@ -220,6 +250,7 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
       spaceId: string,
       frameId: string,
       vars: Record<string, string | null>,
+      deploy = false,
     ) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
       refuseReserved(
@@ -227,14 +258,21 @@ export function createEnvService({ db, clock, access, sealer, frames, maxBytes }
           .filter(([, v]) => v !== null)
           .map(([k]) => k),
       );
-      return change(actor, projectId, spaceId, frameId, (before) => {
-        const next = new Map(before);
-        for (const [k, v] of Object.entries(vars)) {
-          if (v === null) next.delete(k);
-          else next.set(k, v);
-        }
-        return next;
-      });
+      return change(
+        actor,
+        projectId,
+        spaceId,
+        frameId,
+        (before) => {
+          const next = new Map(before);
+          for (const [k, v] of Object.entries(vars)) {
+            if (v === null) next.delete(k);
+            else next.set(k, v);
+          }
+          return next;
+        },
+        deploy,
+      );
     },
   };
 }

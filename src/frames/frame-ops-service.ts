@@ -9,20 +9,18 @@ import type { Actor } from '../actor.ts';
 import { decideProject, type AccessService } from '../access/access-service.ts';
 import { canOnProject } from '../access/roles.ts';
 import type { Sealer } from '../secrets.ts';
-import { auditRow, recordAudit } from '../audit/audit-dal.ts';
-import { AppError, notFound, serviceUnavailable } from '../errors.ts';
-import { decodeCursor, toPage } from '../paging.ts';
-import { presentDeployment, type ReleaseOf, startDeployment } from './deployments.ts';
-import { type RollbackConfig, rollbackRelease, servingRelease } from './releases.ts';
-import { deploymentsPage } from './deployments-dal.ts';
+import { auditRow } from '../audit/audit-dal.ts';
+import { notFound, serviceUnavailable } from '../errors.ts';
+import type { ReleaseOf } from './deployments.ts';
 import {
-  frameEventRow,
-  notifyAgents,
-  recordFrameEvent,
-  refreshStatus,
-  statusChange,
-  statusEvent,
-} from './frame-events.ts';
+  billingPastDue,
+  type ReleaseTrigger,
+  type RollbackConfig,
+  rollbackRelease,
+  servingRelease,
+  startRelease,
+} from './releases.ts';
+import { frameEventRow, statusChange, statusEvent } from './frame-events.ts';
 import {
   type FrameChange,
   type Guard,
@@ -48,21 +46,6 @@ interface Deps {
   /** Releases whose builds the agents keep per frame, to roll back to (RELEASES_KEPT). */
   releasesKept: number;
 }
-
-/** The audit entry of each kind of deployment an actor makes. */
-const AUDIT_ACTIONS = {
-  manual: 'frame.deployed',
-  restart: 'frame.restarted',
-  rollback: 'frame.rolled_back',
-} as const;
-
-export const billingPastDue = () =>
-  new AppError(
-    402,
-    'billing_past_due',
-    'Payment required',
-    "The project owner's billing is past due; the frame stays Suspended until it is restored.",
-  );
 
 export function createFrameOpsService({
   db,
@@ -262,34 +245,22 @@ export function createFrameOpsService({
     projectId: string,
     spaceId: string,
     frameId: string,
-    trigger: keyof typeof AUDIT_ACTIONS,
+    trigger: ReleaseTrigger,
     pick: (trx: Queryable) => Promise<ReleaseOf | undefined>,
     commitSha?: string,
   ) {
-    const now = clock.now();
+    const at = clock.now();
     return transaction(db, async (trx) => {
       const f = await lockForOperation(trx, actor, projectId, spaceId, frameId);
-      if (f.billing_status === 'past_due') throw billingPastDue();
-      const d = await startDeployment(trx, sealer, f, {
+      return startRelease(trx, sealer, f, {
+        actor,
         trigger,
-        at: now,
-        actorId: actor.userId,
+        at,
         keep: deploymentHistory,
+        billing: f.billing_status,
+        release: f.billing_status === 'past_due' ? undefined : await pick(trx),
         commitSha,
-        release: await pick(trx),
       });
-      const detail = { deployment_id: d.id, trigger, release_of: d.release_of ?? undefined };
-      await recordFrameEvent(trx, frameId, now, { type: 'deploy', actorId: actor.userId, detail });
-      await recordAudit(trx, actor, now, {
-        projectId,
-        action: AUDIT_ACTIONS[trigger],
-        targetType: 'frame',
-        targetId: frameId,
-        after: { deployment_id: d.id, ...(d.release_of ? { release_of: d.release_of } : {}) },
-      });
-      await refreshStatus(trx, [frameId], now);
-      await notifyAgents(trx, [f.agent_id]);
-      return presentDeployment(d);
     });
   }
 
@@ -317,20 +288,6 @@ export function createFrameOpsService({
       release(actor, p, s, f, 'rollback', (trx) =>
         rollbackRelease(trx, f, deploymentId, config, releasesKept),
       ),
-
-    async deployments(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-      limit: number,
-      cursor?: string,
-    ) {
-      await access.requireProject(actor.userId, projectId, 'project.read');
-      await frames.load(projectId, spaceId, frameId);
-      const rows = await deploymentsPage(db, frameId, limit, decodeCursor(cursor, 1)?.[0]);
-      return toPage(rows, limit, (d) => [d.id], presentDeployment);
-    },
   };
 }
 

@@ -46,6 +46,18 @@ export function pendingChanges(f: FrameWithFacts): string[] {
   return out;
 }
 
+/** What a preview frame previews, and until when; null for any other frame. */
+function previewOf(f: FrameWithFacts) {
+  if (!f.preview_of || !f.preview_pushed_at || !f.preview_expires_at) return null;
+  return {
+    of: f.preview_of,
+    branch: f.preview_branch ?? '',
+    pull_request: f.preview_pull_request,
+    pushed_at: iso(f.preview_pushed_at),
+    expires_at: iso(f.preview_expires_at),
+  };
+}
+
 function latestDeployment(f: FrameWithFacts) {
   const d = f.latest_deployment;
   if (!d) return null;
@@ -130,6 +142,17 @@ export function presentFrame(f: FrameWithFacts, now: Date, settings: ViewSetting
       ? { deployment_id: f.serving_deployment.id, commit_sha: f.serving_deployment.commit_sha }
       : null,
     pending_changes: pendingChanges(f),
+    push_deploys: {
+      enabled: f.push_deploys_paused_at === null,
+      paused_at: isoOrNull(f.push_deploys_paused_at),
+      paused_by: f.push_deploys_paused_by,
+    },
+    previews: {
+      enabled: f.previews_enabled,
+      ttl_days: f.previews_ttl_days,
+      env_keys: f.previews_env_keys,
+    },
+    preview: previewOf(f),
     generation: f.generation,
     version: f.version,
     created_at: iso(f.created_at),

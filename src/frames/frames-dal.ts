@@ -211,12 +211,21 @@ export interface FrameSettings {
   replica_count?: number;
   health_check_path?: string;
 }
+/** What a PATCH writes: the settings, whether a push deploys, previews (frame-settings.ts). */
+type FrameColumns = FrameSettings & {
+  push_deploys_paused_at?: Date | null;
+  push_deploys_paused_by?: string | null;
+  previews_enabled?: boolean;
+  previews_ttl_days?: number;
+  previews_env_sealed?: string | null;
+  previews_env_keys?: string[];
+};
 
 /** Saves new settings (a new version); `newGeneration` when the agent must learn them. */
 export function updateFrameSettings(
   q: Queryable,
   frameId: string,
-  settings: FrameSettings,
+  settings: FrameColumns,
   at: Date,
   newGeneration: boolean,
 ) {

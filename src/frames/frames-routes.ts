@@ -130,8 +130,9 @@ export function frameRoutes({
         schema: {
           tags,
           summary:
-            'Update settings (member); a port change re-rolls a running frame; If-Match is honoured',
+            'Update settings (member); a port change re-rolls a running frame; ?deploy=true releases the change; If-Match is honoured',
           params: S.FrameParams,
+          querystring: S.ApplyQuery,
           body: S.UpdateFrameBody,
           response: F,
         },
@@ -146,6 +147,7 @@ export function frameRoutes({
           req.params.frame_id,
           req.body,
           ifMatch,
+          req.query.deploy,
         );
         return reply.header('etag', etagOf(f)).send(f);
       },

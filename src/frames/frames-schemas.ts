@@ -11,6 +11,7 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 import { TRIGGERS } from './deployments.ts';
+import { EnvValue, envRecord } from './env-schemas.ts';
 import { FRAME_STATUSES } from './frame-status.ts';
 
 // Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).
@@ -80,6 +81,32 @@ export const UpdateFrameBody = Type.Object(
     port: Type.Optional(Port),
     replica_count: Type.Optional(ReplicaCount),
     health_check_path: Type.Optional(HealthCheckPath),
+    previews: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })),
+          env: Type.Optional(
+            envRecord(EnvValue, "Replaces the env previews get on top of this frame's"),
+          ),
+        },
+        {
+          additionalProperties: false,
+          minProperties: 1,
+          description: 'Preview frames of other branches and pull requests (opt-in)',
+        },
+      ),
+    ),
+    push_deploys: Type.Optional(
+      Type.Object(
+        { enabled: Type.Boolean() },
+        {
+          additionalProperties: false,
+          description:
+            'Resume (true) or pause (false) deploys on a git push; a rollback pauses them',
+        },
+      ),
+    ),
   },
   { title: 'UpdateFrameBody', additionalProperties: false, minProperties: 1 },
 );
@@ -164,6 +191,49 @@ export const Frame = Type.Object(
     pending_changes: Type.Array(Type.String(), {
       description: 'Settings saved but not yet deployed',
     }),
+    push_deploys: Type.Object(
+      {
+        enabled: Type.Boolean(),
+        paused_at: NullableTimestamp,
+        paused_by: Nullable(
+          Type.String({ description: 'The rollback that paused them; null: paused by hand' }),
+        ),
+      },
+      {
+        description:
+          'Whether a git push deploys the frame: a rollback pauses it until resumed (PATCH the ' +
+          'frame with {"push_deploys": {"enabled": true}})',
+      },
+    ),
+    previews: Type.Object(
+      {
+        enabled: Type.Boolean(),
+        ttl_days: Type.Integer(),
+        env_keys: Type.Array(Type.String(), {
+          description: "The env a preview gets on top of this frame's (values are write-only)",
+        }),
+      },
+      {
+        description:
+          'Whether a push to another branch, or a pull request against this one, makes a ' +
+          'preview frame; removed after ttl_days without a push',
+      },
+    ),
+    preview: Nullable(
+      Type.Object(
+        {
+          of: Type.String({ description: 'The frame it previews' }),
+          branch: Type.String(),
+          pull_request: Nullable(Type.Integer()),
+          pushed_at: Timestamp,
+          expires_at: Type.String({
+            format: 'date-time',
+            description: 'When it is removed unless pushed to again',
+          }),
+        },
+        { description: 'Set on a preview frame' },
+      ),
+    ),
     generation: Type.Integer({ description: 'Bumped whenever what the agent must run changes' }),
     version: Type.Integer({
       description: 'Bumped on every change made through the API; the ETag is built from it',
@@ -181,7 +251,8 @@ export const Deployment = Type.Object(
     frame_id: Type.String(),
     trigger: StringEnum(TRIGGERS, {
       description:
-        'What made it: create, manual (deploy), push, reroll (a port change), rollback, restart',
+        'What made it: create, manual (deploy), push, reroll (a port change), rollback, ' +
+        'restart, config (an env or settings change applied as a release)',
     }),
     status: StringEnum(['in_progress', 'succeeded', 'failed', 'superseded', 'canceled']),
     git_repository: Type.String(),
@@ -198,6 +269,23 @@ export const Deployment = Type.Object(
           'The deployment whose build it runs (a rollback, a restart): nothing was built for it',
       }),
     ),
+    image: Nullable(
+      Type.String({
+        description:
+          'The image it runs (docker, swarm), as its agent reported it; null on the process ' +
+          'runtime, whose build is a directory the agent keeps',
+      }),
+    ),
+    settings: Nullable(
+      Type.Object(
+        {
+          port: Type.Integer(),
+          replica_count: Type.Integer(),
+          health_check_path: Type.String(),
+        },
+        { description: 'The settings it started with; null for one made before they were kept' },
+      ),
+    ),
     failure_reason: FailureReason,
     failure_message: FailureMessage,
     created_by: Nullable(Type.String()),
@@ -206,7 +294,46 @@ export const Deployment = Type.Object(
   },
   { $id: 'Deployment' },
 );
-export const DeploymentList = ListOf(Type.Ref('Deployment'));
+
+const EnvChange = Type.Object(
+  {
+    key: Type.String(),
+    from: Type.Optional(Type.String({ description: 'Only for those who may read env values' })),
+    to: Type.Optional(Type.String({ description: 'Only for those who may read env values' })),
+  },
+  { title: 'EnvChange' },
+);
+const Setting = Type.Union([Type.String(), Type.Integer(), Type.Null()]);
+export const ReleaseChanges = Type.Object(
+  {
+    against: Type.String({ description: 'The release it is compared with: the one before it' }),
+    commits: Nullable(
+      Type.Object(
+        { from: Nullable(Type.String()), to: Nullable(Type.String()) },
+        { description: 'The commit range; null when both ran the same commit' },
+      ),
+    ),
+    env: Type.Object({
+      added: Type.Array(EnvChange),
+      changed: Type.Array(EnvChange),
+      removed: Type.Array(EnvChange),
+    }),
+    settings: Type.Array(Type.Object({ field: Type.String(), from: Setting, to: Setting })),
+  },
+  { $id: 'ReleaseChanges' },
+);
+export const Release = Type.Object(
+  {
+    ...Deployment.properties,
+    changes: Type.Union([Type.Ref('ReleaseChanges'), Type.Null()], {
+      description:
+        'What it changed against the release before it; null when history holds none (the ' +
+        'first release, or an older one pruned)',
+    }),
+  },
+  { $id: 'Release' },
+);
+export const ReleaseList = ListOf(Type.Ref('Release'));
 export const DeployBody = Type.Object(
   {
     commit_sha: Type.Optional(
@@ -262,6 +389,19 @@ export const DeploymentParams = Type.Object({
   ...FrameParams.properties,
   deployment_id: IdParam('dep'),
 });
+/** `?deploy=true` on a settings or env write: applied at once, as a release. */
+export const ApplyQuery = Type.Object({
+  deploy: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'Apply the change at once as a release (trigger config): the serving build with the ' +
+        'saved env and settings, nothing built (a build when nothing serves or the git ' +
+        'settings changed)',
+    }),
+  ),
+});
+
 export const FrameReadQuery = Type.Object({
   wait_for: Type.Optional(StringEnum(FRAME_STATUSES)),
   timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 30 })),

@@ -11,7 +11,9 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { completeIfHealthy, startDeployment } from './deployments.ts';
-import { domainsReleasedWith } from './domains-dal.ts';
+import { configRelease, startRelease } from './releases.ts';
+import { reexpire } from '../previews/previews-dal.ts';
+import { refusePreviewEnv } from './env-service.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import {
   changedFields,
@@ -19,6 +21,9 @@ import {
   checkIfMatch,
   type FrameInput,
   type FrameUpdate,
+  previewsOf,
+  pushDeploysOf,
+  shownUpdate,
   settingsBefore,
   settingsOf,
 } from './frame-settings.ts';
@@ -26,7 +31,7 @@ import { agentOnline, etagOf, presentFrame } from './frame-view.ts';
 import * as dal from './frames-dal.ts';
 import { createFrameRows } from './frame-rows.ts';
 import type { FrameStatus } from './frame-status.ts';
-import { volumesReleasedWith } from './volumes-dal.ts';
+import { removeFrame } from './frame-removal.ts';
 import { pageById } from '../db/paging.ts';
 
 interface Deps {
@@ -72,10 +77,10 @@ export function createFramesService({
 
   /** Loads the frame (404 outside this project and space), then locks its row. */
   async function loadLocked(trx: Queryable, projectId: string, spaceId: string, frameId: string) {
-    await load(projectId, spaceId, frameId, trx);
+    const { billing_status } = await load(projectId, spaceId, frameId, trx);
     const frame = await dal.lockFrame(trx, frameId);
     if (!frame) throw notFound('frame');
-    return frame;
+    return { ...frame, billing_status };
   }
 
   async function requireSpace(projectId: string, spaceId: string) {
@@ -235,13 +240,21 @@ export function createFramesService({
       frameId: string,
       input: FrameUpdate,
       ifMatch?: string,
+      deploy = false,
     ) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
       checkHealthCheckPath(input.health_check_path);
+      refusePreviewEnv(input.previews?.env);
       const now = clock.now();
       return transaction(db, async (trx) => {
         const before = await loadLocked(trx, projectId, spaceId, frameId);
         checkIfMatch(ifMatch, etagOf(before));
+        if (input.previews && before.preview_of)
+          throw fieldError(
+            'previews',
+            'preview_of_preview',
+            `This frame is a preview of ${before.preview_of}: set previews on that frame.`,
+          );
         const portChanged = input.port !== undefined && input.port !== before.port;
         const scaled =
           input.replica_count !== undefined && input.replica_count !== before.replica_count;
@@ -253,7 +266,14 @@ export function createFramesService({
         // Scaling, a new health check path, and a port change on a stopped frame only need the
         // agent to learn them (a new generation); a re-roll makes its own.
         const learn = (scaled || portChanged || probed) && !reroll;
-        await dal.updateFrameSettings(trx, frameId, settingsOf(input), now, learn);
+        const pushDeploys = pushDeploysOf(input, before.push_deploys_paused_at, now);
+        await dal.updateFrameSettings(
+          trx,
+          frameId,
+          { ...settingsOf(input), ...pushDeploys, ...previewsOf(input, sealer.seal) },
+          now,
+          learn,
+        );
         // A port change on a running frame re-rolls it so the new port takes effect (spec 3).
         if (reroll)
           await startDeployment(trx, sealer, before, {
@@ -263,6 +283,9 @@ export function createFramesService({
             keep: deploymentHistory,
           });
         else if (scaled) await completeIfHealthy(trx, frameId, now); // scaling down may finish a rollout
+        const ttl = input.previews?.ttl_days;
+        if (ttl !== undefined && ttl !== before.previews_ttl_days)
+          await reexpire(trx, frameId, ttl);
         await recordFrameEvent(trx, frameId, now, {
           type: 'updated',
           actorId: actor.userId,
@@ -274,8 +297,18 @@ export function createFramesService({
           targetType: 'frame',
           targetId: frameId,
           before: settingsBefore(before),
-          after: input,
+          after: shownUpdate(input),
         });
+        // ?deploy=true: the saved settings and env as a release (a re-roll already is one).
+        if (deploy && !reroll)
+          await startRelease(trx, sealer, before, {
+            actor,
+            trigger: 'config',
+            at: now,
+            keep: deploymentHistory,
+            billing: before.billing_status,
+            release: await configRelease(trx, frameId),
+          });
         await refreshStatus(trx, [frameId], now);
         await notifyAgents(trx, [before.agent_id]);
         return view(await load(projectId, spaceId, frameId, trx));
@@ -287,9 +320,7 @@ export function createFramesService({
       await access.requireProject(actor.userId, projectId, 'frame.manage');
       return transaction(db, async (trx) => {
         const frame = await loadLocked(trx, projectId, spaceId, frameId);
-        const domains = await domainsReleasedWith(trx, frameId);
-        const volumes = await volumesReleasedWith(trx, frameId);
-        await dal.deleteFrame(trx, frameId);
+        const { domains, volumes } = await removeFrame(trx, frame);
         await recordAudit(trx, actor, clock.now(), {
           projectId,
           action: 'frame.deleted',
@@ -298,8 +329,6 @@ export function createFramesService({
           before: { name: frame.name },
           after: { released: { domains, volumes } },
         });
-        await notifyAgents(trx, [frame.agent_id]);
-        await dal.notifyFrameEvents(trx, frameId); // ends live streams
         return { id: frameId, deleted: true as const, released: { domains, volumes } };
       });
     },

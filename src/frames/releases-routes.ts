@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
 import type { FrameOpsService } from './frame-ops-service.ts';
+import type { ReleaseHistory } from './release-history.ts';
 import { frameUrl } from './frames-routes.ts';
 import * as S from './frames-schemas.ts';
 
@@ -25,8 +26,10 @@ function accepted<D>(reply: FastifyReply, p: Parameters<typeof frameUrl>[0], d: 
 
 export function releaseRoutes({
   frameOps,
+  history,
 }: {
   frameOps: FrameOpsService;
+  history: ReleaseHistory;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['frames'];
@@ -109,14 +112,14 @@ export function releaseRoutes({
       {
         schema: {
           tags,
-          summary: 'Deployment history, newest first',
+          summary: 'Releases (deployments), newest first, each with what it changed',
           params: S.FrameParams,
           querystring: ListQuery,
-          response: { 200: S.DeploymentList, ...problemResponses },
+          response: { 200: S.ReleaseList, ...problemResponses },
         },
       },
       async (req) =>
-        frameOps.deployments(
+        history.list(
           actorOf(req),
           req.params.project_id,
           req.params.space_id,
@@ -124,6 +127,23 @@ export function releaseRoutes({
           req.query.limit ?? 50,
           req.query.cursor,
         ),
+    );
+
+    app.get(
+      `${base}/deployments/:deployment_id`,
+      {
+        schema: {
+          tags,
+          summary:
+            'A release: what it ran, and what changed against the one before it (env values for members)',
+          params: S.DeploymentParams,
+          response: { 200: Type.Ref('Release'), ...problemResponses },
+        },
+      },
+      async (req) => {
+        const p = req.params;
+        return history.show(actorOf(req), p.project_id, p.space_id, p.frame_id, p.deployment_id);
+      },
     );
   };
 }

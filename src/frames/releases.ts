@@ -5,8 +5,13 @@
 // frame's last RELEASES_KEPT releases (and the serving one); an older one answers 409, saying
 // how to build its commit again.
 import type { Queryable } from '../db/database.ts';
-import { conflict, notFound } from '../errors.ts';
-import type { ReleaseOf } from './deployments.ts';
+import type { Actor } from '../actor.ts';
+import type { Sealer } from '../secrets.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
+import { AppError, conflict, notFound } from '../errors.ts';
+import { presentDeployment, type ReleaseOf, startDeployment } from './deployments.ts';
+import { pausePushDeploys } from './deployments-dal.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 
 /** With the env the release ran (`release`), or the frame's env as it is now (`current`). */
 export type RollbackConfig = 'release' | 'current';
@@ -103,4 +108,92 @@ export async function rollbackRelease(
         `(POST …/deploy with {"commit_sha": "${d.commit_sha}"}).`,
     );
   return releaseOf({ ...d, commit_sha: d.commit_sha }, config);
+}
+
+/** A configuration release: the serving build with the frame's env and settings as saved now
+ *  (Heroku's config change); a build when nothing serves or the git settings moved since. */
+export async function configRelease(q: Queryable, frameId: string) {
+  const serving = await q
+    .selectFrom('frames as f')
+    .innerJoin('deployments as d', (j) =>
+      j.on((eb) => eb('d.id', '=', eb.ref('f.serving_deployment', '->>').key('id'))),
+    )
+    .select(COLUMNS)
+    .where('f.id', '=', frameId)
+    .whereRef('d.git_repository', '=', 'f.git_repository')
+    .whereRef('d.git_repository_owner', '=', 'f.git_repository_owner')
+    .whereRef('d.git_repository_branch', '=', 'f.git_repository_branch')
+    .executeTakeFirst();
+  if (!serving?.commit_sha) return undefined;
+  return releaseOf({ ...serving, commit_sha: serving.commit_sha }, 'current');
+}
+
+/** The audit entry of each kind of deployment an actor makes. */
+const AUDIT_ACTIONS = {
+  manual: 'frame.deployed',
+  restart: 'frame.restarted',
+  rollback: 'frame.rolled_back',
+  config: 'frame.config_released',
+} as const;
+export type ReleaseTrigger = keyof typeof AUDIT_ACTIONS;
+
+export const billingPastDue = () =>
+  new AppError(
+    402,
+    'billing_past_due',
+    'Payment required',
+    "The project owner's billing is past due; the frame stays Suspended until it is restored.",
+  );
+
+interface LockedFrame {
+  id: string;
+  project_id: string;
+  generation: number;
+  desired_state: 'running' | 'stopped';
+  backoff_tripped_at: Date | null;
+  agent_id: string | null;
+}
+
+/**
+ * Starts a deployment an actor asked for, on the frame locked in `trx`, with its event and
+ * audit entry, and tells its agent. A rollback pauses the frame's push deploys, so that the
+ * next push does not undo it (as Render), until someone resumes them.
+ */
+export async function startRelease(
+  trx: Queryable,
+  sealer: Sealer,
+  f: LockedFrame,
+  o: {
+    actor: Actor;
+    trigger: ReleaseTrigger;
+    at: Date;
+    keep: number;
+    billing: 'active' | 'past_due';
+    release?: ReleaseOf;
+    commitSha?: string;
+  },
+) {
+  if (o.billing === 'past_due') throw billingPastDue();
+  const { actor, trigger, at } = o;
+  const d = await startDeployment(trx, sealer, f, {
+    trigger,
+    at,
+    actorId: actor.userId,
+    keep: o.keep,
+    commitSha: o.commitSha,
+    release: o.release,
+  });
+  if (trigger === 'rollback') await pausePushDeploys(trx, f.id, at, d.id);
+  const detail = { deployment_id: d.id, trigger, release_of: d.release_of ?? undefined };
+  await recordFrameEvent(trx, f.id, at, { type: 'deploy', actorId: actor.userId, detail });
+  await recordAudit(trx, actor, at, {
+    projectId: f.project_id,
+    action: AUDIT_ACTIONS[trigger],
+    targetType: 'frame',
+    targetId: f.id,
+    after: { deployment_id: d.id, ...(d.release_of ? { release_of: d.release_of } : {}) },
+  });
+  await refreshStatus(trx, [f.id], at);
+  await notifyAgents(trx, [f.agent_id]);
+  return presentDeployment(d);
 }

@@ -5,7 +5,7 @@ import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import type { DomainsService } from './domains-service.ts';
 import type { EnvService } from './env-service.ts';
 import type { VolumesService } from './volumes-service.ts';
-import { FrameParams } from './frames-schemas.ts';
+import { ApplyQuery, FrameParams } from './frames-schemas.ts';
 import * as S from './settings-schemas.ts';
 
 export function settingsRoutes({
@@ -41,8 +41,10 @@ export function settingsRoutes({
       {
         schema: {
           tags,
-          summary: 'Replace every environment variable (member); takes effect on the next deploy',
+          summary:
+            'Replace every environment variable (member); applied by the next deploy, or at once with ?deploy=true',
           params: FrameParams,
+          querystring: ApplyQuery,
           body: S.PutEnvBody,
           response: Env,
         },
@@ -54,6 +56,7 @@ export function settingsRoutes({
           req.params.space_id,
           req.params.frame_id,
           req.body.vars,
+          req.query.deploy,
         ),
     );
 
@@ -63,8 +66,9 @@ export function settingsRoutes({
         schema: {
           tags,
           summary:
-            'Merge environment variables (member); null deletes; takes effect on the next deploy',
+            'Merge environment variables (member); null deletes; applied by the next deploy, or at once with ?deploy=true',
           params: FrameParams,
+          querystring: ApplyQuery,
           body: S.PatchEnvBody,
           response: Env,
         },
@@ -76,6 +80,7 @@ export function settingsRoutes({
           req.params.space_id,
           req.params.frame_id,
           req.body.vars,
+          req.query.deploy,
         ),
     );
 

@@ -9,38 +9,13 @@ import {
   PATTERN_MESSAGES,
   Timestamp,
 } from '../http/schemas.ts';
+import { EnvValue, envRecord } from './env-schemas.ts';
 import { FrameParams } from './frames-schemas.ts';
 import { HOSTNAME_MESSAGE, HOSTNAME_PATTERN } from './domain-hostname.ts';
 import { MOUNT_PATH_MESSAGE, MOUNT_PATH_PATTERN } from './volumes-service.ts';
 
 PATTERN_MESSAGES.set(HOSTNAME_PATTERN, HOSTNAME_MESSAGE);
 PATTERN_MESSAGES.set(MOUNT_PATH_PATTERN, MOUNT_PATH_MESSAGE);
-
-// Names a shell can export; a record's keys are checked through propertyNames, so a bad name is
-// refused rather than passing unvalidated.
-const EnvKeyRule = { pattern: '^[A-Za-z_][A-Za-z0-9_]*$', minLength: 1, maxLength: 255 };
-// Limits JSON Schema cannot state are in the descriptions: a value's 32 KiB count UTF-8 bytes
-// (maxLength counts characters: non-ASCII values reach it sooner, 422 env_value_too_large), and
-// a frame's keys and values together are capped by ENV_MAX_BYTES (422 env_too_large), well
-// under the request body limit (BODY_LIMIT_BYTES, 413 body_too_large).
-const EnvValue = Type.String({
-  maxLength: 32 * 1024,
-  description: 'At most 32 KiB: 32,768 bytes of UTF-8 (422 env_value_too_large past it)',
-});
-const envRecord = <T extends Parameters<typeof Type.Record>[1]>(
-  value: T,
-  what: string,
-  extra: Record<string, unknown> = {},
-) =>
-  Type.Record(Type.String(), value, {
-    propertyNames: EnvKeyRule,
-    maxProperties: 500,
-    description:
-      `${what}. Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (1..255 characters); at most 500 ` +
-      "variables. Keys and values together: at most ENV_MAX_BYTES bytes of UTF-8 in the frame's " +
-      'whole set (64 KiB by default; 422 env_too_large), whatever the body limit allows',
-    ...extra,
-  });
 
 export const PutEnvBody = Type.Object(
   {
@@ -66,6 +41,9 @@ export const EnvAnswer = Type.Object(
   {
     vars: Type.Record(Type.String(), Nullable(Type.String())),
     values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
+    deployment: Type.Optional(
+      Type.Ref('Deployment', { description: 'The config release ?deploy=true started' }),
+    ),
   },
   { title: 'EnvAnswer' },
 );

@@ -70,6 +70,7 @@ export const PATTERN_MESSAGES = new Map<string, string>([
       'or "/", not ending with "/" or ".", without ".." or "//"',
   ],
   ['^[0-9a-f]{7,64}$', 'must be a commit hash: 7 to 64 lowercase hexadecimal digits'],
+  ['^sha256:[0-9a-f]{64}$', 'must be an image id: "sha256:" and 64 lowercase hexadecimal digits'],
   [
     FULL_COMMIT_PATTERN,
     'must be a full commit hash: 40 lowercase hexadecimal digits (64 for a SHA-256 repository)',

@@ -1,6 +1,6 @@
 // The time rules that need a job: e-mails whose delivery job was lost are queued again; a replica
 // stuck pulling its image for more than three minutes trips the back-off; cloud frames wait for
-// a cloud agent; idempotency keys, logs and ended rate-limit windows expire. Runs every minute
+// a cloud agent; idempotency keys, logs, ended rate-limit windows and idle previews expire. Runs every minute
 // (see jobs/worker.ts), when a pull deadline falls due, and at once when the operator advances
 // the test clock. Other time rules (expiry, agent liveness) are derived on read.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
@@ -10,6 +10,8 @@ import { PULL_TIMEOUT_SECONDS, pullDeadline, pullStuck } from '../frames/backoff
 import { refreshStatus } from '../frames/frame-events.ts';
 import { placeUnplacedFrames } from '../frames/placement.ts';
 import { requeueStuckEmails } from '../mail/deliver.ts';
+import { expiredPreviews } from '../previews/previews-dal.ts';
+import { removePreview } from '../previews/previews.ts';
 import { pruneRateLimits } from '../http/rate-limit.ts';
 import {
   deleteIdempotencyKeysBefore,
@@ -51,11 +53,21 @@ export function createSweeper({ db, clock }: { db: Database; clock: Clock }) {
     await pruneRateLimits(db, now);
   }
 
+  /** Previews without a push for their parent's ttl_days go, each in its own transaction. */
+  async function expirePreviews(now: Date) {
+    for (const id of await expiredPreviews(db, now))
+      await transaction(db, async (trx) => {
+        const [still] = await expiredPreviews(trx, now, id);
+        if (still) await removePreview(trx, id, now, 'expired');
+      });
+  }
+
   return {
     async runDue(now: Date = clock.now()) {
       await tripStuckPulls(now);
       await transaction(db, (trx) => placeUnplacedFrames(trx, now));
       await expire(now);
+      await expirePreviews(now);
       await requeueStuckEmails(db, now);
     },
 

@@ -330,6 +330,7 @@ export class FrameRunner implements FrameSupervisor {
           deployment_id: set.deploymentId,
           state: 'succeeded',
           commit_sha: release.commitSha,
+          image: release.image,
           at: new Date().toISOString(),
         });
         this.deps.line(
@@ -537,6 +538,7 @@ export class FrameRunner implements FrameSupervisor {
       deployment_id: set.deploymentId,
       state: 'succeeded',
       commit_sha: release.commitSha,
+      image: release.image,
       at: new Date().toISOString(),
     });
   }

@@ -195,12 +195,12 @@ export function createFrameplane(opts: FrameplaneOptions) {
     async updateFrame(
       frame: FrameRef,
       body: Schemas['UpdateFrameBody'],
-      opts: { ifMatch?: string } = {},
+      opts: { ifMatch?: string; deploy?: boolean } = {},
     ) {
       const answer = await api.PATCH(
         '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}',
         {
-          params: { path: frameParams(frame) },
+          params: { path: frameParams(frame), query: opts.deploy ? { deploy: true } : {} },
           body,
           headers: opts.ifMatch ? { 'if-match': opts.ifMatch } : {},
         },

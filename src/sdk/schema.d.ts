@@ -964,7 +964,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update settings (member); a port change re-rolls a running frame; If-Match is honoured
+         * Update settings (member); a port change re-rolls a running frame; ?deploy=true releases the change; If-Match is honoured
          * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         patch: operations["patchProjectSpaceFrame"];
@@ -1144,10 +1144,50 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Deployment history, newest first
+         * Releases (deployments), newest first, each with what it changed
          * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         get: operations["getProjectSpaceFrameDeployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments/{deployment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A release: what it ran, and what changed against the one before it (env values for members)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectSpaceFrameDeployment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A frame's preview frames (of other branches and pull requests), oldest first
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectSpaceFramePreviews"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1169,7 +1209,7 @@ export interface paths {
          */
         get: operations["getProjectSpaceFrameEnv"];
         /**
-         * Replace every environment variable (member); takes effect on the next deploy
+         * Replace every environment variable (member); applied by the next deploy, or at once with ?deploy=true
          * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         put: operations["putProjectSpaceFrameEnv"];
@@ -1178,7 +1218,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Merge environment variables (member); null deletes; takes effect on the next deploy
+         * Merge environment variables (member); null deletes; applied by the next deploy, or at once with ?deploy=true
          * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         patch: operations["patchProjectSpaceFrameEnv"];
@@ -1430,7 +1470,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * GitHub-compatible push webhook, signed with X-Hub-Signature-256; deploys the frames watching the branch
+         * GitHub-compatible push and pull_request webhook, signed with X-Hub-Signature-256; deploys the frames watching the branch, and previews
          * @description Each delivery is applied once: a repeat (same body, or same X-GitHub-Delivery) answers 200 with `duplicate: true` and deploys nothing. A push older than 7 days (repository.pushed_at) is 422 `stale_delivery`. Any push whose signature does not verify is 401, whatever it names.
          *
          *     Needs no token.
@@ -1852,6 +1892,17 @@ export interface components {
          *         "commit_sha": "9f2c4e1a7b3d5f60718293a4b5c6d7e8f9012345"
          *       },
          *       "pending_changes": [],
+         *       "push_deploys": {
+         *         "enabled": true,
+         *         "paused_at": null,
+         *         "paused_by": null
+         *       },
+         *       "previews": {
+         *         "enabled": false,
+         *         "ttl_days": 7,
+         *         "env_keys": []
+         *       },
+         *       "preview": null,
          *       "generation": 3,
          *       "version": 7,
          *       "created_at": "2026-03-02T09:30:00.000Z",
@@ -1943,6 +1994,41 @@ export interface components {
             } | null;
             /** @description Settings saved but not yet deployed */
             pending_changes: string[];
+            /** @description Whether a git push deploys the frame: a rollback pauses it until resumed (PATCH the frame with {"push_deploys": {"enabled": true}}) */
+            push_deploys: {
+                enabled: boolean;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC
+                 */
+                paused_at: string | null;
+                /** @description The rollback that paused them; null: paused by hand */
+                paused_by: string | null;
+            };
+            /** @description Whether a push to another branch, or a pull request against this one, makes a preview frame; removed after ttl_days without a push */
+            previews: {
+                enabled: boolean;
+                ttl_days: number;
+                /** @description The env a preview gets on top of this frame's (values are write-only) */
+                env_keys: string[];
+            };
+            /** @description Set on a preview frame */
+            preview: {
+                /** @description The frame it previews */
+                of: string;
+                branch: string;
+                pull_request: number | null;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC
+                 */
+                pushed_at: string;
+                /**
+                 * Format: date-time
+                 * @description When it is removed unless pushed to again
+                 */
+                expires_at: string;
+            } | null;
             /** @description Bumped whenever what the agent must run changes */
             generation: number;
             /** @description Bumped on every change made through the API; the ETag is built from it */
@@ -1962,10 +2048,10 @@ export interface components {
             id: string;
             frame_id: string;
             /**
-             * @description What made it: create, manual (deploy), push, reroll (a port change), rollback, restart
+             * @description What made it: create, manual (deploy), push, reroll (a port change), rollback, restart, config (an env or settings change applied as a release)
              * @enum {string}
              */
-            trigger: "create" | "manual" | "push" | "reroll" | "rollback" | "restart";
+            trigger: "create" | "manual" | "push" | "reroll" | "rollback" | "restart" | "config";
             /** @enum {string} */
             status: "in_progress" | "succeeded" | "failed" | "superseded" | "canceled";
             git_repository: string;
@@ -1975,6 +2061,14 @@ export interface components {
             commit_sha: string | null;
             /** @description The deployment whose build it runs (a rollback, a restart): nothing was built for it */
             release_of: string | null;
+            /** @description The image it runs (docker, swarm), as its agent reported it; null on the process runtime, whose build is a directory the agent keeps */
+            image: string | null;
+            /** @description The settings it started with; null for one made before they were kept */
+            settings: {
+                port: number;
+                replica_count: number;
+                health_check_path: string;
+            } | null;
             /**
              * @description Why the deployment failed (null unless status is failed)
              * @enum {string|null}
@@ -1993,6 +2087,89 @@ export interface components {
              * @description RFC 3339, UTC
              */
             finished_at: string | null;
+        };
+        ReleaseChanges: {
+            /** @description The release it is compared with: the one before it */
+            against: string;
+            /** @description The commit range; null when both ran the same commit */
+            commits: {
+                from: string | null;
+                to: string | null;
+            } | null;
+            env: {
+                added: {
+                    key: string;
+                    /** @description Only for those who may read env values */
+                    from?: string;
+                    /** @description Only for those who may read env values */
+                    to?: string;
+                }[];
+                changed: {
+                    key: string;
+                    /** @description Only for those who may read env values */
+                    from?: string;
+                    /** @description Only for those who may read env values */
+                    to?: string;
+                }[];
+                removed: {
+                    key: string;
+                    /** @description Only for those who may read env values */
+                    from?: string;
+                    /** @description Only for those who may read env values */
+                    to?: string;
+                }[];
+            };
+            settings: {
+                field: string;
+                from: string | number | null;
+                to: string | number | null;
+            }[];
+        };
+        Release: {
+            id: string;
+            frame_id: string;
+            /**
+             * @description What made it: create, manual (deploy), push, reroll (a port change), rollback, restart, config (an env or settings change applied as a release)
+             * @enum {string}
+             */
+            trigger: "create" | "manual" | "push" | "reroll" | "rollback" | "restart" | "config";
+            /** @enum {string} */
+            status: "in_progress" | "succeeded" | "failed" | "superseded" | "canceled";
+            git_repository: string;
+            git_repository_owner: string;
+            git_repository_branch: string;
+            /** @description The pushed commit, or the one the agent resolved the branch to */
+            commit_sha: string | null;
+            /** @description The deployment whose build it runs (a rollback, a restart): nothing was built for it */
+            release_of: string | null;
+            /** @description The image it runs (docker, swarm), as its agent reported it; null on the process runtime, whose build is a directory the agent keeps */
+            image: string | null;
+            /** @description The settings it started with; null for one made before they were kept */
+            settings: {
+                port: number;
+                replica_count: number;
+                health_check_path: string;
+            } | null;
+            /**
+             * @description Why the deployment failed (null unless status is failed)
+             * @enum {string|null}
+             */
+            failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
+            /** @description What the agent said of the failure (a build log tail), if anything */
+            failure_message: string | null;
+            created_by: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            finished_at: string | null;
+            /** @description What it changed against the release before it; null when history holds none (the first release, or an older one pruned) */
+            changes: components["schemas"]["ReleaseChanges"] | null;
         };
         Agent: {
             id: string;
@@ -2402,6 +2579,19 @@ export interface components {
             replica_count?: number;
             /** @description The path the agent probes: starts with "/", at most 200 characters, no whitespace or control characters; default "/" */
             health_check_path?: string;
+            /** @description Preview frames of other branches and pull requests (opt-in) */
+            previews?: {
+                enabled?: boolean;
+                ttl_days?: number;
+                /** @description Replaces the env previews get on top of this frame's. Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (1..255 characters); at most 500 variables. Keys and values together: at most ENV_MAX_BYTES bytes of UTF-8 in the frame's whole set (64 KiB by default; 422 env_too_large), whatever the body limit allows */
+                env?: {
+                    [key: string]: string;
+                };
+            };
+            /** @description Resume (true) or pause (false) deploys on a git push; a rollback pauses them */
+            push_deploys?: {
+                enabled: boolean;
+            };
         };
         /** DeletedFrame */
         DeletedFrame: {
@@ -2505,9 +2695,9 @@ export interface components {
              */
             config?: "release" | "current";
         };
-        /** DeploymentList */
-        DeploymentList: components["schemas"]["ListEnvelope"] & {
-            data: components["schemas"]["Deployment"][];
+        /** ReleaseList */
+        ReleaseList: components["schemas"]["ListEnvelope"] & {
+            data: components["schemas"]["Release"][];
         };
         /** EnvAnswer */
         EnvAnswer: {
@@ -2516,6 +2706,7 @@ export interface components {
             };
             /** @description false for viewers: every value is then null */
             values_visible: boolean;
+            deployment?: components["schemas"]["Deployment"];
         };
         /** PutEnvBody */
         PutEnvBody: {
@@ -2658,6 +2849,8 @@ export interface components {
                 state: "building" | "succeeded" | "failed";
                 /** @description The commit the agent resolved the branch to */
                 commit_sha?: string;
+                /** @description The image the release runs (docker, swarm); none on the process runtime */
+                image?: string;
                 /** @description Why the build failed (a log tail) */
                 message?: string;
                 /** Format: date-time */
@@ -2754,6 +2947,24 @@ export interface components {
             ref?: string;
             after?: string;
             deleted?: boolean;
+            action?: string;
+            number?: number;
+            pull_request?: {
+                head?: {
+                    ref?: string;
+                    sha?: string;
+                    repo?: {
+                        full_name?: string;
+                    } | null;
+                };
+                base?: {
+                    ref?: string;
+                    sha?: string;
+                    repo?: {
+                        full_name?: string;
+                    } | null;
+                };
+            };
             repository?: {
                 pushed_at?: unknown;
                 name?: string;
@@ -2772,6 +2983,18 @@ export interface components {
             duplicate?: boolean;
             deployments: {
                 frame_id: string;
+                deployment_id: string | null;
+                skipped?: string;
+            }[];
+            /** @description The preview frames this delivery made, deployed or removed */
+            previews: {
+                /** @description The preview frame */
+                frame_id: string;
+                /** @description The frame it previews */
+                preview_of: string;
+                branch: string;
+                /** @enum {string} */
+                action: "created" | "updated" | "deleted" | "skipped";
                 deployment_id: string | null;
                 skipped?: string;
             }[];
@@ -5577,7 +5800,10 @@ export interface operations {
     };
     patchProjectSpaceFrame: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Apply the change at once as a release (trigger config): the serving build with the saved env and settings, nothing built (a build when nothing serves or the git settings changed) */
+                deploy?: boolean;
+            };
             header?: never;
             path: {
                 project_id: string;
@@ -6000,13 +6226,101 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK: DeploymentList. */
+            /** @description OK: ReleaseList. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeploymentList"];
+                    "application/json": components["schemas"]["ReleaseList"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectSpaceFrameDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Release. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Release"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectSpaceFramePreviews: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: FrameList. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameList"];
                 };
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
@@ -6073,7 +6387,10 @@ export interface operations {
     };
     putProjectSpaceFrameEnv: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Apply the change at once as a release (trigger config): the serving build with the saved env and settings, nothing built (a build when nothing serves or the git settings changed) */
+                deploy?: boolean;
+            };
             header?: never;
             path: {
                 project_id: string;
@@ -6120,7 +6437,10 @@ export interface operations {
     };
     patchProjectSpaceFrameEnv: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Apply the change at once as a release (trigger config): the serving build with the saved env and settings, nothing built (a build when nothing serves or the git settings changed) */
+                deploy?: boolean;
+            };
             header?: never;
             path: {
                 project_id: string;

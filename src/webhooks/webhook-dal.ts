@@ -82,16 +82,20 @@ export function framesWatchingBranch(
   projectIds: string[],
   w: { owner: string; repo: string; branch: string },
 ) {
-  return q
-    .selectFrom('frames as f')
-    .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .select(['f.id', payerBillingSql('p').as('billing_status')])
-    .where('f.project_id', 'in', projectIds)
-    .where(sql`lower(f.git_repository_owner)`, '=', w.owner.toLowerCase())
-    .where(sql`lower(f.git_repository)`, '=', w.repo.toLowerCase())
-    .where('f.git_repository_branch', '=', w.branch)
-    .orderBy('f.id')
-    .execute();
+  return (
+    q
+      .selectFrom('frames as f')
+      .innerJoin('projects as p', 'p.id', 'f.project_id')
+      .select(['f.id', payerBillingSql('p').as('billing_status')])
+      .where('f.project_id', 'in', projectIds)
+      .where(sql`lower(f.git_repository_owner)`, '=', w.owner.toLowerCase())
+      .where(sql`lower(f.git_repository)`, '=', w.repo.toLowerCase())
+      .where('f.git_repository_branch', '=', w.branch)
+      // Previews are deployed by the previews' rule (previews/previews.ts), once.
+      .where('f.preview_of', 'is', null)
+      .orderBy('f.id')
+      .execute()
+  );
 }
 
 export function lockFrame(q: Queryable, frameId: string) {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
-import { Nullable, problemResponses } from '../http/schemas.ts';
+import { Nullable, problemResponses, StringEnum } from '../http/schemas.ts';
 import { ProjectParams } from '../projects/projects-schemas.ts';
 import type { WebhookService } from './webhook-service.ts';
 
@@ -14,12 +14,31 @@ const Webhook = Type.Object(
   },
   { title: 'Webhook' },
 );
+const PullRequestSide = {
+  ref: Type.Optional(Type.String({ maxLength: 1024 })),
+  sha: Type.Optional(Type.String({ maxLength: 128 })),
+  repo: Type.Optional(
+    Type.Union([
+      Type.Object({ full_name: Type.Optional(Type.String({ maxLength: 300 })) }),
+      Type.Null(),
+    ]),
+  ),
+};
 // A push payload carries far more than we read; unlike our own API, unknown fields are fine here.
 const PushBody = Type.Object(
   {
     ref: Type.Optional(Type.String({ maxLength: 1024 })),
     after: Type.Optional(Type.String({ maxLength: 128 })),
     deleted: Type.Optional(Type.Boolean()),
+    // A pull_request event's: what it did, its number, its head and base.
+    action: Type.Optional(Type.String({ maxLength: 64 })),
+    number: Type.Optional(Type.Integer({ minimum: 1 })),
+    pull_request: Type.Optional(
+      Type.Object({
+        head: Type.Optional(Type.Object(PullRequestSide)),
+        base: Type.Optional(Type.Object(PullRequestSide)),
+      }),
+    ),
     repository: Type.Optional(
       Type.Object({
         // Unix seconds in GitHub's push events, an ISO 8601 string elsewhere; read leniently.
@@ -51,6 +70,17 @@ const HookAnswer = Type.Object(
         deployment_id: Nullable(Type.String()),
         skipped: Type.Optional(Type.String()),
       }),
+    ),
+    previews: Type.Array(
+      Type.Object({
+        frame_id: Type.String({ description: 'The preview frame' }),
+        preview_of: Type.String({ description: 'The frame it previews' }),
+        branch: Type.String(),
+        action: StringEnum(['created', 'updated', 'deleted', 'skipped']),
+        deployment_id: Nullable(Type.String()),
+        skipped: Type.Optional(Type.String()),
+      }),
+      { description: 'The preview frames this delivery made, deployed or removed' },
     ),
   },
   { title: 'HookAnswer' },
@@ -97,7 +127,7 @@ export function webhookRoutes({
         schema: {
           tags,
           summary:
-            'GitHub-compatible push webhook, signed with X-Hub-Signature-256; deploys the frames watching the branch',
+            'GitHub-compatible push and pull_request webhook, signed with X-Hub-Signature-256; deploys the frames watching the branch, and previews',
           description:
             'Each delivery is applied once: a repeat (same body, or same X-GitHub-Delivery) answers 200 with `duplicate: true` and deploys nothing. ' +
             'A push older than 7 days (repository.pushed_at) is 422 `stale_delivery`. Any push whose signature does not verify is 401, whatever it names.',

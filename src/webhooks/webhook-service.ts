@@ -1,6 +1,9 @@
 // Git push webhooks (CONTRACT 5): GitHub-compatible push events, signed with HMAC-SHA256 under a
 // per-project secret (X-Hub-Signature-256), deploy every frame of that project watching the
-// pushed repository and branch. A bad signature is 401 and changes nothing.
+// pushed repository and branch. A bad signature is 401 and changes nothing. A frame whose push
+// deploys are paused (after a rollback, releases.ts) is skipped, and says so in its events. A
+// push to another branch, or a pull_request event, makes, updates or removes the preview frames
+// of the frames that opted in (previews/), in the same transaction.
 //
 // Against replay and probing:
 // - Nothing about the projects is revealed before a signature verifies: an unsigned or badly
@@ -24,6 +27,8 @@ import { newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, unprocessable } from '../errors.ts';
 import { startDeployment } from '../frames/deployments.ts';
+import { type HookBody, hookEventOf } from '../previews/preview-events.ts';
+import { applyToPreviews, type PreviewOutcome } from '../previews/previews.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import {
   forgetExpiredDeliveries,
@@ -36,10 +41,7 @@ import {
   storeSecret,
 } from './webhook-dal.ts';
 
-export interface PushEvent {
-  ref?: string;
-  after?: string;
-  deleted?: boolean;
+export interface PushEvent extends HookBody {
   repository?: { name?: string; owner?: { login?: string; name?: string }; pushed_at?: unknown };
 }
 
@@ -58,6 +60,7 @@ export interface HookAnswer {
   event: string;
   duplicate?: boolean;
   deployments: Array<{ frame_id: string; deployment_id: string | null; skipped?: string }>;
+  previews: PreviewOutcome[];
 }
 
 const badSignature = () =>
@@ -143,9 +146,6 @@ export function createWebhookService({
     }): Promise<HookAnswer> {
       const repo = o.body.repository?.name;
       const owner = o.body.repository?.owner?.login ?? o.body.repository?.owner?.name;
-      const branch = o.body.ref?.startsWith('refs/heads/')
-        ? o.body.ref.slice('refs/heads/'.length)
-        : undefined;
       // The projects whose secret may have signed this: the one named in the URL, or those with
       // frames watching the repository (any branch, so that a signed push to another branch is
       // acknowledged rather than refused). Whichever it is, nothing is answered until a secret
@@ -162,8 +162,9 @@ export function createWebhookService({
         .map((r) => r.project_id)
         .sort();
       if (verified.length === 0) throw badSignature();
-      if (o.event === 'ping' || !repo || !owner || !branch || o.body.deleted)
-        return { event: o.event ?? 'push', deployments: [] };
+      const event = o.event ?? 'push';
+      const hook = hookEventOf(o.event, o.body);
+      if (!repo || !owner || !hook) return { event, deployments: [], previews: [] };
 
       const now = clock.now();
       const pushedAt = pushedAtOf(o.body);
@@ -182,10 +183,6 @@ export function createWebhookService({
       // Forget what has expired; outside the transaction below, so deliveries never wait on it.
       await forgetExpiredDeliveries(db, now);
 
-      const commit =
-        typeof o.body.after === 'string' && /^[0-9a-f]{7,64}$/i.test(o.body.after)
-          ? o.body.after
-          : null;
       return transaction(db, async (trx): Promise<HookAnswer> => {
         // Remember the delivery first, so that of concurrent copies exactly one deploys. The
         // projects that had already seen it deploy nothing.
@@ -195,15 +192,31 @@ export function createWebhookService({
           receivedAt: now,
           keepUntil,
         });
-        if (fresh.length === 0)
-          return { event: o.event ?? 'push', duplicate: true, deployments: [] };
+        if (fresh.length === 0) return { event, duplicate: true, deployments: [], previews: [] };
 
-        const frames = await framesWatchingBranch(trx, fresh, { owner, repo, branch });
+        const ctx = { trx, sealer, keep: deploymentHistory, at: now };
+        const previews = await applyToPreviews(ctx, fresh, { owner, repo }, hook);
+        if (hook.kind !== 'push') return { event, deployments: [], previews };
+        const commit = hook.commit;
+        const frames = await framesWatchingBranch(trx, fresh, { owner, repo, branch: hook.branch });
         const deployments: HookAnswer['deployments'] = [];
         for (const row of frames) {
           const f = await lockFrame(trx, row.id);
           if (row.billing_status === 'past_due') {
             deployments.push({ frame_id: f.id, deployment_id: null, skipped: 'billing_past_due' });
+            continue;
+          }
+          // Paused by a rollback (or by hand): the push is told on the frame, not deployed.
+          if (f.push_deploys_paused_at) {
+            await recordFrameEvent(trx, f.id, now, {
+              type: 'push_skipped',
+              detail: { commit_sha: commit, reason: 'push_deploys_paused' },
+            });
+            deployments.push({
+              frame_id: f.id,
+              deployment_id: null,
+              skipped: 'push_deploys_paused',
+            });
             continue;
           }
           const d = await startDeployment(trx, sealer, f, {
@@ -225,7 +238,7 @@ export function createWebhookService({
           frames.map((f) => f.id),
           now,
         );
-        return { event: o.event ?? 'push', deployments };
+        return { event, deployments, previews };
       });
     },
   };

@@ -131,13 +131,23 @@ describe('frames', () => {
     const first = await serve('a'.repeat(40));
     expect((await run(['frames', 'deploy', 'web', '-p', 'Shop'], env)).code).toBe(0);
     const second = await serve('b'.repeat(40));
-    const listed = await run(['frames', 'deployments', 'web', '-p', 'Shop'], env);
-    expect(listed.stdout).toMatch(/^ID\s+TRIGGER\s+STATUS\s+COMMIT\s+BUILD OF\s+CREATED/m);
+    const listed = await run(['frames', 'deployments', 'list', 'web', '-p', 'Shop'], env);
+    expect(listed.stdout).toMatch(
+      /^ID\s+TRIGGER\s+STATUS\s+COMMIT\s+BUILD OF\s+CREATED\s+CHANGES/m,
+    );
     expect(listed.stdout).toMatch(new RegExp(`${first}\\s+create\\s+succeeded\\s+a{12}`));
+    expect(listed.stdout).toMatch(new RegExp(`${second}\\s+manual.*a{7}→b{7}`));
+    expect(listed.stdout).toContain('first release');
 
     const back = await run(['frames', 'rollback', 'web', first, '-p', 'Shop', '--json'], env);
     expect(back.code, back.stderr).toBe(0);
     expect(await told()).toMatchObject({ release_of: first, commit_sha: 'a'.repeat(40) });
+    // The rollback paused push deploys; the frame says so, and they can be resumed.
+    const shown = await run(['frames', 'show', 'web', '-p', 'Shop'], env);
+    expect(shown.stdout).toMatch(/push deploys:\s+paused since .*\(frames push-deploys on\)/i);
+    const on = await run(['frames', 'push-deploys', 'web', 'on', '-p', 'Shop', '--json'], env);
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout).push_deploys.enabled).toBe(true);
     // Until the rollback serves, a restart is of what serves: the second release.
     const restart = await run(['frames', 'restart', 'web', '-p', 'Shop', '--json'], env);
     expect(restart.code, restart.stderr).toBe(0);
@@ -166,8 +176,36 @@ describe('frames', () => {
     expect(done.code, done.stderr).toBe(6);
     expect(done.stderr).toContain(`deployment ${d.deployment_id} failed: build_failed`);
     expect(done.stderr).toContain('npm run build exited 2');
+    // The build's lines came as they were logged, before the verdict.
     expect(done.stderr).toMatch(
-      /the last log lines:\n(.*\n)* {2}src\/app\.ts\(3,1\): error TS1005\n/,
+      / {2}> build\n {2}src\/app\.ts\(3,1\): error TS1005\n(.*\n)*.*failed/,
     );
+  });
+
+  it('sets env as a release with --deploy, and shows what a release changed', async () => {
+    const { env, agent } = await world();
+    const created = await run([...createWebFrame(agent.id), '--json'], env);
+    const frame = JSON.parse(created.stdout);
+    const first = (await serveAt(t, agent.token, frame.id, 'a'.repeat(40))).deployment_id;
+    const set = await run(
+      ['frames', 'env', 'set', 'web', 'MODE=fast', '--deploy', '-p', 'Shop'],
+      env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toMatch(/web: released as dep_\w+/);
+    const told = await toldOf(t, agent.token, frame.id);
+    expect(told).toMatchObject({ release_of: first, env: { MODE: 'fast' } });
+    await serveAt(t, agent.token, frame.id, 'a'.repeat(40));
+    const show = await run(
+      ['frames', 'deployments', 'show', 'web', told.deployment_id, '-p', 'Shop'],
+      env,
+    );
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/trigger:\s+config/);
+    expect(show.stdout).toMatch(/changes:\s+env \+MODE/);
+    expect(show.stdout).toContain('  + MODE "fast"');
+    const help = await run(['frames', 'env', 'set', '--help'], env);
+    expect(help.stdout).toContain('--deploy');
+    expect(help.stdout).not.toMatch(/re-?roll/);
   });
 });

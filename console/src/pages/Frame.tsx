@@ -1,13 +1,15 @@
 // One frame: its address (a link to its URL), its live status (the event stream), the actions a
-// member may take, settings and scale, env vars, domains, volumes, deployments, events and live
-// logs. What a role cannot do is not offered: viewers read, members operate and edit, admins
-// manage domains and volumes.
+// member may take, settings and scale, its releases (a rollback pauses push deploys until
+// resumed), env vars, domains, volumes, deployments, events and live logs. What a role cannot do
+// is not offered: viewers read, members operate and edit, admins manage domains and volumes.
 import { Link, useParams } from 'react-router';
 import { atLeast, fp, useRead } from '../api.ts';
 import { FrameActions } from '../components/FrameActions.tsx';
 import { FrameDelete } from '../components/FrameDelete.tsx';
 import { FrameAddress } from '../components/FrameAddress.tsx';
 import { FrameEnv } from '../components/FrameEnv.tsx';
+import { FramePushDeploys } from '../components/FramePushDeploys.tsx';
+import { FrameReleases } from '../components/FrameReleases.tsx';
 import { Deployments, Events, Logs } from '../components/FrameHistory.tsx';
 import { FrameDomains, FrameVolumes } from '../components/FrameResources.tsx';
 import { FrameSettings } from '../components/FrameSettings.tsx';
@@ -51,6 +53,7 @@ export function FramePage() {
                 {f.latest_deployment && ` · latest deployment ${f.latest_deployment.status}`}
               </span>
             </p>
+            <FramePushDeploys frame={f} canOperate={atLeast(role, 'member')} />
             <FrameActions frame={f} canOperate={atLeast(role, 'member')} />
             <FrameSettings frame={f} canEdit={atLeast(role, 'member')} />
           </>
@@ -58,6 +61,7 @@ export function FramePage() {
       </Loaded>
       <Logs lines={logs.lines} error={logs.error} />
       <Events events={live.events} error={live.error} />
+      {frame.data && <FrameReleases frame={frame.data} canOperate={atLeast(role, 'member')} />}
       <Deployments frame={ref} />
       <FrameEnv frame={ref} canEdit={atLeast(role, 'member')} />
       <FrameDomains

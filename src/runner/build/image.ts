@@ -86,7 +86,7 @@ async function buildLocal(
     const existing = await inspectImage(docker, tag);
     if (existing?.Config?.Labels?.['frameplane.recipe'] === recipe) {
       r.onLine(`[frameplane] image ${tag} already built; reusing it`);
-      return { deploymentId: r.deploymentId, artifact: tag, commitSha: sha };
+      return { deploymentId: r.deploymentId, artifact: tag, commitSha: sha, image: existing.Id };
     }
     const from = own ? "the repository's Dockerfile" : `a generated Dockerfile on ${baseImage}`;
     r.onLine(`[frameplane] building ${tag} from ${from}`);
@@ -96,7 +96,8 @@ async function buildLocal(
     writeFileSync(join(work, name), text, { flag: 'wx' });
     const labels = { [LABEL]: r.frameId, 'frameplane.recipe': recipe, 'frameplane.commit': sha };
     await dockerBuild(docker, { checkout, work, name, network }, tag, labels, r);
-    return { deploymentId: r.deploymentId, artifact: tag, commitSha: sha };
+    const image = (await inspectImage(docker, tag))?.Id;
+    return { deploymentId: r.deploymentId, artifact: tag, commitSha: sha, image };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -27,6 +27,8 @@ export interface Release {
   artifact: string;
   command?: string;
   commitSha: string;
+  /** The image's id (docker, swarm), reported so that a release says what it ran. */
+  image?: string;
 }
 
 export interface ReplicaSpec {
