@@ -45,6 +45,8 @@ export function useLiveEvents(frame: FrameRef) {
   const [events, setEvents] = useState<FrameEvent[]>([]);
   const error = useStream(
     async (signal) => {
+      // Another frame's page (a preview's link) reuses the component: its events start afresh.
+      setEvents([]);
       for await (const e of fp().events(frame, {}, signal)) {
         setEvents((list) => [e.data, ...list].slice(0, KEEP));
         await client.invalidateQueries({ queryKey: frameKey(frame) });

@@ -29,6 +29,14 @@ const frameRow = (f: Frame) => ({
   runtime: f.runtime.kind === 'agent' ? `agent ${f.agent_id}` : 'cloud',
 });
 
+/** A preview says what it previews; a frame that makes previews says for how long. */
+function previewLines(v: Frame) {
+  const p = v.preview;
+  if (p) return { 'preview of': `${p.of} (${p.branch}), removed ${p.expires_at} unless pushed` };
+  if (v.previews.enabled) return { previews: `on, ${v.previews.ttl_days} days without a push` };
+  return {};
+}
+
 export function showFrame(ctx: Context, f: Frame) {
   ctx.show(f, (v) => {
     const row = frameRow(v);
@@ -46,6 +54,7 @@ export function showFrame(ctx: Context, f: Frame) {
       deployment: v.latest_deployment
         ? `${v.latest_deployment.id} ${v.latest_deployment.status}`
         : null,
+      ...previewLines(v),
       'push deploys': v.push_deploys.enabled
         ? 'on'
         : paint(`paused since ${v.push_deploys.paused_at} (frames push-deploys on)`, 'yellow'),

@@ -9,6 +9,7 @@ import * as completion from './completion.ts';
 import { EXIT, exitCodeOf } from './exit-codes.ts';
 import * as frameDomains from './frame-domains.ts';
 import * as frameHistory from './frame-history.ts';
+import * as framePreviews from './frame-previews.ts';
 import * as frameReleases from './frame-releases.ts';
 import * as frameSettings from './frame-settings.ts';
 import * as frameVolumes from './frame-volumes.ts';
@@ -51,6 +52,7 @@ export function program(): Command {
   frameReleases.register(cli);
   frameDomains.register(cli);
   frameVolumes.register(cli);
+  framePreviews.register(cli);
   open.register(cli);
   cli
     .command('agent')

@@ -51,16 +51,26 @@ function releaseOf(d: ReleaseRow & { commit_sha: string }, config: RollbackConfi
   };
 }
 
-/** What a restart runs: the serving release as it serves, its build and its env. */
-export async function servingRelease(q: Queryable, frameId: string): Promise<ReleaseOf> {
-  const d = await q
+/** The deployment the frame serves; with `sameGit`, only if it ran the frame's git settings. */
+function serving(q: Queryable, frameId: string, sameGit: boolean) {
+  let query = q
     .selectFrom('frames as f')
     .innerJoin('deployments as d', (j) =>
       j.on((eb) => eb('d.id', '=', eb.ref('f.serving_deployment', '->>').key('id'))),
     )
     .select(COLUMNS)
-    .where('f.id', '=', frameId)
-    .executeTakeFirst();
+    .where('f.id', '=', frameId);
+  if (sameGit)
+    query = query
+      .whereRef('d.git_repository', '=', 'f.git_repository')
+      .whereRef('d.git_repository_owner', '=', 'f.git_repository_owner')
+      .whereRef('d.git_repository_branch', '=', 'f.git_repository_branch');
+  return query.executeTakeFirst();
+}
+
+/** What a restart runs: the serving release as it serves, its build and its env. */
+export async function servingRelease(q: Queryable, frameId: string): Promise<ReleaseOf> {
+  const d = await serving(q, frameId, false);
   if (!d?.commit_sha)
     throw conflict(
       'nothing_serving',
@@ -113,19 +123,9 @@ export async function rollbackRelease(
 /** A configuration release: the serving build with the frame's env and settings as saved now
  *  (Heroku's config change); a build when nothing serves or the git settings moved since. */
 export async function configRelease(q: Queryable, frameId: string) {
-  const serving = await q
-    .selectFrom('frames as f')
-    .innerJoin('deployments as d', (j) =>
-      j.on((eb) => eb('d.id', '=', eb.ref('f.serving_deployment', '->>').key('id'))),
-    )
-    .select(COLUMNS)
-    .where('f.id', '=', frameId)
-    .whereRef('d.git_repository', '=', 'f.git_repository')
-    .whereRef('d.git_repository_owner', '=', 'f.git_repository_owner')
-    .whereRef('d.git_repository_branch', '=', 'f.git_repository_branch')
-    .executeTakeFirst();
-  if (!serving?.commit_sha) return undefined;
-  return releaseOf({ ...serving, commit_sha: serving.commit_sha }, 'current');
+  const d = await serving(q, frameId, true);
+  if (!d?.commit_sha) return undefined;
+  return releaseOf({ ...d, commit_sha: d.commit_sha }, 'current');
 }
 
 /** The audit entry of each kind of deployment an actor makes. */

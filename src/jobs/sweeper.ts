@@ -1,8 +1,8 @@
 // The time rules that need a job: e-mails whose delivery job was lost are queued again; a replica
 // stuck pulling its image for more than three minutes trips the back-off; cloud frames wait for
-// a cloud agent; idempotency keys, logs, ended rate-limit windows and idle previews expire. Runs every minute
-// (see jobs/worker.ts), when a pull deadline falls due, and at once when the operator advances
-// the test clock. Other time rules (expiry, agent liveness) are derived on read.
+// a cloud agent; idempotency keys, logs, ended rate-limit windows and idle previews expire.
+// Runs every minute (see jobs/worker.ts), when a pull deadline falls due, and at once when the
+// operator advances the test clock. Other time rules (expiry, agent liveness) are derived on read.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { tripBackoff } from '../agent-api/sync-reports.ts';

@@ -98,6 +98,27 @@ export function framesWatchingBranch(
   );
 }
 
+/**
+ * Locks, in id order, every frame of the projects watching the repository (on any branch,
+ * previews included): what a delivery may deploy, make previews of or remove. Taken first, in
+ * one order, so that deliveries of two branches cannot deadlock on each other's frames.
+ */
+export function lockFramesOfRepository(
+  q: Queryable,
+  projectIds: string[],
+  w: { owner: string; repo: string },
+) {
+  return q
+    .selectFrom('frames')
+    .select('id')
+    .where('project_id', 'in', projectIds)
+    .where(sql`lower(git_repository_owner)`, '=', w.owner.toLowerCase())
+    .where(sql`lower(git_repository)`, '=', w.repo.toLowerCase())
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
 export function lockFrame(q: Queryable, frameId: string) {
   return q
     .selectFrom('frames')

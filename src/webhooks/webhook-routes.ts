@@ -32,7 +32,7 @@ const PushBody = Type.Object(
     deleted: Type.Optional(Type.Boolean()),
     // A pull_request event's: what it did, its number, its head and base.
     action: Type.Optional(Type.String({ maxLength: 64 })),
-    number: Type.Optional(Type.Integer({ minimum: 1 })),
+    number: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
     pull_request: Type.Optional(
       Type.Object({
         head: Type.Optional(Type.Object(PullRequestSide)),

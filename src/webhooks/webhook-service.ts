@@ -34,6 +34,7 @@ import {
   forgetExpiredDeliveries,
   framesWatchingBranch,
   lockFrame,
+  lockFramesOfRepository,
   projectsWatching,
   rememberDelivery,
   sealedSecretOf,
@@ -194,6 +195,7 @@ export function createWebhookService({
         });
         if (fresh.length === 0) return { event, duplicate: true, deployments: [], previews: [] };
 
+        await lockFramesOfRepository(trx, fresh, { owner, repo });
         const ctx = { trx, sealer, keep: deploymentHistory, at: now };
         const previews = await applyToPreviews(ctx, fresh, { owner, repo }, hook);
         if (hook.kind !== 'push') return { event, deployments: [], previews };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
 import { framePath, replicaEvents, serveAt, sync, toldOf } from '../helpers/frames.ts';
+import { gitHost } from '../helpers/webhooks.ts';
 import { configHome, run, start, createWebFrame } from './run.ts';
 
 let t: TestApp;
@@ -207,5 +208,39 @@ describe('frames', () => {
     const help = await run(['frames', 'env', 'set', '--help'], env);
     expect(help.stdout).toContain('--deploy');
     expect(help.stdout).not.toMatch(/re-?roll/);
+  });
+
+  it('turns previews on, lists the preview a push made, and shows what it previews', async () => {
+    const { env, agent, projectId, ann } = await world();
+    const created = await run([...createWebFrame(agent.id), '--json'], env);
+    const frame = JSON.parse(created.stdout);
+    const set = await run(
+      [
+        'frames',
+        'previews',
+        'set',
+        'web',
+        '--on',
+        '--ttl-days',
+        '2',
+        '--env',
+        'MODE=preview',
+        '-p',
+        'Shop',
+      ],
+      env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/previews:\s+on, 2 days without a push/);
+    const hook = await (await gitHost(t, ann.token, projectId)).push('feature/x', 'c'.repeat(40));
+    const preview = hook.previews[0].frame_id;
+    const listed = await run(['frames', 'previews', 'list', 'web', '-p', 'Shop'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+BRANCH\s+PULL REQUEST\s+STATUS\s+URL\s+EXPIRES/m);
+    expect(listed.stdout).toMatch(new RegExp(`${preview}\\s+feature/x\\s`));
+    const shown = await run(['frames', 'show', preview, '-p', 'Shop'], env);
+    expect(shown.stdout).toMatch(new RegExp(`preview of:\\s+${frame.id} \\(feature/x\\)`));
+    const bad = await run(['frames', 'previews', 'set', 'web', '--on', '--off', '-p', 'Shop'], env);
+    expect(bad.code).toBe(2);
   });
 });

@@ -408,10 +408,44 @@ describe('the docker runtime', () => {
     const restarted = await one();
     expect(restarted.id).not.toBe(rolled.id);
     expect(restarted.image).toBe(first.image);
+
+    // A config release: the same image with the new env, nothing built.
+    const config = await t.patch(`${path}/env?deploy=true`, {
+      token: ann.token,
+      body: { vars: { GREETING: 'cfg' } },
+    });
+    expect(config.status, config.text).toBe(200);
+    await statusOf(path, 'Online', succeeded(config.json.deployment.id));
+    await answers(host, /^hello r1 from 0 cfg$/);
+    expect((await one()).image).toBe(first.image);
+    // Back to r2 with the env it ran: GREETING goes, as it was then.
+    const r2 = (await t.get(`${path}/deployments?limit=50`, { token: ann.token })).json.data.find(
+      (d: any) => d.trigger === 'manual' && d.status === 'succeeded',
+    );
+    const toR2 = await t.post(`${path}/deployments/${r2.id}/rollback`, { token: ann.token });
+    expect(toR2.status, toR2.text).toBe(202);
+    await statusOf(path, 'Online', succeeded(toR2.json.id));
+    await answers(host, /^hello r2 from 0 $/);
     going = false;
     await load;
     expect(failures).toEqual([]);
-    expect(bodies).toEqual(new Set(['hello r2 from 0 ', 'hello r1 from 0 ']));
+    expect(bodies).toEqual(
+      new Set(['hello r2 from 0 ', 'hello r1 from 0 ', 'hello r1 from 0 cfg']),
+    );
     expect(builds(await frameLogs(path))).toBe(built);
+    // The releases say what they ran (the agent's image ids) and what changed.
+    const shown = (await t.get(`${path}/deployments/${toR2.json.id}`, { token: ann.token })).json;
+    expect(shown.image).toBe((await one()).image);
+    expect(shown.changes.env).toEqual({
+      added: [],
+      changed: [],
+      removed: [{ key: 'GREETING', from: 'cfg' }],
+    });
+    const cfg = (
+      await t.get(`${path}/deployments/${config.json.deployment.id}`, {
+        token: ann.token,
+      })
+    ).json;
+    expect(cfg).toMatchObject({ trigger: 'config', image: first.image, release_of: r1.id });
   });
 });

@@ -320,6 +320,29 @@ describe('the swarm runtime', () => {
       60_000,
       context,
     );
+
+    // Back to v1's release: its image again, nothing fetched, nothing built.
+    const back = await t.post(`${path}/deployments/${serving!.deployment_id}/rollback`, {
+      token: ann.token,
+    });
+    expect(back.status, back.text).toBe(202);
+    await online((f) => f.serving?.deployment_id === back.json.id);
+    await until(
+      'v1 answers again',
+      async () => {
+        const r = await get(frame);
+        return 'body' in r && r.body.startsWith('hello v1');
+      },
+      60_000,
+      context,
+    );
+    const logs = (await t.get(`${path}/logs?tail=200`, { token: ann.token })).json.data
+      .map((l: { line: string }) => l.line)
+      .join('\n');
+    expect(logs).toContain(`deployment ${back.json.id}: the image of ${serving!.deployment_id}`);
+    const rolled = (await t.get(`${path}/deployments/${back.json.id}`, { token: ann.token })).json;
+    expect(rolled.image).toMatch(/^sha256:/);
+    expect(rolled.changes.commits.to).toBe(rolled.commit_sha);
   });
 
   it('with a registry, pushes each image there and leaves the placement to swarm', {

@@ -1,8 +1,9 @@
 // The HAProxy plane as an operator turns it on (EDGE_PLANE=haproxy): the service with its
 // built-in cloud on the process runtime, two tenants' frames on the same port, each at its own
 // hostname through haproxy, a stop that turns one into the stopped page while the other
-// serves on, and a deploy, a rollback and a restart of two replicas under load that fail no
-// request. All traffic goes to loopback.
+// serves on, and a deploy, a rollback, a restart and a config release of two replicas under
+// load that fail no request; a preview of a pushed branch at its own hostname, gone with its
+// branch. All traffic goes to loopback.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import {
 } from '../faults/helpers/service.ts';
 import { freePort } from '../helpers/smtp.ts';
 import { gitFixture, hit, isEdgePage, killApps, until } from '../runner/fixture.ts';
+import { signature } from '../helpers/webhooks.ts';
 
 let root: string;
 let service: Instance;
@@ -89,7 +91,7 @@ it('serves two frames on one port at their hostnames through haproxy; a stop sho
   expect(isEdgePage(await hit(edgePort, '/', `nobody.localhost`), 'unknown_host')).toBe(true);
 });
 
-it('fails no request while a frame of two replicas deploys, rolls back and restarts under load', {
+it('fails no request while a frame of two replicas deploys, rolls back, restarts and takes new env under load', {
   timeout: 180_000,
 }, async () => {
   const cat = await frameOf('cat@example.test', { replica_count: 2 });
@@ -118,6 +120,15 @@ it('fails no request while a frame of two replicas deploys, rolls back and resta
   );
   const clients = Array.from({ length: 8 }, client);
   await until('load on v1', async () => served('v1') > 200, 30_000, context);
+  // v1 is a release (to roll back to) once the agent has said both replicas are healthy.
+  await until(
+    'v1 succeeded',
+    async () =>
+      (await http(service.base, 'GET', cat.path, { token: cat.token })).json.latest_deployment
+        ?.status === 'succeeded',
+    60_000,
+    context,
+  );
   repo.pushApp('v2');
   const deploy = await http(service.base, 'POST', `${cat.path}/deploy`, {
     token: cat.token,
@@ -173,8 +184,79 @@ it('fails no request while a frame of two replicas deploys, rolls back and resta
   );
   const v1 = served('v1');
   await until('load after the restart', async () => served('v1') > v1 + 200, 30_000, context);
+
+  // A config release: v1's build again with the new env, nothing built.
+  const config = await http(service.base, 'PATCH', `${cat.path}/env?deploy=true`, {
+    token: cat.token,
+    body: { vars: { GREETING: 'cfg' } },
+  });
+  expect(config.status, config.text).toBe(200);
+  const withCfg = () =>
+    [...answers].filter(([body]) => body.endsWith(' cfg')).reduce((n, [, c]) => n + c, 0);
+  await until('the config release serves', async () => withCfg() > 200, 120_000, context);
+  const after = await http(service.base, 'GET', `${cat.path}/logs?tail=1000`, {
+    token: cat.token,
+  });
+  const text = after.json.data.map((l: { line: string }) => l.line).join('\n');
+  expect(text).toContain(`deployment ${config.json.deployment.id}: the build of ${first.id}`);
   going = false;
   await Promise.all(clients);
   agent.destroy();
   expect(failures).toEqual([]);
+});
+
+it('serves a preview of a pushed branch at its own hostname, until its branch is deleted', {
+  timeout: 180_000,
+}, async () => {
+  const dan = await frameOf('dan@example.test');
+  const context = () => service.log().slice(-3000);
+  const answering = (host: string, text: string) => async () => {
+    const r = await hit(edgePort, '/', host);
+    return 'body' in r && r.body.startsWith(text);
+  };
+  // Whatever main holds by now (the test before pushed to it), not the branch's v9.
+  await until(`${dan.host} answers`, answering(dan.host, 'hello v'), 120_000, context);
+  const main = await hit(edgePort, '/', dan.host);
+  const parentBody = 'body' in main ? main.body : '';
+  const on = await http(service.base, 'PATCH', dan.path, {
+    token: dan.token,
+    body: { previews: { enabled: true, env: { GREETING: 'preview' } } },
+  });
+  expect(on.status, on.text).toBe(200);
+  const projectId = dan.path.split('/')[3];
+  const hook = await http(service.base, 'GET', `/v2/projects/${projectId}/webhook`, {
+    token: dan.token,
+  });
+  const deliver = (payload: Record<string, unknown>) =>
+    http(service.base, 'POST', `/v2/hooks/git?project=${projectId}`, {
+      body: payload,
+      headers: {
+        'x-github-event': 'push',
+        'x-hub-signature-256': signature(hook.json.secret, JSON.stringify(payload)),
+      },
+    });
+  const repository = { name: 'app', owner: { login: 'acme' } };
+  const sha = repo.pushApp('v9', false, 'feature');
+  const made = await deliver({ ref: 'refs/heads/feature', after: sha, repository });
+  expect(made.status, made.text).toBe(202);
+  const previews = await http(service.base, 'GET', `${dan.path}/previews`, { token: dan.token });
+  const preview = previews.json.data[0];
+  expect(preview.hostname).not.toBe(dan.host);
+  await until(
+    `${preview.hostname} on v9`,
+    answering(preview.hostname, 'hello v9 from 0 preview'),
+    120_000,
+    context,
+  );
+  expect(await answering(dan.host, parentBody)()).toBe(true);
+
+  const gone = await deliver({ ref: 'refs/heads/feature', deleted: true, repository });
+  expect(gone.json.previews).toMatchObject([{ frame_id: preview.id, action: 'deleted' }]);
+  await until(
+    `${preview.hostname} gone`,
+    async () => isEdgePage(await hit(edgePort, '/', preview.hostname), 'unknown_host'),
+    30_000,
+    context,
+  );
+  expect(await answering(dan.host, parentBody)()).toBe(true);
 });

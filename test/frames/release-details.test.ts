@@ -3,9 +3,9 @@
 // members, names for viewers); `?deploy=true` on an env or settings write starts a config
 // release of the serving build, or changes nothing when it is refused; a rollback pauses push
 // deploys until someone resumes them, and a push meanwhile is told on the frame.
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
+import { gitHost } from '../helpers/webhooks.ts';
 import { expectProblem, projectWithReaders } from '../helpers/factories.ts';
 import {
   ADMIN,
@@ -204,26 +204,8 @@ describe('a rollback pauses push deploys', () => {
     expect(frame.push_deploys).toMatchObject({ enabled: false, paused_by: back.json.id });
     expect(frame.push_deploys.paused_at).toEqual(expect.any(String));
 
-    const secret = (await t.get(`/v2/projects/${project.id}/webhook`, { token: ann.token })).json
-      .secret;
-    const push = async (sha: string) => {
-      const body = JSON.stringify({
-        ref: 'refs/heads/main',
-        after: sha,
-        repository: { name: 'app', owner: { login: 'acme' } },
-      });
-      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-      const r = await t.post(`/v2/hooks/git?project=${project.id}`, {
-        raw: body,
-        headers: {
-          'content-type': 'application/json',
-          'x-github-event': 'push',
-          'x-hub-signature-256': signature,
-        },
-      });
-      expect(r.status, r.text).toBe(202);
-      return r.json.deployments;
-    };
+    const host = await gitHost(t, ann.token, project.id);
+    const push = async (sha: string) => (await host.push('main', sha)).deployments;
     expect(await push(SHA('c'))).toEqual([
       { frame_id: frame.id, deployment_id: null, skipped: 'push_deploys_paused' },
     ]);

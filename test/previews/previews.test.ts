@@ -4,9 +4,9 @@
 // head branch, its update deploys once, and closing it removes it; a deleted branch removes
 // its preview; expiry by the service clock removes an idle one; a fork's pull request and a
 // frame that did not opt in make none; viewers read previews and cannot change their settings.
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
+import { gitHost } from '../helpers/webhooks.ts';
 import { expectProblem, projectWithReaders } from '../helpers/factories.ts';
 import { ADMIN, cloudAgent, defaultSpace, framePath, newFrame, toldOf } from '../helpers/frames.ts';
 
@@ -27,35 +27,7 @@ async function setup() {
   const agent = await cloudAgent(t);
   const frame = await newFrame(t, ann, project.id, space, { replica_count: 2 });
   const path = framePath(frame);
-  const secret = (await t.get(`/v2/projects/${project.id}/webhook`, { token: ann.token })).json
-    .secret;
-  const deliver = async (event: string, payload: Record<string, unknown>) => {
-    const body = JSON.stringify({
-      repository: { name: 'app', owner: { login: 'acme' } },
-      ...payload,
-    });
-    const r = await t.post(`/v2/hooks/git?project=${project.id}`, {
-      raw: body,
-      headers: {
-        'content-type': 'application/json',
-        'x-github-event': event,
-        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-      },
-    });
-    expect(r.status, r.text).toBe(202);
-    return r.json;
-  };
-  const push = (branch: string, sha: string, deleted = false) =>
-    deliver('push', { ref: `refs/heads/${branch}`, after: sha, deleted });
-  const pr = (action: string, number: number, branch: string, sha: string, fork = false) =>
-    deliver('pull_request', {
-      action,
-      number,
-      pull_request: {
-        head: { ref: branch, sha, repo: { full_name: fork ? 'mallory/app' : 'acme/app' } },
-        base: { ref: 'main', repo: { full_name: 'acme/app' } },
-      },
-    });
+  const { push, pr } = await gitHost(t, ann.token, project.id);
   const previews = async () =>
     (await t.get(`${path}/previews`, { token: ann.token })).json.data as any[];
   return { ann, viewer, project, agent, frame, path, push, pr, previews };
@@ -198,5 +170,19 @@ describe('preview frames', () => {
       await t.db.selectFrom('frames').select('id').where('id', '=', late.id).execute(),
     ).toEqual([]);
     expect(frame.id).toBeTruthy();
+  });
+
+  it('concurrent deliveries make one preview per branch, and none fails', async () => {
+    const { ann, path, push, pr, previews } = await setup();
+    expect((await enable(t, ann.token, path, { enabled: true })).status).toBe(200);
+    const answers = await Promise.all([
+      ...['1', '2', '3', '4'].map((c) => push('race', SHA(c))),
+      pr('opened', 9, 'race', SHA('5')),
+      push('other', SHA('6')),
+      push('main', SHA('7')),
+    ]);
+    const made = answers.flatMap((a) => a.previews).filter((p: any) => p.action === 'created');
+    expect(made.map((p: any) => p.branch).sort()).toEqual(['other', 'race']);
+    expect((await previews()).map((p) => p.preview.branch).sort()).toEqual(['other', 'race']);
   });
 });

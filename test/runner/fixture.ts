@@ -47,8 +47,9 @@ export function gitFixture(root: string) {
       git(work, 'push', '-q', 'origin', 'HEAD:main');
       return git(work, 'rev-parse', 'HEAD').trim();
     },
-    /** Commits the app at `version` (or one that exits at once) and pushes it to main. */
-    pushApp(version: string, crash = false) {
+    /** Commits the app at `version` (or one that exits at once) and pushes it to `branch`;
+     *  answers the commit. */
+    pushApp(version: string, crash = false, branch = 'main') {
       writeFileSync(
         join(work, 'package.json'),
         JSON.stringify(
@@ -64,12 +65,15 @@ export function gitFixture(root: string) {
           : [
               `const http = require('http');`,
               `const port = Number(process.env.PORT);`,
-              `http.createServer((req, res) => res.end('hello ${version} from ' + process.env.FRAMEPLANE_REPLICA)).listen(port, () => console.log('app ${version} listening on ' + port));`,
+              // GREETING shows which env a release runs (config releases, rollbacks).
+              `const greeting = process.env.GREETING ? ' ' + process.env.GREETING : '';`,
+              `http.createServer((req, res) => res.end('hello ${version} from ' + process.env.FRAMEPLANE_REPLICA + greeting)).listen(port, () => console.log('app ${version} listening on ' + port));`,
             ].join('\n'),
       );
       git(work, 'add', '-A');
       git(work, 'commit', '-q', '-m', `app ${version}`);
-      git(work, 'push', '-q', 'origin', 'HEAD:main');
+      git(work, 'push', '-q', 'origin', `HEAD:${branch}`);
+      return git(work, 'rev-parse', 'HEAD').trim();
     },
   };
 }

@@ -226,7 +226,12 @@ describe('git push webhook: replay and probing (issue 12, item 10)', () => {
       for (const url of ['/v2/hooks/git', `/v2/hooks/git?project=${project.id}`]) {
         const again = await t.post(url, { raw: body, headers: headers(body, secret, extra) });
         expect(again.status, again.text).toBe(200);
-        expect(again.json).toEqual({ event: 'push', duplicate: true, deployments: [] });
+        expect(again.json).toEqual({
+          event: 'push',
+          duplicate: true,
+          deployments: [],
+          previews: [],
+        });
       }
     }
     expect(await deploymentsOf(frame.id)).toBe(2);

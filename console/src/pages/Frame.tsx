@@ -1,13 +1,16 @@
 // One frame: its address (a link to its URL), its live status (the event stream), the actions a
-// member may take, settings and scale, its releases (a rollback pauses push deploys until
-// resumed), env vars, domains, volumes, deployments, events and live logs. What a role cannot do
-// is not offered: viewers read, members operate and edit, admins manage domains and volumes.
+// member may take, settings and scale, its previews (on a preview: the frame it previews), its
+// releases (a rollback pauses push deploys until resumed), env vars, domains, volumes,
+// deployments, events and live logs. What a role cannot do is not offered: viewers read,
+// members operate and edit, admins manage domains and volumes.
 import { Link, useParams } from 'react-router';
 import { atLeast, fp, useRead } from '../api.ts';
 import { FrameActions } from '../components/FrameActions.tsx';
 import { FrameDelete } from '../components/FrameDelete.tsx';
 import { FrameAddress } from '../components/FrameAddress.tsx';
 import { FrameEnv } from '../components/FrameEnv.tsx';
+import { FramePreviewOf } from '../components/FramePreviewOf.tsx';
+import { FramePreviews } from '../components/FramePreviews.tsx';
 import { FramePushDeploys } from '../components/FramePushDeploys.tsx';
 import { FrameReleases } from '../components/FrameReleases.tsx';
 import { Deployments, Events, Logs } from '../components/FrameHistory.tsx';
@@ -38,6 +41,7 @@ export function FramePage() {
         {(f) => (
           <>
             <h1>{f.name}</h1>
+            <FramePreviewOf frame={f} />
             <p id="frame-address">
               <FrameAddress frame={f} why />
             </p>
@@ -56,6 +60,8 @@ export function FramePage() {
             <FramePushDeploys frame={f} canOperate={atLeast(role, 'member')} />
             <FrameActions frame={f} canOperate={atLeast(role, 'member')} />
             <FrameSettings frame={f} canEdit={atLeast(role, 'member')} />
+            {/* A preview has no previews of its own (the API refuses them). */}
+            {!f.preview && <FramePreviews frame={f} canEdit={atLeast(role, 'member')} />}
           </>
         )}
       </Loaded>
