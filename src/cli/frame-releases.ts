@@ -18,7 +18,8 @@ const row = (d: Schemas['Release']) => ({
   commit: d.commit_sha?.slice(0, 12),
   'build of': d.release_of ?? undefined,
   created: d.created_at,
-  changes: summary(d.changes),
+  // A deployment that never served is no release: it has nothing to say.
+  changes: d.changes || d.status === 'succeeded' ? summary(d.changes) : undefined,
   reason: d.failure_reason ?? undefined,
 });
 
