@@ -15,20 +15,31 @@ type Slot = { arg: number } | { value: unknown };
 
 const marker = (i: number) => `\u0000fp-arg-${i}\u0000`;
 
+// What may change rows or wait for a lock: a data-modifying statement (also inside WITH), a
+// row-locking clause, an advisory lock. Values are bound, never in the text, so only the
+// statement's own words can match; a false match only costs the lane, never correctness.
+const WRITES =
+  /\b(insert|update|delete|merge|truncate|lock)\b|\bfor\s+(no\s+key\s+)?(update|share|key\s+share)\b|pg_advisory/i;
+
+/** Whether a statement only reads: a SELECT (or a WITH of SELECTs) that takes no lock. */
+export function readsOnly(sql: string): boolean {
+  return /^\s*(select|with)\b/i.test(sql) && !WRITES.test(sql);
+}
+
 /**
  * Wraps `build`, whose query must have the same shape whatever its arguments are: each
  * argument may only be bound as a value (never change the SQL text, never pick a branch).
  * The first call builds it with markers for the arguments and remembers where each is bound;
  * later calls bind the new values to the same compiled text.
  *
- * `write`: a statement that may wait for a row lock, kept off the read lane, where it would
- * hold up the reads pipelined behind it on its connection for as long as it waits.
+ * A statement that may wait for a lock (anything but a plain read: readsOnly) is kept off the
+ * read lane, where it would hold up the reads pipelined behind it on its connection for as
+ * long as it waits. The compiled text decides, not the caller: a write cannot slip onto it.
  */
 export function compiledOnce<A extends Value[], R>(
   build: (q: Kysely<DB>, ...args: A) => Compilable<R> | RawBuilder<R>,
-  { write = false } = {},
 ) {
-  let compiled: { sql: string; slots: Slot[] } | undefined;
+  let compiled: { sql: string; slots: Slot[]; write: boolean } | undefined;
 
   function compile(q: Queryable, count: number) {
     const markers = Array.from({ length: count }, (_, i) => marker(i)) as unknown as A;
@@ -43,7 +54,7 @@ export function compiledOnce<A extends Value[], R>(
         throw new Error('compiledOnce: an argument was bound inside another value');
       return { value: p };
     });
-    return { sql, slots };
+    return { sql, slots, write: !readsOnly(sql) };
   }
 
   return async (q: Queryable, ...args: A): Promise<R[]> => {
@@ -52,7 +63,7 @@ export function compiledOnce<A extends Value[], R>(
     const pool = poolOf(q);
     if (!pool) return (await q.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters))).rows;
     // Pipelined with other statements when the pool has a lane with room (read-lane.ts).
-    const piped = write ? undefined : laneOf(pool)?.query<R>(compiled.sql, parameters);
+    const piped = compiled.write ? undefined : laneOf(pool)?.query<R>(compiled.sql, parameters);
     if (piped) return await piped;
     // Outside a transaction, straight to a pooled client with the call Kysely's driver makes,
     // client.query(text, values), so the statement is named and prepared all the same

@@ -150,8 +150,6 @@ const statement = (n: number) =>
       join f on f.id = r.target_id)
     select * from f`;
     },
-    // It locks the frames it writes.
-    { write: true },
   );
 
 const statements: Array<ReturnType<typeof statement>> = [];

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { createDatabase, createPool, transaction, type Database } from '../../src/db/database.ts';
-import { compiledOnce } from '../../src/db/compiled.ts';
+import { compiledOnce, readsOnly } from '../../src/db/compiled.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 
 let pool: pg.Pool;
@@ -77,5 +77,24 @@ describe('compiledOnce', () => {
     } finally {
       await single.destroy();
     }
+  });
+});
+
+describe('readsOnly: the compiled text decides the lane', () => {
+  it.each([
+    ['select "id" from "frames" where "id" = $1', true],
+    ['with x as (select 1) select * from x', true],
+    ['select "updated_at", "deleted_at" from "frames"', true],
+    ['select * from "frames" where "id" = $1 for update', false],
+    ['select * from "frames" for no key update', false],
+    ['select * from "frames" for share', false],
+    ['select 1 from pg_advisory_xact_lock($1)', false],
+    ['with f as (update "frames" set "version" = 1 returning *) select * from f', false],
+    ['with e as (insert into "frame_events" select 1) select 1', false],
+    ['insert into "t" values ($1)', false],
+    ['update "t" set "a" = $1', false],
+    ['delete from "t"', false],
+  ])('%s → %s', (text, expected) => {
+    expect(readsOnly(text)).toBe(expected);
   });
 });

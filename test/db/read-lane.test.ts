@@ -113,11 +113,11 @@ describe('read lane', () => {
     expect(await again).toEqual([{ n: 1 }]);
   });
 
-  it('keeps a write that waits for a lock off the lane, ahead of no read', async () => {
+  it('keeps a write that waits for a lock off the lane, ahead of no read, unflagged', async () => {
+    // Nothing says it writes: its compiled text does (readsOnly).
     const locking = compiledOnce(
       (_q, key: number) =>
         sql<{ n: number }>`select 1 as n from pg_advisory_xact_lock(${key}::int)`,
-      { write: true },
     );
     await openLane();
     await admin.query('select pg_advisory_lock(77)');
