@@ -30,6 +30,8 @@ export interface Config {
   /** What the built-in cloud's frames do when the service stops (cloud/frames-on-exit.ts). */
   framesOnExit: FramesOnExit;
   testClock: boolean;
+  /** MEMO=off: nothing is remembered between requests (memo.ts); every answer is read anew. */
+  memo: 'on' | 'off';
   logLevel: string;
   bodyLimitBytes: number;
   databasePoolSize: number;
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     secretKey: env.SECRET_KEY || undefined,
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
+    memo: oneOf(env, 'MEMO', ['on', 'off'] as const, 'on'),
     agentOfflineAfterSeconds: int(env, 'AGENT_OFFLINE_AFTER_SECONDS', 30, 1),
     cloudAgent: oneOf(env, 'CLOUD_AGENT', ['builtin', 'none'] as const, 'builtin'),
     framesOnExit: oneOf(env, 'FRAMES_ON_EXIT', FRAMES_ON_EXIT, 'auto'),

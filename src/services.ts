@@ -7,6 +7,8 @@ import { createAccessService } from './access/access-service.ts';
 import { rateLimiter } from './http/rate-limit.ts';
 import { createIdentityService } from './identity/identity-service.ts';
 import { createTokenCache } from './identity/token-cache.ts';
+import { createMemos } from './memo.ts';
+import { createRoleMemo } from './access/role-memo.ts';
 import { createRevocations } from './identity/revocations.ts';
 import { revokedTokenIds } from './identity/identity-dal.ts';
 import { createSignupService } from './identity/signup-service.ts';
@@ -51,7 +53,9 @@ export interface Core {
 export function createServices(core: Core) {
   const { config, db, clock, sealer, notifier } = core;
   const dns = core.dns ?? systemTxtResolver({ servers: config.dnsServers });
-  const access = createAccessService(db);
+  // Every memo, on or off together (MEMO; memo.ts lists them and what makes each stale).
+  const memos = createMemos(config.memo === 'on');
+  const access = createAccessService(db, createRoleMemo(memos));
   const limiter = rateLimiter(db, clock);
   const offlineAfterSeconds = config.agentOfflineAfterSeconds;
   const { deploymentHistory } = config.growth;
@@ -65,12 +69,14 @@ export function createServices(core: Core) {
     deploymentHistory,
     appsDomain: config.appsDomain,
     tls: config.acme !== undefined,
+    memos,
   });
   const sweeper = createSweeper({ db, clock });
   const revocations = createRevocations(notifier, {
     load: () => revokedTokenIds(db, clock.now()),
+    memos,
   });
-  const tokens = createTokenCache(notifier, revocations);
+  const tokens = createTokenCache(notifier, revocations, memos);
   const waker = createWaker(db);
   // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
   const invitationDeps = {
@@ -92,10 +98,10 @@ export function createServices(core: Core) {
     signup: createSignupService({ db, clock, config, limiter, sealer, tokens }),
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),
-    members: createMembersService({ db, clock, access }),
+    members: createMembersService({ db, clock, access, memos }),
     invitations: createInvitationsService(invitationDeps),
     orgs: createOrgsService({ db, clock, access }),
-    orgMembers: createMembersService({ db, clock, access, kind: 'org' }),
+    orgMembers: createMembersService({ db, clock, access, kind: 'org', memos }),
     orgInvitations: createOrgInvitationsService(
       createInvitationsService({ ...invitationDeps, kind: 'org' }),
     ),
@@ -117,6 +123,7 @@ export function createServices(core: Core) {
       schedulePullCheck: sweeper.schedulePullCheck,
       envCacheMaxBytes: config.growth.envCacheMaxBytes,
       appsDomain: config.appsDomain,
+      memos,
     }),
     agentCertificates: createAgentCertificates({ db, sealer, appsDomain: config.appsDomain }),
     frames,

@@ -6,8 +6,8 @@
 // instead of the role subquery; the role is reused only if both still hold (access-service
 // withRole). So an entry can be old but never wrong, on any instance: it saves the role
 // subquery, never the check.
-import { LRUCache } from 'lru-cache';
 import type { Role } from '../db/schema.ts';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 
 const MAX_ENTRIES = 50_000;
 
@@ -24,9 +24,9 @@ export interface RoleSeen {
   project_access_version: number;
 }
 
-export function createRoleMemo(maxEntries = MAX_ENTRIES) {
+export function createRoleMemo(memos: Memos = MEMOS_ON, maxEntries = MAX_ENTRIES) {
   // lru-cache, not a Map dropping its first key: see token-cache.ts.
-  const entries = new LRUCache<string, RoleHint>({ max: maxEntries });
+  const entries = memos.lru<RoleHint>('roles', { max: maxEntries });
   const keyOf = (userId: string, projectId: string) => `${userId}\n${projectId}`;
 
   return {

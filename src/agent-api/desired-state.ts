@@ -1,7 +1,7 @@
 // What an agent is told: the whole desired state of its frames, with each frame's env decrypted
 // (and cached), and the digest by which a sync knows the agent's copy is current.
-import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.ts';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 import type { Sealer } from '../secrets.ts';
 import { frameHostname } from '../frames/frame-address.ts';
 import { desiredStateRows, stateDigestOf, touchAndDigest } from './desired-state-dal.ts';
@@ -22,18 +22,20 @@ export function createDesiredState({
   sealer,
   envCacheMaxBytes,
   appsDomain,
+  memos = MEMOS_ON,
 }: {
   db: Queryable;
   sealer: Sealer;
   envCacheMaxBytes: number;
   /** The domain of frames' hostnames (APPS_DOMAIN). */
   appsDomain: string;
+  memos?: Memos;
 }) {
   // A deployment's env never changes: decrypt it once, not on every sync of every frame. Keyed
   // by frame, since a sync reads only a frame's latest deployment: a new one replaces the old
   // entry rather than sitting beside it. Bounded by bytes, as one env may weigh ENV_MAX_BYTES;
   // an env larger than the whole cache is decrypted on each sync and never kept.
-  const envCache = new LRUCache<string, { deploymentId: string; env: Record<string, string> }>({
+  const envCache = memos.lru<{ deploymentId: string; env: Record<string, string> }>('agent-env', {
     maxSize: envCacheMaxBytes,
     sizeCalculation: (entry) => envMemoryBytes(entry.env),
   });

@@ -9,6 +9,7 @@ import type { Notifier } from '../db/notifier.ts';
 import type { Sealer } from '../secrets.ts';
 import type { AgentIdentity } from './agents-service.ts';
 import { createDesiredState } from './desired-state.ts';
+import type { Memos } from '../memo.ts';
 import { type EdgeReport, touchAgent } from './sync-dal.ts';
 import { applyReport, type SchedulePullCheck, type SyncReport } from './sync-reports.ts';
 
@@ -23,6 +24,7 @@ interface Deps {
   schedulePullCheck: SchedulePullCheck;
   /** Bytes of decrypted env kept between syncs (ENV_CACHE_MAX_BYTES). */
   envCacheMaxBytes: number;
+  memos?: Memos;
   /** The domain of frames' hostnames (APPS_DOMAIN). */
   appsDomain: string;
 }
@@ -36,8 +38,9 @@ export function createSyncService({
   schedulePullCheck,
   envCacheMaxBytes,
   appsDomain,
+  memos,
 }: Deps) {
-  const state = createDesiredState({ db, sealer, envCacheMaxBytes, appsDomain });
+  const state = createDesiredState({ db, sealer, envCacheMaxBytes, appsDomain, memos });
   const touch = (agentId: string, edge?: EdgeReport) => touchAgent(db, agentId, clock.now(), edge);
 
   return {

@@ -112,16 +112,15 @@ const ROW: ReadonlyArray<readonly [string, string, (w: OperationWrite) => Value]
  * length is taken for 100 rows, which made every generic plan look dearer than a fresh one).
  */
 const statement = (n: number) =>
-  compiledOnce(
-    (_q, ...args: Value[]) => {
-      const rows = Array.from(
-        { length: n },
-        (_, r) =>
-          sql`(${sql.join(ROW.map(([, type], c) => sql`${args[r * ROW.length + c]}::${sql.raw(type)}`))})`,
-      );
-      const events = args[n * ROW.length];
-      const audits = args[n * ROW.length + 1];
-      return sql<Written & { id: string }>`with w (${sql.join(ROW.map(([c]) => sql.ref(c)))})
+  compiledOnce((_q, ...args: Value[]) => {
+    const rows = Array.from(
+      { length: n },
+      (_, r) =>
+        sql`(${sql.join(ROW.map(([, type], c) => sql`${args[r * ROW.length + c]}::${sql.raw(type)}`))})`,
+    );
+    const events = args[n * ROW.length];
+    const audits = args[n * ROW.length + 1];
+    return sql<Written & { id: string }>`with w (${sql.join(ROW.map(([c]) => sql.ref(c)))})
       as (values ${sql.join(rows)}),
     f as (update frames set desired_state = w.desired_state,
       updated_at = coalesce(w.updated_at, frames.updated_at),
@@ -149,8 +148,7 @@ const statement = (n: number) =>
       from jsonb_populate_recordset(null::audit_events, ${audits}::jsonb) r
       join f on f.id = r.target_id)
     select * from f`;
-    },
-  );
+  });
 
 const statements: Array<ReturnType<typeof statement>> = [];
 

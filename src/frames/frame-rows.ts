@@ -9,6 +9,7 @@
 // (Inside a transaction a row may be its own uncommitted change, which it may change again
 // under the same xmin.)
 import { LRUCache } from 'lru-cache';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 import type { Queryable } from '../db/database.ts';
 import type { RoleSeen } from '../access/role-memo.ts';
 import { type FrameForCaller, frameFactsForCaller, frameForCaller } from './frames-dal.ts';
@@ -50,9 +51,9 @@ function ownBytes(text: string) {
   return bytes;
 }
 
-export function createFrameRows(max = MAX_ROWS) {
-  const rows = new LRUCache<string, FrameForCaller>({ max });
-  const answers = new LRUCache<string, FrameAnswer>({ max });
+export function createFrameRows(memos: Memos = MEMOS_ON, max = MAX_ROWS) {
+  const rows = memos.lru<FrameForCaller>('frame-rows', { max });
+  const answers = memos.lru<FrameAnswer>('frame-answers', { max });
   // Frames read once lately, by id alone: a row (and its answer) is remembered when its frame
   // is read a second time. A frame read once and never again cost its row, its answer and their
   // moves to V8's old generation, to evict another frame that was read again.

@@ -30,6 +30,7 @@ import {
 import { agentOnline, etagOf, presentFrame } from './frame-view.ts';
 import * as dal from './frames-dal.ts';
 import { createFrameRows } from './frame-rows.ts';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 import type { FrameStatus } from './frame-status.ts';
 import { removeFrame } from './frame-removal.ts';
 import { pageById } from '../db/paging.ts';
@@ -47,6 +48,7 @@ interface Deps {
   appsDomain: string;
   /** ACME is set: frames on an edge with HTTPS have https URLs. */
   tls?: boolean;
+  memos?: Memos;
 }
 
 export function createFramesService({
@@ -59,8 +61,9 @@ export function createFramesService({
   deploymentHistory,
   appsDomain,
   tls = false,
+  memos = MEMOS_ON,
 }: Deps) {
-  const rows = createFrameRows();
+  const rows = createFrameRows(memos);
   const settings = { offlineAfterSeconds, appsDomain, tls };
   const view = (f: dal.FrameWithFacts) => presentFrame(f, clock.now(), settings);
 

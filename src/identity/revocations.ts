@@ -6,6 +6,7 @@
 // back. Until a load has completed since the connection came up, nothing is known and tokens
 // are looked up in the database. A reload every hour lets expired tokens leave the list.
 import type { Notifier } from '../db/notifier.ts';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 
 export const RELOAD_MS = 60 * 60_000;
 const RETRY_MS = 5_000;
@@ -15,10 +16,12 @@ export interface RevocationOptions {
   load: () => Promise<string[]>;
   reloadMs?: number;
   onError?: (err: unknown) => void;
+  /** With memos off (MEMO=off) the list is never known: every token is looked up. */
+  memos?: Memos;
 }
 
 export function createRevocations(notifier: Notifier | undefined, options: RevocationOptions) {
-  const { load, reloadMs = RELOAD_MS, onError = () => {} } = options;
+  const { load, reloadMs = RELOAD_MS, onError = () => {}, memos = MEMOS_ON } = options;
   let revoked = new Set<string>();
   let known = false;
   /** Bumped by every gap: a load begun before it answers for a connection now gone. */
@@ -81,9 +84,10 @@ export function createRevocations(notifier: Notifier | undefined, options: Revoc
     /** Records a revocation this instance made, before its NOTIFY comes back. */
     add,
     /** Whether the list is known now: loaded since the LISTEN connection last came up. */
-    known: () => known,
+    known: () => memos.on && known,
     /** Whether the token is revoked; undefined when the list is not known now. */
-    revoked: (tokenId: string): boolean | undefined => (known ? revoked.has(tokenId) : undefined),
+    revoked: (tokenId: string): boolean | undefined =>
+      memos.on && known ? revoked.has(tokenId) : undefined,
   };
 }
 

@@ -5,8 +5,8 @@
 // (a revocation may have been missed in between). Entries live at most TTL_MS all the same.
 // A token not cached is looked up in the database, unless it is signed (token-format.ts) and
 // the revocations (revocations.ts) say it is not revoked.
-import { LRUCache } from 'lru-cache';
 import type { Notifier } from '../db/notifier.ts';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 import type { Revocations } from './revocations.ts';
 
 export interface CachedToken {
@@ -18,10 +18,14 @@ export interface CachedToken {
 const MAX_ENTRIES = 20_000;
 const TTL_MS = 10 * 60_000;
 
-export function createTokenCache(notifier: Notifier | undefined, revocations?: Revocations) {
+export function createTokenCache(
+  notifier: Notifier | undefined,
+  revocations?: Revocations,
+  memos: Memos = MEMOS_ON,
+) {
   // Not a Map dropping its first key: V8 scans every deleted slot at the front of a Map's
   // table to find it, some 11 µs an insert once full, against 0.5 here (lru-cache's lists).
-  const entries = new LRUCache<string, CachedToken & { cachedAt: number }>({ max: MAX_ENTRIES });
+  const entries = memos.lru<CachedToken & { cachedAt: number }>('tokens', { max: MAX_ENTRIES });
   /** Bumped by every revocation and gap: a lookup that overlapped one is not cached. */
   let marks = 0;
 

@@ -18,6 +18,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
+import { MEMOS_ON, type Memos } from '../memo.ts';
 import { encodeCursor } from '../paging.ts';
 
 /** A member as a roster holds it: what its page shows, and its cursor key. */
@@ -76,6 +77,7 @@ export interface RosterOptions {
   /** Members held across every roster: the memory bound (a larger team is never held). */
   maxMembers?: number;
   onError?: (err: unknown) => void;
+  memos?: Memos;
 }
 
 const MAX_MEMBERS = 100_000;
@@ -91,11 +93,11 @@ const SLICE = 500;
 export function createMemberRosters<M, T>(
   load: (teamId: string, max: number) => Promise<RosterRead<M>>,
   entry: (member: M) => RosterEntry<T>,
-  { maxMembers = MAX_MEMBERS, onError = () => {} }: RosterOptions = {},
+  { maxMembers = MAX_MEMBERS, onError = () => {}, memos = MEMOS_ON }: RosterOptions = {},
 ) {
   // Bounded by the members held across rosters, least recently used dropped first; a roster
   // larger than the bound is not held (lru-cache's maxSize; an empty roster counts one).
-  const rosters = new LRUCache<string, Roster>({
+  const rosters = memos.lru<Roster>('rosters', {
     maxSize: maxMembers,
     sizeCalculation: (r) => Math.max(1, r.ends.length),
   });

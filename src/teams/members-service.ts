@@ -13,6 +13,7 @@ import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import * as dal from './teams-dal.ts';
 import { createMemberRosters } from './member-rosters.ts';
+import type { Memos } from '../memo.ts';
 import { decideOfKind, type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 
 interface MemberRow {
@@ -36,9 +37,10 @@ interface Deps {
   access: Pick<AccessService, 'requireTeam' | 'requireOrg'>;
   /** Whose members: a team's (the default) or an organization's. */
   kind?: Kind;
+  memos?: Memos;
 }
 
-export function createMembersService({ db, clock, access, kind = 'team' }: Deps) {
+export function createMembersService({ db, clock, access, kind = 'team', memos }: Deps) {
   const keyOf = (m: MemberRow) => [iso(m.joined_at), m.user_id];
   // A roster that fails to load leaves its pages to the database, which reports its own errors.
   const rosters = createMemberRosters(
@@ -50,6 +52,7 @@ export function createMembersService({ db, clock, access, kind = 'team' }: Deps)
       };
     },
     (m: MemberRow) => ({ item: presentMember(m), key: keyOf(m) }),
+    { memos },
   );
   /** A page read from the database. A list that fits on one page is not worth a roster. */
   function missed(

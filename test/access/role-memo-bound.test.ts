@@ -7,7 +7,7 @@ const seen = (v: number) =>
 
 describe('role memo bound', () => {
   it('drops the least recently used pair, not the first remembered', () => {
-    const memo = createRoleMemo(3);
+    const memo = createRoleMemo(undefined, 3);
     memo.remember('u1', 'p', seen(1));
     memo.remember('u2', 'p', seen(2));
     memo.remember('u3', 'p', seen(3));
@@ -20,7 +20,7 @@ describe('role memo bound', () => {
   });
 
   it('replaces a pair remembered again without dropping another', () => {
-    const memo = createRoleMemo(2);
+    const memo = createRoleMemo(undefined, 2);
     memo.remember('u1', 'p', seen(1));
     memo.remember('u2', 'p', seen(2));
     memo.remember('u1', 'p', seen(5));

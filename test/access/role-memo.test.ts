@@ -20,8 +20,9 @@ import { at } from '../helpers/checked.ts';
 let a: TestApp;
 let b: TestApp;
 beforeAll(async () => {
-  a = await testApp();
-  b = await testAppOn(a.url);
+  // The memo under test is on, even in CI's run with MEMO=off.
+  a = await testApp({ env: { MEMO: 'on' } });
+  b = await testAppOn(a.url, { env: { MEMO: 'on' } });
   await cloudAgent(a);
 });
 afterAll(async () => {

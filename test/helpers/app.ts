@@ -46,6 +46,8 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
     TEST_CLOCK: '1',
     DATA_DIR: '/tmp/frameplane-unused',
     DATABASE_URL: url,
+    // CI runs the HTTP and authorization tests once more with MEMO=off (memo.ts).
+    ...(process.env.MEMO ? { MEMO: process.env.MEMO } : {}),
     ...opts.env,
   });
   const pool = createPool(url, { max: 10 });
