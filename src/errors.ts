@@ -21,9 +21,6 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: string, detail: string) =>
-  new AppError(400, code, 'Bad request', detail);
-
 export const unauthorized = (
   detail = 'A bearer token is required: send Authorization: Bearer ' +
     '<token>, with a token from sign-up, login or POST /v2/user/tokens.',

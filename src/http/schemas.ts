@@ -42,11 +42,12 @@ export const NullableEnum = <const V extends readonly string[]>(
 ) =>
   Type.Unsafe<V[number] | null>({ enum: [...values, null], type: ['string', 'null'], ...options });
 
+/** A whole commit id (SHA-1, or SHA-256), as a deploy of a given commit takes. */
+export const FULL_COMMIT_PATTERN = '^[0-9a-f]{40}([0-9a-f]{24})?$';
+
 /** Messages for `pattern` errors, by pattern, so that a refusal says what to send rather than
  *  printing a regex (validation-messages.ts puts them in place of Ajv's). Every pattern of a
  *  request body or query has one here (test/http/error-messages.test.ts checks). */
-/** A whole commit id (SHA-1, or SHA-256), as a deploy of a given commit takes. */
-export const FULL_COMMIT_PATTERN = '^[0-9a-f]{40}([0-9a-f]{24})?$';
 export const PATTERN_MESSAGES = new Map<string, string>([
   [
     '^[a-z0-9]+(-[a-z0-9]+)*$',

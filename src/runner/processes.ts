@@ -2,7 +2,7 @@
 // often 32768), so an adopted pid must also have the start time we recorded. A zombie (dead,
 // not yet reaped, which happens to orphans when PID 1 does not reap) counts as dead.
 import { readFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { createServer } from 'node:net';
 
 interface ProcStat {
   state: string;
@@ -100,20 +100,6 @@ export function freePort(): Promise<number> {
       const { port } = srv.address() as { port: number };
       srv.close(() => resolve(port));
     });
-  });
-}
-
-/** True if something accepts TCP connections on 127.0.0.1:port within `timeoutMs`. */
-export function portAnswers(port: number, timeoutMs = 1000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
   });
 }
 

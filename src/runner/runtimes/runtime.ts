@@ -102,5 +102,3 @@ export class BuildError extends Error {
     super(message);
   }
 }
-
-export const sanitizedLine = (l: string) => l.replace(/\r$/, '');
