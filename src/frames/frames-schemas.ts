@@ -10,8 +10,8 @@ import {
   StringEnum,
   Timestamp,
 } from '../http/schemas.ts';
-import { TRIGGERS } from './deployments.ts';
-import { EnvValue, envRecord } from './env-schemas.ts';
+import { TRIGGERS } from '../deployments/deployments.ts';
+import { EnvValue, envRecord } from '../env/env-schemas.ts';
 import { FRAME_STATUSES } from './frame-status.ts';
 
 // Ports: 1024..65535, minus the ones the platform keeps for itself (spec 2 and 8).

@@ -2,9 +2,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
-import type { DomainsService } from './domains-service.ts';
-import type { EnvService } from './env-service.ts';
-import type { VolumesService } from './volumes-service.ts';
+import type { DomainsService } from '../domains/domains-service.ts';
+import type { EnvService } from '../env/env-service.ts';
+import type { VolumesService } from '../volumes/volumes-service.ts';
 import { ApplyQuery, FrameParams } from './frames-schemas.ts';
 import * as S from './settings-schemas.ts';
 

@@ -9,10 +9,10 @@ import {
   PATTERN_MESSAGES,
   Timestamp,
 } from '../http/schemas.ts';
-import { EnvValue, envRecord } from './env-schemas.ts';
+import { EnvValue, envRecord } from '../env/env-schemas.ts';
 import { FrameParams } from './frames-schemas.ts';
-import { HOSTNAME_MESSAGE, HOSTNAME_PATTERN } from './domain-hostname.ts';
-import { MOUNT_PATH_MESSAGE, MOUNT_PATH_PATTERN } from './volumes-service.ts';
+import { HOSTNAME_MESSAGE, HOSTNAME_PATTERN } from '../domains/domain-hostname.ts';
+import { MOUNT_PATH_MESSAGE, MOUNT_PATH_PATTERN } from '../volumes/volumes-service.ts';
 
 PATTERN_MESSAGES.set(HOSTNAME_PATTERN, HOSTNAME_MESSAGE);
 PATTERN_MESSAGES.set(MOUNT_PATH_PATTERN, MOUNT_PATH_MESSAGE);

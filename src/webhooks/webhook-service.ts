@@ -26,7 +26,7 @@ import type { Sealer } from '../secrets.ts';
 import { newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, unprocessable } from '../errors.ts';
-import { startDeployment } from '../frames/deployments.ts';
+import { startDeployment } from '../deployments/deployments.ts';
 import { type HookBody, hookEventOf } from '../previews/preview-events.ts';
 import { applyToPreviews, type PreviewOutcome } from '../previews/previews.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';

@@ -7,10 +7,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
-import type { FrameOpsService } from './frame-ops-service.ts';
+import type { FrameOpsService } from '../frames/frame-ops-service.ts';
 import type { ReleaseHistory } from './release-history.ts';
-import { frameUrl } from './frames-routes.ts';
-import * as S from './frames-schemas.ts';
+import { frameUrl } from '../frames/frames-routes.ts';
+import * as S from '../frames/frames-schemas.ts';
 
 /** Their body is optional: none at all (no content type either) is the empty object, every
  *  field having a default; an empty or null JSON body is still refused. */

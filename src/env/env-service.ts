@@ -1,9 +1,9 @@
 // Environment variables of a frame (CONTRACT 5). Values are sealed at rest and only members and
 // above read them; viewers see the names. An edit is a saved setting, not a rollout: it changes
 // frames.env_digest so the frame lists "env" under pending_changes until the next deploy, which
-// freezes the env into the deployment (deployments.ts) that the agent then runs. With `deploy`,
-// the same transaction starts that deployment: a config release of the serving build
-// (releases.ts), as Heroku releases a config change.
+// freezes the env into the deployment (deployments/deployments.ts) that the agent then runs.
+// With `deploy`, the same transaction starts that deployment: a config release of the serving
+// build (deployments/releases.ts), as Heroku releases a config change.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -12,12 +12,12 @@ import type { Sealer } from '../secrets.ts';
 import { canOnProject } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound, unprocessable } from '../errors.ts';
-import { envSnapshot, type presentDeployment } from './deployments.ts';
-import { configRelease, startRelease } from './releases.ts';
+import { envSnapshot, type presentDeployment } from '../deployments/deployments.ts';
+import { configRelease, startRelease } from '../deployments/releases.ts';
 import * as dal from './env-dal.ts';
-import { recordFrameEvent, refreshStatus } from './frame-events.ts';
-import { lockFrame } from './frames-dal.ts';
-import type { FramesService } from './frames-service.ts';
+import { recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import { lockFrame } from '../frames/frames-dal.ts';
+import type { FramesService } from '../frames/frames-service.ts';
 
 export const MAX_ENV_VARS = 500;
 export const MAX_ENV_VALUE_BYTES = 32 * 1024;
