@@ -41,7 +41,9 @@ import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './history/history-routes.ts';
 import { releaseRoutes } from './deployments/releases-routes.ts';
 import { previewRoutes } from './previews/previews-routes.ts';
-import { settingsRoutes } from './frames/settings-routes.ts';
+import { envRoutes } from './env/env-routes.ts';
+import { domainRoutes } from './domains/domains-routes.ts';
+import { volumeRoutes } from './volumes/volumes-routes.ts';
 import { Deployment, Frame, Release, ReleaseChanges } from './frames/frames-schemas.ts';
 import { agentRoutes } from './agent-api/agents-routes.ts';
 import { certificateRoutes } from './certificates/certificates-routes.ts';
@@ -181,7 +183,9 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     releaseRoutes({ frameOps: services.frameOps, history: services.releaseHistory }),
   );
   await app.register(previewRoutes(services));
-  await app.register(settingsRoutes(services));
+  await app.register(envRoutes(services));
+  await app.register(domainRoutes(services));
+  await app.register(volumeRoutes(services));
   await app.register(agentRoutes(services));
   await app.register(certificateRoutes(services));
   await app.register(webhookRoutes(services));
