@@ -13,7 +13,7 @@ import { newId } from '../ids.ts';
 import { completeIfHealthy, startDeployment } from '../deployments/deployments.ts';
 import { configRelease, startRelease } from '../deployments/releases.ts';
 import { reexpire } from '../previews/previews-dal.ts';
-import { refusePreviewEnv } from '../env/env-service.ts';
+import { refusePreviewEnv } from '../env/env-names.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import {
   changedFields,
