@@ -72,6 +72,7 @@ export function createServices(core: Core) {
   });
   const tokens = createTokenCache(notifier, revocations);
   const waker = createWaker(db);
+  const identity = createIdentityService({ db, clock, config, limiter, tokens, sealer });
   // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
   const invitationDeps = {
     db,
@@ -85,10 +86,11 @@ export function createServices(core: Core) {
       perTeamHour: config.rateLimits.invitationEmailsPerTeam,
       perAddressDay: config.rateLimits.invitationEmailsPerAddress,
     },
+    users: identity,
   };
   return {
     access,
-    identity: createIdentityService({ db, clock, config, limiter, tokens, sealer }),
+    identity,
     signup: createSignupService({ db, clock, config, limiter, sealer, tokens }),
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),
