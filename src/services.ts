@@ -27,14 +27,14 @@ import { createSyncService } from './agent-api/sync-service.ts';
 import { createAgentCertificates } from './certificates/agent-certificates.ts';
 import { createFramesService } from './frames/frames-service.ts';
 import { createFrameOpsService } from './frames/frame-ops-service.ts';
-import { createReleaseHistory } from './frames/release-history.ts';
+import { createReleaseHistory } from './deployments/release-history.ts';
 import { createPreviewsService } from './previews/previews-service.ts';
-import { createHistoryService } from './frames/history-service.ts';
-import { createProjectEventsService } from './frames/project-events-service.ts';
-import { createEnvService } from './frames/env-service.ts';
-import { createDomainsService } from './frames/domains-service.ts';
-import { systemTxtResolver, type TxtResolver } from './frames/domain-verification.ts';
-import { createVolumesService } from './frames/volumes-service.ts';
+import { createHistoryService } from './history/history-service.ts';
+import { createProjectEventsService } from './history/project-events-service.ts';
+import { createEnvService } from './env/env-service.ts';
+import { createDomainsService } from './domains/domains-service.ts';
+import { systemTxtResolver, type TxtResolver } from './domains/domain-verification.ts';
+import { createVolumesService } from './volumes/volumes-service.ts';
 import { createSweeper } from './jobs/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
 import { createTransfersService } from './admin/transfers-service.ts';
@@ -78,6 +78,7 @@ export function createServices(core: Core) {
   });
   const tokens = createTokenCache(notifier, revocations, memos);
   const waker = createWaker(db);
+  const identity = createIdentityService({ db, clock, config, limiter, tokens, sealer });
   // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
   const invitationDeps = {
     db,
@@ -91,10 +92,11 @@ export function createServices(core: Core) {
       perTeamHour: config.rateLimits.invitationEmailsPerTeam,
       perAddressDay: config.rateLimits.invitationEmailsPerAddress,
     },
+    users: identity,
   };
   return {
     access,
-    identity: createIdentityService({ db, clock, config, limiter, tokens, sealer }),
+    identity,
     signup: createSignupService({ db, clock, config, limiter, sealer, tokens }),
     projects: createProjectsService({ db, clock, access }),
     teams: createTeamsService({ db, clock, access }),

@@ -6,7 +6,7 @@ import { payerBillingSql } from '../frames/frames-dal.ts';
 import { type EdgeReport, edgeColumns } from './sync-dal.ts';
 
 // The hostnames routed to frame `f`: verified domains only (a pending claim proves nothing, see
-// frames/domains-service.ts), in name order so that the fingerprint is stable.
+// domains/domains-service.ts), in name order so that the fingerprint is stable.
 const hostnamesOf = sql<string[]>`coalesce((select array_agg(d.hostname order by d.hostname)
   from domains d where d.frame_id = f.id and d.verified_at is not null), '{}')`;
 const verifiedHostnames = hostnamesOf.as('domains');

@@ -3,8 +3,8 @@
 import type { Queryable } from '../db/database.ts';
 import type { DeploymentFailure } from '../db/schema.ts';
 import { afterEvent } from '../frames/backoff.ts';
-import { completeIfHealthy, failDeployment } from '../frames/deployments.ts';
-import { latestDeployment } from '../frames/deployments-dal.ts';
+import { completeIfHealthy, failDeployment } from '../deployments/deployments.ts';
+import { latestDeployment } from '../deployments/deployments-dal.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import { REPLICA_REASONS, type ReplicaReason, type ReplicaState } from '../frames/frame-status.ts';
 import { eventEffect } from '../frames/takeover.ts';

@@ -19,7 +19,7 @@ import { createAccessService } from '../access/access-service.ts';
 import { createAgentsService } from '../agent-api/agents-service.ts';
 import { hashSecret, newSecret } from '../secrets.ts';
 import { restartDelayMs } from '../runner/replica.ts';
-import { lines } from '../runner/build/command.ts';
+import { lines } from '../lines.ts';
 import { findCloudAgentByName, findCloudAgentByToken, setAgentTokenHash } from './builtin-dal.ts';
 import { agentExitOf, stopsFramesOnExit, type AgentExit } from './frames-on-exit.ts';
 import { runsStrangersCode } from './strangers.ts';

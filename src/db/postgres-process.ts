@@ -7,7 +7,7 @@
 // us: only we decide when it stops (after the service's drain), and when we are gone, however
 // we went (SIGKILL included), the pipe closes and the server gets a fast shutdown.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lines } from '../runner/build/command.ts';
+import { lines } from '../lines.ts';
 
 export interface OsUser {
   uid: number;

@@ -4,8 +4,12 @@
 // other (pgbench, 16 clients, one-row updates: 4,200/s alone, 550/s with a NOTIFY inside, 3,300/s
 // with it after). After the commit, a wake-up is best effort: one lost to a crash or a database
 // error is made up by the event streams' periodic re-check and the agent's next sync.
-import { sql } from 'kysely';
-import type { Queryable } from './database.ts';
+import { type Kysely, sql } from 'kysely';
+import type { DB } from './schema.ts';
+
+// database.ts's Queryable, spelled out: database.ts imports this module (a transaction is a
+// Kysely too), and an import back would be a cycle.
+type Queryable = Kysely<DB>;
 
 export type WakeChannel = 'frameplane_agent' | 'frameplane_frame_events' | 'frameplane_logs';
 

@@ -11,7 +11,11 @@ import {
   notifyAgent,
   setLastStatus,
 } from './frames-dal.ts';
-import { insertFrameEvent, type NewFrameEvent, newestEventIdLocked } from './history-dal.ts';
+import {
+  insertFrameEvent,
+  type NewFrameEvent,
+  newestEventIdLocked,
+} from '../history/history-dal.ts';
 
 export interface FrameEventInput {
   type: string;

@@ -8,7 +8,7 @@ import { compiledOnce } from '../db/compiled.ts';
 import { coalesced } from '../db/coalesce.ts';
 import type { auditRow } from '../audit/audit-dal.ts';
 import { payerBillingSql } from './frames-dal.ts';
-import type { NewFrameEvent } from './history-dal.ts';
+import type { NewFrameEvent } from '../history/history-dal.ts';
 
 /** What a stop or a start sets on the frame, computed from the row as read. */
 export interface FrameChange {

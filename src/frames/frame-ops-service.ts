@@ -11,7 +11,7 @@ import { canOnProject } from '../access/roles.ts';
 import type { Sealer } from '../secrets.ts';
 import { auditRow } from '../audit/audit-dal.ts';
 import { notFound, serviceUnavailable } from '../errors.ts';
-import type { ReleaseOf } from './deployments.ts';
+import type { ReleaseOf } from '../deployments/deployments.ts';
 import {
   billingPastDue,
   type ReleaseTrigger,
@@ -19,7 +19,7 @@ import {
   rollbackRelease,
   servingRelease,
   startRelease,
-} from './releases.ts';
+} from '../deployments/releases.ts';
 import { frameEventRow, statusChange, statusEvent } from './frame-events.ts';
 import {
   type FrameChange,

@@ -3,10 +3,10 @@
 // (migrations/0027 cascades), and the agents running any of them and their live streams learn
 // it once the transaction commits.
 import type { Queryable } from '../db/database.ts';
-import { domainsReleasedWith } from './domains-dal.ts';
+import { domainsReleasedWith } from '../domains/domains-dal.ts';
 import { notifyAgents } from './frame-events.ts';
 import { deleteFrame, notifyFrameEvents } from './frames-dal.ts';
-import { volumesReleasedWith } from './volumes-dal.ts';
+import { volumesReleasedWith } from '../volumes/volumes-dal.ts';
 
 /** Deletes the locked frame; answers what it released. */
 export async function removeFrame(q: Queryable, frame: { id: string; agent_id: string | null }) {

@@ -10,10 +10,10 @@ import { leastLoadedCloudAgent } from './placement-dal.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { completeIfHealthy, startDeployment } from './deployments.ts';
-import { configRelease, startRelease } from './releases.ts';
+import { completeIfHealthy, startDeployment } from '../deployments/deployments.ts';
+import { configRelease, startRelease } from '../deployments/releases.ts';
 import { reexpire } from '../previews/previews-dal.ts';
-import { refusePreviewEnv } from './env-service.ts';
+import { refusePreviewEnv } from '../env/env-names.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
 import {
   changedFields,

@@ -147,6 +147,12 @@ export function createIdentityService({ db, clock, config, limiter, tokens, seal
     /** Writes the batched last_used_at of the tokens used lately (token-touches.ts). */
     flushTokenUses: () => touches.flush(),
 
+    /** A user's address as it is now; undefined for a user who is gone. Identity's one read
+     *  for other areas (teams' invitations), so that none of them imports identity's DAL. */
+    async emailOf(userId: string) {
+      return (await dal.userById(db, userId))?.email;
+    },
+
     async me(actor: Actor) {
       const user = await dal.userById(db, actor.userId);
       if (!user) throw notFound('user');

@@ -24,7 +24,6 @@ import { presentMember } from './members-service.ts';
 import { type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 import { INVITATION_DAYS, invitationStatus } from './invitation-status.ts';
 import { usableInvitation } from './invitation-proof.ts';
-import { userById } from '../identity/identity-dal.ts';
 import * as dal from './invitations-dal.ts';
 import type { InvitationRow } from './invitations-dal.ts';
 import * as teams from './teams-dal.ts';
@@ -53,6 +52,9 @@ interface Deps {
   publicUrl: string;
   acceptsPerIp: number;
   mailLimits: InvitationMailLimits;
+  /** A user's address now: identity's `emailOf`, handed over by services.ts. Typed here rather
+   *  than imported, because identity depends on teams (docs/architecture.md). */
+  users: { emailOf(userId: string): Promise<string | undefined> };
   /** Invitations to a team (the default) or to an organization. */
   kind?: Kind;
 }
@@ -66,6 +68,7 @@ export function createInvitationsService({
   publicUrl,
   acceptsPerIp,
   mailLimits,
+  users,
   kind = 'team',
 }: Deps) {
   const requireKind = requireOfKind(access, kind);
@@ -121,9 +124,9 @@ export function createInvitationsService({
 
   /** The caller's address now: a bearer token does not carry it (identity/token-format.ts). */
   async function emailOf(actor: Actor) {
-    const user = await userById(db, actor.userId);
-    if (!user) throw notFound('user');
-    return user.email;
+    const email = await users.emailOf(actor.userId);
+    if (email === undefined) throw notFound('user');
+    return email;
   }
 
   return {

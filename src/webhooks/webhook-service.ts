@@ -1,9 +1,9 @@
 // Git push webhooks (CONTRACT 5): GitHub-compatible push events, signed with HMAC-SHA256 under a
 // per-project secret (X-Hub-Signature-256), deploy every frame of that project watching the
 // pushed repository and branch. A bad signature is 401 and changes nothing. A frame whose push
-// deploys are paused (after a rollback, releases.ts) is skipped, and says so in its events. A
-// push to another branch, or a pull_request event, makes, updates or removes the preview frames
-// of the frames that opted in (previews/), in the same transaction.
+// deploys are paused (after a rollback, deployments/releases.ts) is skipped, and says so in its
+// events. A push to another branch, or a pull_request event, makes, updates or removes the
+// preview frames of the frames that opted in (previews/), in the same transaction.
 //
 // Against replay and probing:
 // - Nothing about the projects is revealed before a signature verifies: an unsigned or badly
@@ -26,7 +26,7 @@ import type { Sealer } from '../secrets.ts';
 import { newSecret } from '../secrets.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, unprocessable } from '../errors.ts';
-import { startDeployment } from '../frames/deployments.ts';
+import { startDeployment } from '../deployments/deployments.ts';
 import { type HookBody, hookEventOf } from '../previews/preview-events.ts';
 import { applyToPreviews, type PreviewOutcome } from '../previews/previews.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';

@@ -9,7 +9,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { imageRepo } from '../../src/runner/build/image-reference.ts';
+import { imageRepo } from '../../src/runner/builder/image-reference.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
 import { ATTACKS, hostileRepo, type Hostile } from '../isolation/hostile.ts';
 import { http } from '../faults/helpers/service.ts';

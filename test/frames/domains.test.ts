@@ -10,7 +10,7 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { cloudAgent, defaultSpace, framePath, newFrame, sync } from '../helpers/frames.ts';
 import { claimDomain, publish, verifiedDomain, verify } from '../helpers/domains.ts';
-import { checkChallenge, systemTxtResolver } from '../../src/frames/domain-verification.ts';
+import { checkChallenge, systemTxtResolver } from '../../src/domains/domain-verification.ts';
 import { at } from '../helpers/checked.ts';
 
 let t: TestApp;

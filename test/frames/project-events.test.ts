@@ -3,7 +3,7 @@
 // the OpenAPI document, and the query's plan against its indexes.
 import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectEventsQuery } from '../../src/frames/project-events-dal.ts';
+import { projectEventsQuery } from '../../src/history/project-events-dal.ts';
 import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newProject, projectWithReaders } from '../helpers/factories.ts';
 import { cloudAgent, defaultSpace, newFrame, replicaEvents, sync } from '../helpers/frames.ts';

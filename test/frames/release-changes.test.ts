@@ -1,4 +1,4 @@
-// What a release changed against the one before it (src/frames/release-changes.ts): cases by
+// What a release changed against the one before it (src/deployments/release-changes.ts): cases by
 // table, and the set laws by property.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import {
   previousRelease,
   type ReleaseFacts,
   releaseChanges,
-} from '../../src/frames/release-changes.ts';
+} from '../../src/deployments/release-changes.ts';
 
 const base: ReleaseFacts = {
   id: 'dep_1',

@@ -1,7 +1,7 @@
 // A DNS resolver that answers TXT look-ups from a table, injected into the services as the real
 // resolver is (Core.dns). Names missing from the table answer as DNS does for a name that does
 // not exist (ENOTFOUND); `fail` makes a name's look-up fail with a resolver error code.
-import type { TxtResolver } from '../../src/frames/domain-verification.ts';
+import type { TxtResolver } from '../../src/domains/domain-verification.ts';
 
 export interface TableResolver extends TxtResolver {
   /** Every look-up made, in order. */

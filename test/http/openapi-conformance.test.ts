@@ -11,8 +11,8 @@ import { expectProblem, newProject, newTeam, newUser } from '../helpers/factorie
 import { cloudAgent, defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { operationIdOf } from '../../src/http/openapi.ts';
 import { EXAMPLES } from '../../src/http/openapi-examples.ts';
-import { parseHostname } from '../../src/frames/domain-hostname.ts';
-import { mountPathProblem } from '../../src/frames/volumes-service.ts';
+import { parseHostname } from '../../src/domains/domain-hostname.ts';
+import { mountPathProblem } from '../../src/volumes/volumes-service.ts';
 
 let t: TestApp;
 let doc: any;

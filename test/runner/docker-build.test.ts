@@ -1,4 +1,4 @@
-// An image build (src/runner/build/image.ts) on a fake Engine that records what it is asked: the
+// An image build (src/runner/builder/image.ts) on a fake Engine that records what it is asked: the
 // repository's Dockerfile is read without following a link and checked before the Engine hears
 // of the build; a generated Dockerfile is never written into the checkout but sent beside it in
 // the context; builds run on their own network, on the classic builder.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import { buildImage } from '../../src/runner/build/image.ts';
+import { buildImage } from '../../src/runner/builder/image.ts';
 import { BuildError } from '../../src/runner/runtimes/runtime.ts';
 import { ATTACKS, hostileRepo, type Hostile } from '../isolation/hostile.ts';
 

@@ -1,5 +1,5 @@
 // A tenant's Dockerfile is read as the Engine's parser reads it
-// (src/runner/build/dockerfile-parse.ts), and the Engine is given a rendering of one instruction
+// (src/runner/builder/dockerfile-parse.ts), and the Engine is given a rendering of one instruction
 // a line that reads back the same: no comment, continuation, directive or here-document can
 // hide an instruction from the check.
 import fc from 'fast-check';
@@ -8,7 +8,7 @@ import {
   builderFlags,
   parseDockerfile,
   renderDockerfile,
-} from '../../src/runner/build/dockerfile-parse.ts';
+} from '../../src/runner/builder/dockerfile-parse.ts';
 
 const read = (text: string) =>
   parseDockerfile(text).instructions.map((i) => [i.line, i.keyword, i.rest]);

@@ -1,12 +1,12 @@
-// What a tenant's Dockerfile may use (src/runner/build/dockerfile-policy.ts), as a pure function
+// What a tenant's Dockerfile may use (src/runner/builder/dockerfile-policy.ts), as a pure function
 // of its instructions and the Engine's answer about each image: its own frame's images, stages,
 // and images the operator pulled or tagged; never another frame's images by name or id, an
 // untagged image of someone's build, nor an ADD the Engine would fetch from the host's network.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDockerfile } from '../../src/runner/build/dockerfile-parse.ts';
-import { type Lookup, refusalsOf } from '../../src/runner/build/dockerfile-policy.ts';
-import { imageRepo } from '../../src/runner/build/image-reference.ts';
+import { parseDockerfile } from '../../src/runner/builder/dockerfile-parse.ts';
+import { type Lookup, refusalsOf } from '../../src/runner/builder/dockerfile-policy.ts';
+import { imageRepo } from '../../src/runner/builder/image-reference.ts';
 
 const FRAME = '01JOWNFRAME0000000000000000';
 const OWN = imageRepo(FRAME);

@@ -1,7 +1,7 @@
 // Issue 34, item 10: an image's USER that is root by number, however written, or by name runs as
-// the unprivileged user instead (src/runner/build/dockerfile.ts, `runAsUser`).
+// the unprivileged user instead (src/runner/builder/dockerfile.ts, `runAsUser`).
 import { describe, expect, it } from 'vitest';
-import { APP_USER, runAsUser } from '../../src/runner/build/dockerfile.ts';
+import { APP_USER, runAsUser } from '../../src/runner/builder/dockerfile.ts';
 
 describe('the user a container runs as', () => {
   it.each([

@@ -22,7 +22,7 @@ import {
   readTenantText,
   TenantFileError,
 } from '../../src/runner/tenant-files.ts';
-import { planOf } from '../../src/runner/build/plan.ts';
+import { planOf } from '../../src/runner/builder/plan.ts';
 
 let tmp: string;
 let tree: string;

@@ -2,7 +2,7 @@
 // token and install command are shown once, right after.
 import { useState } from 'react';
 import { fp, type Schemas, useWrite } from '../api.ts';
-import { useAgents } from '../pages/Space.tsx';
+import { useAgents } from '../data/agents.ts';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
 

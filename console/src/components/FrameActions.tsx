@@ -1,7 +1,7 @@
 // Stop, start and deploy (members and up), and the changes saved but not yet deployed. What
 // happens next is followed by the frame page's event stream, not here.
 import { fp, useWrite } from '../api.ts';
-import { type Frame, type FrameRef, frameKey, params } from '../frames.ts';
+import { type Frame, type FrameRef, frameKey, params } from '../data/frames.ts';
 import { Problem } from './Form.tsx';
 
 export function FrameActions({ frame, canOperate }: { frame: Frame; canOperate: boolean }) {

@@ -1,7 +1,7 @@
 // Where a frame answers (CONTRACT 5b): its URL as a link that opens in a new tab, or, when its
 // agent has no edge to serve it (`url: null`), its hostname as text, since nothing answers there
 // yet. The new tab gets no `window.opener` and no Referer: the app is someone else's code.
-import type { Frame } from '../frames.ts';
+import type { Frame } from '../data/frames.ts';
 
 /** Only http(s) becomes a link; the URL is the API's, and an href runs what it names. */
 const linkable = (url: string) => /^https?:\/\//.test(url);

@@ -2,7 +2,7 @@
 // back to the space.
 import { useNavigate } from 'react-router';
 import { fp, useWrite } from '../api.ts';
-import { type Frame, params } from '../frames.ts';
+import { type Frame, params } from '../data/frames.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Problem } from './Form.tsx';
 

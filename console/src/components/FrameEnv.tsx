@@ -1,7 +1,7 @@
 // A frame's env vars. Viewers get the names only (the API answers every value as null); members
 // add, change and delete them (PATCH merges; null deletes). Edits wait for a deploy.
 import { fp, useRead, useWrite } from '../api.ts';
-import { type FrameRef, frameKey, params } from '../frames.ts';
+import { type FrameRef, frameKey, params } from '../data/frames.ts';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
 

@@ -1,6 +1,6 @@
 // A frame's deployments, its events as they happen, and its logs as they are written.
 import { fp, useList } from '../api.ts';
-import { type FrameEvent, type FrameRef, frameKey, params, type LogLine } from '../frames.ts';
+import { type FrameEvent, type FrameRef, frameKey, params, type LogLine } from '../data/frames.ts';
 import { Problem } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
 import { Table } from './Table.tsx';

@@ -2,7 +2,7 @@
 // (and pull request) it runs, its status, its address and when it goes unless pushed to again.
 import type { UseQueryResult } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import type { Frame, FrameRef } from '../frames.ts';
+import type { Frame, FrameRef } from '../data/frames.ts';
 import { FrameAddress } from './FrameAddress.tsx';
 import { Loaded } from './Loaded.tsx';
 import { Table } from './Table.tsx';

@@ -2,7 +2,7 @@
 // when it goes. It is made and removed by git pushes, so nothing here changes it.
 import { Link } from 'react-router';
 import { fp, useRead } from '../api.ts';
-import { type Frame, frameKey, params } from '../frames.ts';
+import { type Frame, frameKey, params } from '../data/frames.ts';
 import { framePage } from './FramePreviewList.tsx';
 
 type Preview = NonNullable<Frame['preview']>;

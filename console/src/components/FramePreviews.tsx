@@ -3,7 +3,7 @@
 // live without a push. The console shows them and, for members, turns them on or off and sets
 // the time to live. The env overrides are write-only: their names show here, values never.
 import { fp, type Schemas, useList, useWrite } from '../api.ts';
-import { type Frame, frameKey, params } from '../frames.ts';
+import { type Frame, frameKey, params } from '../data/frames.ts';
 import { FramePreviewList } from './FramePreviewList.tsx';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 

@@ -1,7 +1,7 @@
 // A notice while a git push does not deploy the frame: a rollback pauses push deploys, so that
 // the next push does not replace the release rolled back to. Members resume them.
 import { fp, useWrite } from '../api.ts';
-import { type Frame, frameKey } from '../frames.ts';
+import { type Frame, frameKey } from '../data/frames.ts';
 import { Problem } from './Form.tsx';
 
 export function FramePushDeploys({ frame, canOperate }: { frame: Frame; canOperate: boolean }) {

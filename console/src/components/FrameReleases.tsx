@@ -4,7 +4,7 @@
 // names env keys only, so that no value shows in a list (members read them on the API).
 import { useState } from 'react';
 import { fp, type Schemas, useRead, useWrite } from '../api.ts';
-import { type Frame, frameKey, params } from '../frames.ts';
+import { type Frame, frameKey, params } from '../data/frames.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Problem } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';

@@ -2,7 +2,7 @@
 // frame's hostname, removed) and volumes (added, removed). Everyone who reaches the project
 // sees them; admins change them.
 import { fp, useList, useWrite } from '../api.ts';
-import { type FrameRef, frameKey, params } from '../frames.ts';
+import { type FrameRef, frameKey, params } from '../data/frames.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';

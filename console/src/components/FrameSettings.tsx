@@ -2,7 +2,7 @@
 // change them; the PATCH carries the version read (If-Match), so a change made meanwhile by
 // someone else is refused (412) instead of overwritten. Git changes wait for a deploy.
 import { fp, useWrite, type Schemas } from '../api.ts';
-import { type Frame, frameKey } from '../frames.ts';
+import { type Frame, frameKey } from '../data/frames.ts';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 
 type Update = Schemas['UpdateFrameBody'];

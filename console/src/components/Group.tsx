@@ -5,7 +5,7 @@
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { atLeast, useRead, useWrite } from '../api.ts';
-import { capital, type Group, type GroupKind, type GroupProps } from '../groups.ts';
+import { capital, type Group, type GroupKind, type GroupProps } from '../data/groups.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Invitations } from './Invitations.tsx';

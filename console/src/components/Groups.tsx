@@ -2,7 +2,7 @@
 // creator is its owner).
 import { Link, useNavigate } from 'react-router';
 import { useWrite } from '../api.ts';
-import { capital, type Group, type GroupKind, useGroups } from '../groups.ts';
+import { capital, type Group, type GroupKind, useGroups } from '../data/groups.ts';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
 import { Table } from './Table.tsx';

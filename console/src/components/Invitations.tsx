@@ -2,7 +2,7 @@
 // a pending or expired one (a new link and a new week), revoke a pending one; each with its
 // status.
 import { useList, useWrite } from '../api.ts';
-import type { Group, GroupProps } from '../groups.ts';
+import type { Group, GroupProps } from '../data/groups.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Field, formValues, Problem, Select, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';

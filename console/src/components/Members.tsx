@@ -2,7 +2,7 @@
 // members; nobody changes or removes the owner. Others read the list: the service refuses the
 // rest anyway.
 import { atLeast, useList, useWrite } from '../api.ts';
-import type { Group, GroupProps } from '../groups.ts';
+import type { Group, GroupProps } from '../data/groups.ts';
 import { ConfirmButton } from './Confirm.tsx';
 import { Problem, RoleForm } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';

@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router';
 import type { Schemas } from '../api.ts';
 import { Loaded } from '../components/Loaded.tsx';
 import { OrgLink } from '../components/OrgLink.tsx';
-import { useAccess } from './Project.tsx';
+import { useAccess } from '../data/projects.ts';
 import { Table } from '../components/Table.tsx';
 
 type Access = Schemas['ProjectAccess'];

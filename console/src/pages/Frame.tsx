@@ -17,8 +17,8 @@ import { Deployments, Events, Logs } from '../components/FrameHistory.tsx';
 import { FrameDomains, FrameVolumes } from '../components/FrameResources.tsx';
 import { FrameSettings } from '../components/FrameSettings.tsx';
 import { Loaded } from '../components/Loaded.tsx';
-import { type FrameRef, frameKey, params, useLiveEvents, useLiveLogs } from '../frames.ts';
-import { useProject } from './Project.tsx';
+import { type FrameRef, frameKey, params, useLiveEvents, useLiveLogs } from '../data/frames.ts';
+import { useProject } from '../data/projects.ts';
 
 export function FramePage() {
   const { projectId = '', spaceId = '', frameId = '' } = useParams();

@@ -7,8 +7,8 @@ import { atLeast, useWrite } from '../api.ts';
 import { GroupPage } from '../components/Group.tsx';
 import { formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
-import { ORG, type Org } from '../groups.ts';
-import { useProjects } from './Projects.tsx';
+import { ORG, type Org } from '../data/groups.ts';
+import { useProjects } from '../data/projects.ts';
 
 const BASE_ROLES = ['none', 'viewer', 'member', 'admin'] as const;
 

@@ -16,25 +16,13 @@ import {
 } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { OrgLink } from '../components/OrgLink.tsx';
-import { ORG, useTeams } from '../groups.ts';
-import { PROJECTS } from './Projects.tsx';
+import { ORG, useTeams } from '../data/groups.ts';
+import { PROJECTS, useAccess, useProject } from '../data/projects.ts';
 import { Table } from '../components/Table.tsx';
 
 type Project = Schemas['Project'];
 type GrantRole = 'viewer' | 'member' | 'admin';
 const GRANT_ROLES = ['viewer', 'member', 'admin'] as const;
-
-export const useProject = (project_id: string) =>
-  useRead(['project', project_id], () =>
-    fp().call(fp().api.GET('/v2/projects/{project_id}', { params: { path: { project_id } } })),
-  );
-
-export const useAccess = (project_id: string) =>
-  useRead(['project', project_id, 'access'], () =>
-    fp().call(
-      fp().api.GET('/v2/projects/{project_id}/access', { params: { path: { project_id } } }),
-    ),
-  );
 
 function Spaces({ project }: { project: Project }) {
   const project_id = project.id;

@@ -2,16 +2,13 @@
 // with their role in each and who owns them, and a form to create one: owned by the caller, or
 // by an organization the caller is an owner or admin of (who alone may create its projects).
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { atLeast, fp, useList, useWrite } from '../api.ts';
+import { atLeast, fp, useWrite } from '../api.ts';
 import { Field, formValues, Problem, Select, Submit } from '../components/Form.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { OrgLink } from '../components/OrgLink.tsx';
 import { Table } from '../components/Table.tsx';
-import { useOrgs } from '../groups.ts';
-
-export const PROJECTS = ['projects'];
-export const useProjects = () =>
-  useList(PROJECTS, (cursor) => fp().api.GET('/v2/projects', { params: { query: { cursor } } }));
+import { useOrgs } from '../data/groups.ts';
+import { PROJECTS, useProjects } from '../data/projects.ts';
 
 export function Projects() {
   const navigate = useNavigate();

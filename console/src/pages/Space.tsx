@@ -6,21 +6,12 @@ import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '..
 import { Field, formValues, Problem, RenameForm, Select, Submit } from '../components/Form.tsx';
 import { FrameAddress } from '../components/FrameAddress.tsx';
 import { Loaded } from '../components/Loaded.tsx';
-import { useLiveSpace } from '../frames.ts';
-import { useProject } from './Project.tsx';
+import { useLiveSpace } from '../data/frames.ts';
+import { useAgents } from '../data/agents.ts';
+import { useProject } from '../data/projects.ts';
 import { Table } from '../components/Table.tsx';
 
 type CreateFrame = Schemas['CreateFrameBody'];
-
-export const useAgents = (project_id: string, enabled: boolean) =>
-  useList(
-    ['project', project_id, 'agents'],
-    (cursor) =>
-      fp().api.GET('/v2/projects/{project_id}/agents', {
-        params: { path: { project_id }, query: { cursor } },
-      }),
-    enabled,
-  );
 
 function NewFrame({ project_id, space_id }: { project_id: string; space_id: string }) {
   const navigate = useNavigate();

@@ -2,7 +2,7 @@
 // revoked by admins), its name and slug, leaving it and, for its owner, deleting it.
 import { useParams } from 'react-router';
 import { GroupPage } from '../components/Group.tsx';
-import { TEAM } from '../groups.ts';
+import { TEAM } from '../data/groups.ts';
 
 export function Team() {
   const { teamId = '' } = useParams();

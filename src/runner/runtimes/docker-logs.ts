@@ -3,7 +3,7 @@
 // came since and skips what it already sent.
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import { lines } from '../build/command.ts';
+import { lines } from '../../lines.ts';
 
 /** Nanoseconds since the epoch of an RFC 3339 timestamp with up to 9 fractional digits. */
 export function nanosOf(ts: string): bigint {

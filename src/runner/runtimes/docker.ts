@@ -6,8 +6,8 @@
 // policy, since crashes are counted by the supervisor and the server's back-off.
 import { constants } from 'node:os';
 import Docker from 'dockerode';
-import { buildImage, inspectImage, LABEL, pruneImages } from '../build/image.ts';
-import { APP_USER, runAsUser } from '../build/dockerfile.ts';
+import { buildImage, inspectImage, LABEL, pruneImages } from '../builder/image.ts';
+import { APP_USER, runAsUser } from '../builder/dockerfile.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import { ensureBridgeNetwork } from './docker-network.ts';
 import type {

@@ -5,9 +5,9 @@
 // hold a link by any name, and a running app may replace any of its files by a FIFO.
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fetchSource } from '../build/fetch.ts';
-import { planOf } from '../build/plan.ts';
-import { run } from '../build/command.ts';
+import { fetchSource } from '../builder/fetch.ts';
+import { planOf } from '../builder/plan.ts';
+import { run } from '../builder/command.ts';
 import { disposeCgroup, type Cgroup } from './cgroups.ts';
 import type { Confinement } from './confine.ts';
 import { BuildError, type BuildRequest, type Release } from './runtime.ts';

@@ -6,8 +6,8 @@
 // when new tasks fail.
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { APP_USER } from '../build/dockerfile.ts';
-import { LABEL } from '../build/image.ts';
+import { APP_USER } from '../builder/dockerfile.ts';
+import { LABEL } from '../builder/image.ts';
 import type { Release, Volume } from './runtime.ts';
 
 export interface ServiceInput {

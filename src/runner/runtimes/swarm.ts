@@ -11,7 +11,7 @@
 // may be there first), and the deployment is never sent again. With nothing serving (a first
 // deploy), swarm restarts failed tasks and the server's back-off counts each failure.
 import type Docker from 'dockerode';
-import { buildImage, imageRepo, inspectImage, pruneImages } from '../build/image.ts';
+import { buildImage, imageRepo, inspectImage, pruneImages } from '../builder/image.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
 import {
   nowIso,
@@ -31,7 +31,7 @@ import {
   tasksOf,
   type TaskView,
 } from './swarm-service.ts';
-import { runAsUser } from '../build/dockerfile.ts';
+import { runAsUser } from '../builder/dockerfile.ts';
 
 export interface SwarmOptions {
   docker: Docker;

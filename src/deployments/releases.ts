@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { presentDeployment, type ReleaseOf, startDeployment } from './deployments.ts';
 import { pausePushDeploys } from './deployments-dal.ts';
-import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 
 /** With the env the release ran (`release`), or the frame's env as it is now (`current`). */
 export type RollbackConfig = 'release' | 'current';

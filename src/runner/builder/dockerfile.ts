@@ -1,4 +1,4 @@
-// The Dockerfile of a repository that brings none: the plan of build/plan.ts on FRAME_BASE_IMAGE,
+// The Dockerfile of a repository that brings none: the plan of plan.ts on FRAME_BASE_IMAGE,
 // run as the unprivileged user 1000 (the `node` user of the official images), code in /app.
 import { createHash } from 'node:crypto';
 import type { RunPlan } from './plan.ts';

@@ -5,7 +5,7 @@
 // domains_hostname_key (migration 0012) is the invariant. Pending claims of several frames may
 // coexist, so claiming first blocks nobody and a POST never tells whether others claimed the
 // name; the claim that verifies deletes the others in the same transaction. Deleting the frame
-// releases its domains (ON DELETE CASCADE; frames-service.ts reports them).
+// releases its domains (ON DELETE CASCADE; frames/frames-service.ts reports them).
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -16,7 +16,7 @@ import { iso, isoOrNull } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { pageById } from '../db/paging.ts';
 import { parseHostname } from './domain-hostname.ts';
-import { frameHostname } from './frame-address.ts';
+import { frameHostname } from '../frames/frame-address.ts';
 import {
   challengeOf,
   checkChallenge,
@@ -24,9 +24,9 @@ import {
   type TxtResolver,
 } from './domain-verification.ts';
 import * as dal from './domains-dal.ts';
-import { notifyAgents, recordFrameEvent } from './frame-events.ts';
-import { lockFrame, lockFrames } from './frames-dal.ts';
-import type { FramesService } from './frames-service.ts';
+import { notifyAgents, recordFrameEvent } from '../frames/frame-events.ts';
+import { lockFrame, lockFrames } from '../frames/frames-dal.ts';
+import type { FramesService } from '../frames/frames-service.ts';
 
 interface Deps {
   db: Database;

@@ -9,7 +9,7 @@ import type { Database } from '../db/database.ts';
 import type { Notifier } from '../db/notifier.ts';
 import { AppError, notFound } from '../errors.ts';
 import { decodeCursor, encodeCursor, toPage } from '../paging.ts';
-import { spaceInProject } from './frames-dal.ts';
+import { spaceInProject } from '../frames/frames-dal.ts';
 import { type Follow, createFollower } from './history-follow.ts';
 import { presentEvent } from './history-service.ts';
 import * as dal from './project-events-dal.ts';

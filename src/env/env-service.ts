@@ -1,9 +1,9 @@
 // Environment variables of a frame (CONTRACT 5). Values are sealed at rest and only members and
 // above read them; viewers see the names. An edit is a saved setting, not a rollout: it changes
 // frames.env_digest so the frame lists "env" under pending_changes until the next deploy, which
-// freezes the env into the deployment (deployments.ts) that the agent then runs. With `deploy`,
-// the same transaction starts that deployment: a config release of the serving build
-// (releases.ts), as Heroku releases a config change.
+// freezes the env into the deployment (deployments/deployments.ts) that the agent then runs.
+// With `deploy`, the same transaction starts that deployment: a config release of the serving
+// build (deployments/releases.ts), as Heroku releases a config change.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -12,57 +12,16 @@ import type { Sealer } from '../secrets.ts';
 import { canOnProject } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound, unprocessable } from '../errors.ts';
-import { envSnapshot, type presentDeployment } from './deployments.ts';
-import { configRelease, startRelease } from './releases.ts';
+import { envSnapshot, type presentDeployment } from '../deployments/deployments.ts';
+import { configRelease, startRelease } from '../deployments/releases.ts';
 import * as dal from './env-dal.ts';
-import { recordFrameEvent, refreshStatus } from './frame-events.ts';
-import { lockFrame } from './frames-dal.ts';
-import type { FramesService } from './frames-service.ts';
+import { recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import { refuseReserved } from './env-names.ts';
+import { lockFrame } from '../frames/frames-dal.ts';
+import type { FramesService } from '../frames/frames-service.ts';
 
 export const MAX_ENV_VARS = 500;
 export const MAX_ENV_VALUE_BYTES = 32 * 1024;
-
-/**
- * Names the runtime sets itself, after the frame's env, so a value saved here would be silently
- * replaced (runner/runtimes: docker.ts, process.ts, swarm-service.ts): PORT is the frame's `port`
- * setting, FRAMEPLANE_* are the frame, deployment, replica and volume facts. Refused rather than
- * ignored. Case-sensitive, as environment variables are.
- */
-export function reservedEnvErrors(keys: Iterable<string>) {
-  const errors: Array<{ path: string; message: string }> = [];
-  for (const key of keys) {
-    if (key === 'PORT') {
-      errors.push({
-        path: `vars.${key}`,
-        message:
-          "is set by Frameplane to the frame's port: change the frame's `port` setting (PATCH the frame) instead",
-      });
-    } else if (key.startsWith('FRAMEPLANE_')) {
-      errors.push({
-        path: `vars.${key}`,
-        message:
-          'the FRAMEPLANE_ prefix is reserved for what Frameplane sets (FRAMEPLANE_FRAME_ID, FRAMEPLANE_DEPLOYMENT_ID, FRAMEPLANE_REPLICA, FRAMEPLANE_VOLUME_*): choose another name',
-      });
-    }
-  }
-  return errors;
-}
-
-/** The preview overrides of a frame (PATCH previews.env) follow the same naming rule. */
-export function refusePreviewEnv(env: Record<string, string> | undefined) {
-  if (env) refuseReserved(Object.keys(env));
-}
-
-function refuseReserved(keys: Iterable<string>) {
-  const errors = reservedEnvErrors(keys);
-  if (errors.length) {
-    throw unprocessable(
-      'reserved_env_var',
-      `Frameplane sets ${errors.map((e) => e.path.slice(5)).join(', ')} itself; the app's port is the frame's \`port\` setting.`,
-      errors,
-    );
-  }
-}
 
 interface Deps {
   db: Database;

@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import { iso, isoOrNull } from '../http/schemas.ts';
 import type { DeploymentFailure, ReleaseSettings } from '../db/schema.ts';
 import * as dal from './deployments-dal.ts';
-import { envRows } from './env-dal.ts';
+import { envRows } from '../env/env-dal.ts';
 
 export const TRIGGERS = [
   'create',

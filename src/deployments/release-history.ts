@@ -10,7 +10,7 @@ import { notFound } from '../errors.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import { presentDeployment } from './deployments.ts';
 import { deploymentOf, deploymentsPage, releasesBefore } from './deployments-dal.ts';
-import type { FramesService } from './frames-service.ts';
+import type { FramesService } from '../frames/frames-service.ts';
 import { previousRelease, type ReleaseFacts, releaseChanges } from './release-changes.ts';
 
 type Row = Awaited<ReturnType<typeof deploymentsPage>>[number];

@@ -1,5 +1,7 @@
-// The shape of env vars, shared by a frame's env and its previews' overrides.
+// The shape of env vars, shared by a frame's env and its previews' overrides, and the bodies
+// and answer of a frame's env routes (CONTRACT 5).
 import { Type } from 'typebox';
+import { Nullable } from '../http/schemas.ts';
 
 // Names a shell can export; a record's keys are checked through propertyNames, so a bad name is
 // refused rather than passing unvalidated.
@@ -26,3 +28,34 @@ export const envRecord = <T extends Parameters<typeof Type.Record>[1]>(
       'whole set (64 KiB by default; 422 env_too_large), whatever the body limit allows',
     ...extra,
   });
+
+export const PutEnvBody = Type.Object(
+  {
+    vars: envRecord(EnvValue, 'The whole new set; keys left out are deleted'),
+  },
+  { title: 'PutEnvBody', additionalProperties: false },
+);
+
+export const PatchEnvBody = Type.Object(
+  {
+    vars: envRecord(
+      Type.Union([EnvValue, Type.Null()]),
+      'Merged into the set; null deletes a key',
+      {
+        minProperties: 1,
+      },
+    ),
+  },
+  { title: 'PatchEnvBody', additionalProperties: false },
+);
+
+export const EnvAnswer = Type.Object(
+  {
+    vars: Type.Record(Type.String(), Nullable(Type.String())),
+    values_visible: Type.Boolean({ description: 'false for viewers: every value is then null' }),
+    deployment: Type.Optional(
+      Type.Ref('Deployment', { description: 'The config release ?deploy=true started' }),
+    ),
+  },
+  { title: 'EnvAnswer' },
+);

@@ -6,7 +6,7 @@ import { actorOf } from '../http/auth.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { eventStreams, lastEventId, wantsEventStream } from '../http/sse.ts';
 import { ProjectParams } from '../projects/projects-schemas.ts';
-import { FrameParams } from './frames-schemas.ts';
+import { FrameParams } from '../frames/frames-schemas.ts';
 import type { Follow, HistoryService } from './history-service.ts';
 import * as S from './history-schemas.ts';
 import type { ProjectEventsService } from './project-events-service.ts';

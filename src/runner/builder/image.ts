@@ -1,5 +1,5 @@
 // From a deployment to an image on the Docker Engine: the repository's own Dockerfile when it
-// has one, else a generated one (build/dockerfile.ts). Images are tagged by commit,
+// has one, else a generated one (dockerfile.ts). Images are tagged by commit,
 // frameplane/<frame>:<sha>, and reused while the recipe is the same: a stop and start, an env
 // change or a re-roll of the same commit builds nothing. Docker's layer cache makes a rebuild of
 // the same commit for another frame fast too.

@@ -7,10 +7,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
-import type { FrameOpsService } from './frame-ops-service.ts';
+import type { FrameOpsService } from '../frames/frame-ops-service.ts';
 import type { ReleaseHistory } from './release-history.ts';
-import { frameUrl } from './frames-routes.ts';
-import * as S from './frames-schemas.ts';
+import { frameUrl } from '../frames/frames-routes.ts';
+import { FrameParams } from '../frames/frames-schemas.ts';
+import * as S from './releases-schemas.ts';
 
 /** Their body is optional: none at all (no content type either) is the empty object, every
  *  field having a default; an empty or null JSON body is still refused. */
@@ -43,7 +44,7 @@ export function releaseRoutes({
           tags,
           summary:
             'Deploy the frame (member): build its branch, or a commit; clears a back-off trip',
-          params: S.FrameParams,
+          params: FrameParams,
           body: S.DeployBody,
           response: Accepted,
         },
@@ -69,7 +70,7 @@ export function releaseRoutes({
           tags,
           summary:
             'Restart the frame (member): its serving release again, replicas replaced, nothing built',
-          params: S.FrameParams,
+          params: FrameParams,
           response: Accepted,
         },
       },
@@ -113,7 +114,7 @@ export function releaseRoutes({
         schema: {
           tags,
           summary: 'Releases (deployments), newest first, each with what it changed',
-          params: S.FrameParams,
+          params: FrameParams,
           querystring: ListQuery,
           response: { 200: S.ReleaseList, ...problemResponses },
         },

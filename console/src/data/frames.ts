@@ -3,7 +3,7 @@
 // its event stream says something happened.
 import { useEffect, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { fp, type Schemas } from './api.ts';
+import { fp, type Schemas } from '../api.ts';
 
 export interface FrameRef {
   project_id: string;

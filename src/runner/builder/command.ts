@@ -2,6 +2,7 @@
 // time limit and cancellation; on failure the error carries the last lines, which is what a
 // person reading the deployment needs.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { lines } from '../../lines.ts';
 
 export interface RunOptions {
   cwd: string;
@@ -19,26 +20,6 @@ export interface RunOptions {
 
 const plain = (cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }) =>
   spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-
-/** Splits a stream into lines for `onLine`, keeping the last few in `tail`. */
-export function lines(stream: NodeJS.ReadableStream, onLine: (l: string) => void, tail?: string[]) {
-  let partial = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const all = (partial + chunk).split('\n');
-    partial = all.pop() ?? '';
-    for (const l of all) {
-      onLine(l);
-      if (tail) {
-        tail.push(l);
-        if (tail.length > 5) tail.shift();
-      }
-    }
-  });
-  stream.on('end', () => {
-    if (partial) onLine(partial);
-  });
-}
 
 /** Runs a command; rejects with its last lines unless it exits 0. */
 export function run(cmd: string, args: string[], o: RunOptions): Promise<void> {

@@ -10,10 +10,10 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
-import { bumpGeneration } from './frames-dal.ts';
+import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import { bumpGeneration } from '../frames/frames-dal.ts';
 import * as dal from './volumes-dal.ts';
-import type { FramesService } from './frames-service.ts';
+import type { FramesService } from '../frames/frames-service.ts';
 import { pageById } from '../db/paging.ts';
 
 /** System directories a volume must not hide or write into. */

@@ -11,7 +11,7 @@ import type { AccessService } from '../access/access-service.ts';
 import { AppError } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
-import type { FramesService } from './frames-service.ts';
+import type { FramesService } from '../frames/frames-service.ts';
 import * as dal from './history-dal.ts';
 import type { EventRow, LogRange, LogRow } from './history-dal.ts';
 import { createFollower, type Follow } from './history-follow.ts';

@@ -3,7 +3,7 @@
 // same components. Each kind is one object here: its words, the roles it gives, and its calls
 // through the SDK. What only an org has (its base role, its projects) stays in pages/Org.tsx.
 import type { QueryKey } from '@tanstack/react-query';
-import { fp, type Pager, type Schemas, useList } from './api.ts';
+import { fp, type Pager, type Schemas, useList } from '../api.ts';
 
 /** What the console reads of a team or an org. */
 export type Group = Pick<Schemas['Team'], 'id' | 'name' | 'slug' | 'role' | 'member_count'>;
