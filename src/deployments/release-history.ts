@@ -3,6 +3,7 @@
 // those who may read them; viewers get the names.
 import type { Database } from '../db/database.ts';
 import type { Actor } from '../actor.ts';
+import type { FrameScope } from '../frames/frame-scope.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { canOnProject } from '../access/roles.ts';
 import type { Sealer } from '../secrets.ts';
@@ -48,9 +49,7 @@ export function createReleaseHistory({ db, access, sealer, frames }: Deps) {
   return {
     async list(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       limit: number,
       cursor?: string,
     ) {
@@ -61,13 +60,7 @@ export function createReleaseHistory({ db, access, sealer, frames }: Deps) {
       return toPage(rows, limit, (d) => [d.id], withChanges(rows, releases, showValues));
     },
 
-    async show(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-      deploymentId: string,
-    ) {
+    async show(actor: Actor, { projectId, spaceId, frameId }: FrameScope, deploymentId: string) {
       const showValues = await readable(actor, projectId, spaceId, frameId);
       const d = await deploymentOf(db, frameId, deploymentId);
       if (!d) throw notFound('deployment');

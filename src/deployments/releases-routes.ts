@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
+import { frameScope } from '../frames/frame-scope.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
 import type { FrameOpsService } from '../frames/frame-ops-service.ts';
 import type { ReleaseHistory } from './release-history.ts';
@@ -120,14 +121,7 @@ export function releaseRoutes({
         },
       },
       async (req) =>
-        history.list(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.query.limit ?? 50,
-          req.query.cursor,
-        ),
+        history.list(actorOf(req), frameScope(req.params), req.query.limit ?? 50, req.query.cursor),
     );
 
     app.get(
@@ -143,7 +137,7 @@ export function releaseRoutes({
       },
       async (req) => {
         const p = req.params;
-        return history.show(actorOf(req), p.project_id, p.space_id, p.frame_id, p.deployment_id);
+        return history.show(actorOf(req), frameScope(p), p.deployment_id);
       },
     );
   };

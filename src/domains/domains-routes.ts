@@ -1,6 +1,7 @@
 // Routes of a frame's custom domains (CONTRACT 5).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
+import { frameScope } from '../frames/frame-scope.ts';
 import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import type { DomainsService } from './domains-service.ts';
 import { FrameParams } from '../frames/frames-schemas.ts';
@@ -23,14 +24,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): FastifyP
         },
       },
       async (req) =>
-        domains.list(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.query.limit ?? 50,
-          req.query.cursor,
-        ),
+        domains.list(actorOf(req), frameScope(req.params), req.query.limit ?? 50, req.query.cursor),
     );
 
     app.post(
@@ -45,17 +39,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): FastifyP
         },
       },
       async (req, reply) =>
-        reply
-          .code(201)
-          .send(
-            await domains.add(
-              actorOf(req),
-              req.params.project_id,
-              req.params.space_id,
-              req.params.frame_id,
-              req.body,
-            ),
-          ),
+        reply.code(201).send(await domains.add(actorOf(req), frameScope(req.params), req.body)),
     );
 
     app.post(
@@ -70,7 +54,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): FastifyP
       },
       async (req) => {
         const p = req.params;
-        return domains.verify(actorOf(req), p.project_id, p.space_id, p.frame_id, p.domain_id);
+        return domains.verify(actorOf(req), frameScope(p), p.domain_id);
       },
     );
 
@@ -85,13 +69,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): FastifyP
         },
       },
       async (req, reply) => {
-        await domains.remove(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.params.domain_id,
-        );
+        await domains.remove(actorOf(req), frameScope(req.params), req.params.domain_id);
         return reply.code(204).send(null);
       },
     );

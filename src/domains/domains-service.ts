@@ -9,6 +9,7 @@
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
+import type { FrameScope } from '../frames/frame-scope.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { conflict, fieldError, notFound } from '../errors.ts';
@@ -71,9 +72,7 @@ export function createDomainsService({ db, clock, access, frames, dns, appsDomai
   return {
     async list(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       limit: number,
       cursor?: string,
     ) {
@@ -88,9 +87,7 @@ export function createDomainsService({ db, clock, access, frames, dns, appsDomai
      */
     async add(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       input: { hostname: string },
     ) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
@@ -133,13 +130,7 @@ export function createDomainsService({ db, clock, access, frames, dns, appsDomai
      * deletes every other claim of it. The DNS look-up runs outside the transaction (no lock
      * is held across the network); a failed check writes nothing.
      */
-    async verify(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-      domainId: string,
-    ) {
+    async verify(actor: Actor, { projectId, spaceId, frameId }: FrameScope, domainId: string) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
       const target = await targetOf(projectId, spaceId, frameId);
       const claim = await dal.domainOfFrame(db, frameId, domainId);
@@ -176,13 +167,7 @@ export function createDomainsService({ db, clock, access, frames, dns, appsDomai
       });
     },
 
-    async remove(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-      domainId: string,
-    ) {
+    async remove(actor: Actor, { projectId, spaceId, frameId }: FrameScope, domainId: string) {
       await access.requireProject(actor.userId, projectId, 'domain.manage');
       const now = clock.now();
       await transaction(db, async (trx) => {

@@ -1,6 +1,7 @@
 // Routes of a frame's environment variables (CONTRACT 5).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
+import { frameScope } from '../frames/frame-scope.ts';
 import { problemResponses } from '../http/schemas.ts';
 import type { EnvService } from './env-service.ts';
 import { ApplyQuery, FrameParams } from '../frames/frames-schemas.ts';
@@ -22,8 +23,7 @@ export function envRoutes({ env }: { env: EnvService }): FastifyPluginAsyncTypeb
           response: Env,
         },
       },
-      async (req) =>
-        env.get(actorOf(req), req.params.project_id, req.params.space_id, req.params.frame_id),
+      async (req) => env.get(actorOf(req), frameScope(req.params)),
     );
 
     app.put(
@@ -40,14 +40,7 @@ export function envRoutes({ env }: { env: EnvService }): FastifyPluginAsyncTypeb
         },
       },
       async (req) =>
-        env.replace(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.body.vars,
-          req.query.deploy,
-        ),
+        env.replace(actorOf(req), frameScope(req.params), req.body.vars, req.query.deploy),
     );
 
     app.patch(
@@ -64,14 +57,7 @@ export function envRoutes({ env }: { env: EnvService }): FastifyPluginAsyncTypeb
         },
       },
       async (req) =>
-        env.merge(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.body.vars,
-          req.query.deploy,
-        ),
+        env.merge(actorOf(req), frameScope(req.params), req.body.vars, req.query.deploy),
     );
   };
 }

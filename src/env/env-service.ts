@@ -7,6 +7,7 @@
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
+import type { FrameScope } from '../frames/frame-scope.ts';
 import type { AccessService } from '../access/access-service.ts';
 import type { Sealer } from '../secrets.ts';
 import { canOnProject } from '../access/roles.ts';
@@ -79,9 +80,7 @@ export function createEnvService(deps: Deps) {
    */
   async function change(
     actor: Actor,
-    projectId: string,
-    spaceId: string,
-    frameId: string,
+    { projectId, spaceId, frameId }: FrameScope,
     wanted: (before: Map<string, string>) => Map<string, string>,
     deploy: boolean,
   ): Promise<EnvAnswer> {
@@ -168,12 +167,7 @@ export function createEnvService(deps: Deps) {
   }
 
   return {
-    async get(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-    ): Promise<EnvAnswer> {
+    async get(actor: Actor, { projectId, spaceId, frameId }: FrameScope): Promise<EnvAnswer> {
       const { role } = await access.requireProject(actor.userId, projectId, 'project.read');
       await frames.load(projectId, spaceId, frameId);
       const visible = canOnProject(role, 'env.read_values');
@@ -187,16 +181,14 @@ export function createEnvService(deps: Deps) {
     /** PUT: the body is the whole new set. */
     async replace(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       vars: Record<string, string>,
       deploy = false,
     ) {
       await access.requireProject(actor.userId, projectId, 'frame.edit');
       refuseReserved(Object.keys(vars));
       const all = () => new Map(Object.entries(vars));
-      return change(actor, projectId, spaceId, frameId, all, deploy);
+      return change(actor, { projectId, spaceId, frameId }, all, deploy);
     },
 
     /**
@@ -205,9 +197,7 @@ export function createEnvService(deps: Deps) {
      */
     async merge(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       vars: Record<string, string | null>,
       deploy = false,
     ) {
@@ -219,9 +209,7 @@ export function createEnvService(deps: Deps) {
       );
       return change(
         actor,
-        projectId,
-        spaceId,
-        frameId,
+        { projectId, spaceId, frameId },
         (before) => {
           const next = new Map(before);
           for (const [k, v] of Object.entries(vars)) {

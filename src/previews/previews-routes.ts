@@ -2,6 +2,7 @@
 // (webhooks/), and read, changed and deleted as any frame.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
+import { frameScope } from '../frames/frame-scope.ts';
 import { ListQuery, problemResponses } from '../http/schemas.ts';
 import * as S from '../frames/frames-schemas.ts';
 import type { PreviewsService } from './previews-service.ts';
@@ -24,16 +25,8 @@ export function previewRoutes({
         },
       },
       async (req) => {
-        const p = req.params;
         const { limit, cursor } = req.query;
-        return previews.list(
-          actorOf(req),
-          p.project_id,
-          p.space_id,
-          p.frame_id,
-          limit ?? 50,
-          cursor,
-        );
+        return previews.list(actorOf(req), frameScope(req.params), limit ?? 50, cursor);
       },
     );
   };

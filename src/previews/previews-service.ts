@@ -2,6 +2,7 @@
 // any frame is (its status, its address, what it previews and until when).
 import type { Database } from '../db/database.ts';
 import type { Actor } from '../actor.ts';
+import type { FrameScope } from '../frames/frame-scope.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { pageById } from '../db/paging.ts';
 import { framesOfProject } from '../frames/frames-dal.ts';
@@ -17,9 +18,7 @@ export function createPreviewsService({ db, access, frames }: Deps) {
   return {
     async list(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       limit: number,
       cursor?: string,
     ) {

@@ -1,6 +1,7 @@
 // Routes of a frame's volumes (CONTRACT 5).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
+import { frameScope } from '../frames/frame-scope.ts';
 import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import type { VolumesService } from './volumes-service.ts';
 import { FrameParams } from '../frames/frames-schemas.ts';
@@ -23,14 +24,7 @@ export function volumeRoutes({ volumes }: { volumes: VolumesService }): FastifyP
         },
       },
       async (req) =>
-        volumes.list(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.query.limit ?? 50,
-          req.query.cursor,
-        ),
+        volumes.list(actorOf(req), frameScope(req.params), req.query.limit ?? 50, req.query.cursor),
     );
 
     app.post(
@@ -45,17 +39,7 @@ export function volumeRoutes({ volumes }: { volumes: VolumesService }): FastifyP
         },
       },
       async (req, reply) =>
-        reply
-          .code(201)
-          .send(
-            await volumes.add(
-              actorOf(req),
-              req.params.project_id,
-              req.params.space_id,
-              req.params.frame_id,
-              req.body,
-            ),
-          ),
+        reply.code(201).send(await volumes.add(actorOf(req), frameScope(req.params), req.body)),
     );
 
     app.delete(
@@ -69,13 +53,7 @@ export function volumeRoutes({ volumes }: { volumes: VolumesService }): FastifyP
         },
       },
       async (req, reply) => {
-        await volumes.remove(
-          actorOf(req),
-          req.params.project_id,
-          req.params.space_id,
-          req.params.frame_id,
-          req.params.volume_id,
-        );
+        await volumes.remove(actorOf(req), frameScope(req.params), req.params.volume_id);
         return reply.code(204).send(null);
       },
     );

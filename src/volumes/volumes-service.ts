@@ -5,6 +5,7 @@
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
+import type { FrameScope } from '../frames/frame-scope.ts';
 import type { AccessService } from '../access/access-service.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../errors.ts';
@@ -100,9 +101,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
   return {
     async list(
       actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
+      { projectId, spaceId, frameId }: FrameScope,
       limit: number,
       cursor?: string,
     ) {
@@ -111,13 +110,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       return pageById(dal.volumesOfFrame(db, frameId), limit, cursor, present);
     },
 
-    async add(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-      input: VolumeInput,
-    ) {
+    async add(actor: Actor, { projectId, spaceId, frameId }: FrameScope, input: VolumeInput) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const problem = mountPathProblem(input.mount_path);
       if (problem) throw fieldError('mount_path', 'invalid_mount_path', `mount_path ${problem}.`);
@@ -147,13 +140,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       });
     },
 
-    async remove(
-      actor: Actor,
-      projectId: string,
-      spaceId: string,
-      frameId: string,
-      volumeId: string,
-    ) {
+    async remove(actor: Actor, { projectId, spaceId, frameId }: FrameScope, volumeId: string) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const now = clock.now();
       await transaction(db, async (trx) => {
