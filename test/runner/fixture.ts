@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { waitFor } from '../helpers/wait.ts';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -139,13 +140,7 @@ export async function until<T>(
   timeoutMs = 60_000,
   context = () => '',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
-    await sleep(250);
-  }
+  return (await waitFor(what, fn, { timeoutMs, everyMs: 250, context })) as T;
 }
 
 /** Live processes of the app (`node server.js`) whose working directory is under `root`. */
