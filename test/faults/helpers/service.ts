@@ -274,12 +274,17 @@ export interface SseEvent {
  * close() really closes the connection (as a browser's EventSource does); an aborted fetch may
  * leave its socket open, and the server's shutdown then waits for it.
  */
-export async function openStream(base: string, path: string, token: string) {
+export async function openStream(
+  base: string,
+  path: string,
+  token: string,
+  headers: Record<string, string> = {},
+) {
   const events: SseEvent[] = [];
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = httpRequest(
       `${base}${path}`,
-      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers } },
       resolve,
     );
     req.on('error', reject);
