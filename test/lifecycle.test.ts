@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import pg from 'pg';
 import { freshDatabaseUrl } from './helpers/database.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -43,16 +44,18 @@ async function startInstance(databaseUrl: string) {
     log += d;
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).status === 200) return { child, base, log: () => log };
-    } catch {
-      /* not up yet */
-    }
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`instance did not become ready:\n${log}`);
+  await waitFor(
+    'the instance to answer 200 on /readyz',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`instance exited (${child.exitCode}):\n${log}`);
+      return fetch(`${base}/readyz`).then(
+        (r) => r.status,
+        () => 'not up yet',
+      );
+    },
+    { until: (status) => status === 200, timeoutMs: 30_000, everyMs: 100, context: () => log },
+  );
+  return { child, base, log: () => log };
 }
 
 describe('service lifecycle', () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opener } from '../../src/cli/open.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createWebFrame, run, runJson } from './run.ts';
 import { serviceForFile, shopWorld } from './service.ts';
 
@@ -39,12 +40,16 @@ describe('frame addresses', () => {
 
     // deploy --wait: the agent reports the new generation healthy; the URL follows Online.
     const deploy = run(['frames', 'deploy', 'web', ...p, '--wait'], env);
-    let desired: Record<string, any> | undefined;
     // Until the new deployment is the agent's desired state.
-    while (!desired || desired.deployment_id === shown.latest_deployment.id) {
-      await new Promise((r) => setTimeout(r, 200));
-      desired = (await sync(svc.t, agent.token)).frames.find((f) => f.frame_id === shown.id);
-    }
+    const desired = await waitFor(
+      "the new deployment in the agent's desired state",
+      async () => (await sync(svc.t, agent.token)).frames.find((f) => f.frame_id === shown.id),
+      {
+        until: (d) => d !== undefined && d.deployment_id !== shown.latest_deployment.id,
+        timeoutMs: 15_000,
+        everyMs: 200,
+      },
+    );
     await sync(svc.t, agent.token, {
       events: replicaEvents(shown.id, 1, 'healthy', { generation: desired?.generation }),
     });

@@ -58,8 +58,9 @@ describe('frames', () => {
     expect(listed.stdout).toMatch(new RegExp(`${frame.id}\\s+web\\s+Online`));
 
     const deploy = start(['frames', 'deploy', 'web', '-p', 'Shop', '--wait', '--json'], env);
-    // Until the agent reports the new generation healthy, the deployment is in progress.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Until the agent reports the new generation healthy, the deployment is in progress: the
+    // CLI has deployed and shows a status that is not final, and waits on.
+    await deploy.waitForStderr(/^web: /m);
     expect(deploy.child.exitCode).toBeNull();
     await agentReportsHealthy(agent.token, frame.id);
     const done = await deploy.done;
@@ -107,7 +108,7 @@ describe('frames', () => {
     const frame = JSON.parse(created.stdout);
     await sync(t, agent.token); // the agent is online: a stop goes to it
     const deploy = start(['frames', 'deploy', 'api', '-p', 'Shop', '--wait'], env);
-    await new Promise((r) => setTimeout(r, 1500));
+    await deploy.waitForStderr(/^api: /m); // deployed, and waiting
     const stop = await t.post(`${framePath(frame)}/stop`, { token: ann.token });
     expect(stop.status, stop.text).toBe(202);
     const done = await deploy.done;
@@ -161,7 +162,7 @@ describe('frames', () => {
     const frame = JSON.parse(created.stdout);
     await serveAt(t, agent.token, frame.id, 'a'.repeat(40));
     const deploy = start(['frames', 'deploy', 'web', '-p', 'Shop', '--wait'], env);
-    await new Promise((r) => setTimeout(r, 1500));
+    await deploy.waitForStderr(/^web: /m); // deployed, and waiting
     const d = await toldOf(t, agent.token, frame.id);
     const at = new Date().toISOString();
     await sync(t, agent.token, {

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { waitFor } from '../helpers/wait.ts';
 
 const BIN = new URL('../../bin/frameplane.mjs', import.meta.url).pathname;
 
@@ -27,8 +28,10 @@ export interface Started {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves when stdout has a line matching `pattern`; rejects after `ms`. */
+  /** Resolves when stdout has a line matching `pattern`; rejects after `ms`, or at the exit. */
   waitForOutput(pattern: RegExp, ms?: number): Promise<void>;
+  /** The same on stderr, where the CLI shows progress (say, a --wait's status lines). */
+  waitForStderr(pattern: RegExp, ms?: number): Promise<void>;
   done: Promise<Run>;
 }
 
@@ -49,18 +52,24 @@ export function start(args: string[], env: Record<string, string>, input?: strin
   const done = new Promise<Run>((resolve) =>
     child.on('close', (code) => resolve({ code, stdout, stderr })),
   );
+  const waitForText = async (name: string, text: () => string, pattern: RegExp, ms: number) => {
+    await waitFor(
+      `${pattern} on the CLI's ${name}`,
+      () => {
+        if (pattern.test(text())) return true;
+        if (child.exitCode !== null)
+          throw new Error(`the CLI exited (${child.exitCode}) with no ${pattern} on its ${name}`);
+        return false;
+      },
+      { timeoutMs: ms, everyMs: 50, context: () => `stdout: ${stdout}\nstderr: ${stderr}` },
+    );
+  };
   return {
     child,
     stdout: () => stdout,
     stderr: () => stderr,
-    async waitForOutput(pattern, ms = 15_000) {
-      const until = Date.now() + ms;
-      while (!pattern.test(stdout)) {
-        if (Date.now() > until || child.exitCode !== null)
-          throw new Error(`no ${pattern} in output: ${stdout} / ${stderr}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    waitForOutput: (pattern, ms = 15_000) => waitForText('stdout', () => stdout, pattern, ms),
+    waitForStderr: (pattern, ms = 15_000) => waitForText('stderr', () => stderr, pattern, ms),
     done,
   };
 }

@@ -183,7 +183,7 @@ describe('the swarm runtime', () => {
     for (let i = 0; i < 20; i++) {
       const r = await get(frame);
       if ('body' in r && r.status === 200) served++;
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 100)); // the sampling pace, not a wait
     }
     expect(served).toBeGreaterThanOrEqual(15);
     const events = await until(
@@ -244,7 +244,7 @@ describe('the swarm runtime', () => {
         const r = await get(frame);
         if ('body' in r && r.status === 200 && r.body.startsWith('hello v1')) answered++;
         else missed++;
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 200)); // the watcher's pace, not a wait
       }
     })();
     repo.pushFiles(
@@ -281,6 +281,7 @@ describe('the swarm runtime', () => {
       context,
     );
     await online((f) => f.replicas.filter((r: any) => r.state === 'healthy').length === 2);
+    // A fixed time on purpose: 5 s more prove v1 keeps answering and v2 is not tried again.
     await new Promise((r) => setTimeout(r, 5000));
     watching = false;
     await watch;

@@ -7,6 +7,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { createDatabase, createPool, transaction, type Database } from '../../src/db/database.ts';
 import { parseTimestamptz } from '../../src/db/timestamps.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let url: string;
 let db: Database;
@@ -123,8 +124,11 @@ describe('database.ts dropOnClientTimeout: a client that gave up on its server',
         await expect(client.query(text, values && [...values])).rejects.toThrow(
           /Query read timeout/,
         );
-        await new Promise((r) => setTimeout(r, 50));
-        expect((client as unknown as Internals).connection.stream.destroyed).toBe(true);
+        const stream = (client as unknown as Internals).connection.stream;
+        await waitFor('the pool to destroy the socket', () => stream.destroyed, {
+          timeoutMs: 2000,
+        });
+        expect(stream.destroyed).toBe(true);
       } finally {
         client.release(true);
         await pool.end();

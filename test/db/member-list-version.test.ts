@@ -10,6 +10,7 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 import { releaseAddress } from '../../src/identity/address-claims.ts';
 import { transaction } from '../../src/db/database.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -153,7 +154,19 @@ describe('team_member_names', () => {
     });
     await made;
     const join = addMember(t, team.id, member, 'member');
-    await new Promise((r) => setTimeout(r, 300));
+    let joined = false;
+    join.then(
+      () => (joined = true),
+      () => (joined = true),
+    );
+    // The insert waits for the rename's row lock (taken by the trigger); without that lock it
+    // ends at once, and the check below says what it then copied.
+    await waitFor("the membership to wait for the rename's lock, or to end", async () => {
+      if (joined) return 'ended';
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db);
+      return rows[0]!.n > 0 && 'waiting';
+    });
     commit();
     await Promise.all([rename, join]);
     const [row] = await copies(member.id);

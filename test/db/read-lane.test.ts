@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createDatabase, createPool, laneOf, type Database } from '../../src/db/database.ts';
 import { compiledOnce } from '../../src/db/compiled.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let url: string;
 let pool: pg.Pool;
@@ -27,10 +28,22 @@ async function backends() {
   return rows[0]?.n ?? 0;
 }
 
-/** Opens both of the lane's connections (a statement finding one closed opens it). */
+/**
+ * Opens both of the lane's connections (a statement finding one closed opens it) and waits
+ * until both are open: then nine statements sent at once all go on the lane, where one
+ * connection takes eight (its MAX_WAITING) and the lane answers the ninth undefined.
+ */
 async function openLane() {
   await Promise.all([echo(db, 0), echo(db, 0)]);
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor(
+    "both of the lane's connections to be open",
+    async () => {
+      const sent = Array.from({ length: 9 }, () => lane().query('select 1', []));
+      await Promise.all(sent);
+      return sent.filter((q) => q === undefined).length;
+    },
+    { until: (refused) => refused === 0 },
+  );
 }
 
 const echo = compiledOnce((_q, n: number) => sql<{ n: number }>`select ${n}::int as n`);
@@ -89,13 +102,12 @@ describe('read lane', () => {
     );
     expect(terminated.rowCount).toBe(before);
     // Statements sent on a dead connection may fail; within a few tries, all answer again.
-    let answered = false;
-    for (let i = 0; i < 50 && !answered; i++) {
-      const rs = await Promise.allSettled([echo(db, 7), echo(db, 8), echo(db, 9)]);
-      answered = rs.every((r) => r.status === 'fulfilled');
-      if (!answered) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(answered).toBe(true);
+    const rs = await waitFor(
+      'three statements to answer on the lane again',
+      () => Promise.allSettled([echo(db, 7), echo(db, 8), echo(db, 9)]),
+      { until: (all) => all.every((r) => r.status === 'fulfilled'), timeoutMs: 5000 },
+    );
+    expect(rs.every((r) => r.status === 'fulfilled')).toBe(true);
     expect(await lane().query<{ n: number }>('select 3 as n', [])).toEqual([{ n: 3 }]);
   });
 
@@ -122,7 +134,12 @@ describe('read lane', () => {
     await openLane();
     await admin.query('select pg_advisory_lock(77)');
     const waiting = locking(db, 77);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the write to wait for the lock', async () => {
+      const { rows } = await admin.query<{ n: number }>(
+        `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+      );
+      return rows[0]?.n ?? 0;
+    });
     const started = Date.now();
     const ns = Array.from({ length: 14 }, (_, i) => i);
     expect(await Promise.all(ns.map((n) => echo(db, n)))).toEqual(ns.map((n) => [{ n }]));

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { createDatabase, createPool, type Database, transaction } from '../../src/db/database.ts';
 import { createWaker, wakeAfterCommit } from '../../src/db/waker.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let url: string;
 let db: Database;
@@ -43,7 +44,19 @@ async function statementsDuring(work: () => Promise<void>) {
   return statements - before;
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 200));
+let barriers = 0;
+/**
+ * Waits until every notification committed so far has reached the listener: PostgreSQL
+ * delivers them in commit order, so once a NOTIFY sent now is heard, so is every earlier one.
+ * The barrier's own notification is then taken out of `heard`.
+ */
+async function settle() {
+  const mark = `barrier-${++barriers}`;
+  await listener.query(`select pg_notify('frameplane_agent', $1)`, [mark]);
+  await waitFor(`the listener to hear ${mark}`, () => heard.some(([, p]) => p === mark));
+  for (let i = heard.length - 1; i >= 0; i--)
+    if (heard[i]![1].startsWith('barrier-')) heard.splice(i, 1);
+}
 
 describe('the waker', () => {
   it("sends one turn's wake-ups in one statement, each once, and flush waits for them", async () => {

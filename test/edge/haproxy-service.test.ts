@@ -142,6 +142,7 @@ it('fails no request while a frame of two replicas deploys, rolls back, restarts
       `${from} gone`,
       async () => {
         const before = served(from);
+        // A fixed time on purpose: `from` is gone once half a second of load leaves it idle.
         await new Promise((r) => setTimeout(r, 500));
         return served(from) === before;
       },

@@ -14,12 +14,15 @@ import { startEdge, type Edge } from '../../src/runner/edge/edge.ts';
 import type { FrameRoute } from '../../src/runner/edge/table.ts';
 import type { Endpoint } from '../../src/runner/runtimes/runtime.ts';
 import { hit, isEdgePage, until } from '../runner/fixture.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dir: string;
 let edge: Edge;
 let port: number;
 const servers: Server[] = [];
 let release: () => void = () => {};
+/** The apps that have received a /slow request, in order. */
+const slowOn: string[] = [];
 
 /** An app that says its name and what the edge told it; /slow waits for `release`. */
 async function app(name: string, where: { path?: string } = {}): Promise<Endpoint> {
@@ -33,8 +36,10 @@ async function app(name: string, where: { path?: string } = {}): Promise<Endpoin
           fhost: req.headers['x-forwarded-host'],
         }),
       );
-    if (req.url === '/slow') new Promise<void>((r) => (release = r)).then(answer);
-    else answer();
+    if (req.url === '/slow') {
+      new Promise<void>((r) => (release = r)).then(answer);
+      slowOn.push(name);
+    } else answer();
   });
   s.on('upgrade', (_req, socket) => {
     socket.write(
@@ -211,15 +216,17 @@ it('a deploy moves new requests to the new replica and drains the old one', asyn
   const v2 = await app('v2');
   edge.routes.set(route('d', ['d.example.test'], [v1]));
   await until('v1', async () => (await nameOf('d.example.test')) === 'v1' || undefined);
+  const slowBefore = slowOn.length;
   const slow = hit(port, '/slow', 'd.example.test', 10_000); // in flight on v1
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('the slow request to reach v1', () => slowOn.slice(slowBefore).includes('v1'));
   edge.routes.set(route('d', ['d.example.test'], [v2]));
   const drained = edge.routes.drain([v1]);
   await until('v2', async () => (await nameOf('d.example.test')) === 'v2' || undefined);
   let done = false;
   void drained.then(() => (done = true));
+  // A fixed time on purpose: proves the drain does not end while v1 has a request in flight.
   await new Promise((r) => setTimeout(r, 300));
-  expect(done).toBe(false); // v1 still has a request in flight
+  expect(done).toBe(false);
   release();
   expect(await slow).toMatchObject({ status: 200 });
   await drained;
@@ -229,8 +236,9 @@ it('a replica back in its route while it drains serves again at once', async () 
   const r1 = await app('r1');
   edge.routes.set(route('f', ['f.example.test'], [r1]));
   await until('r1', async () => (await nameOf('f.example.test')) === 'r1' || undefined);
+  const slowBefore = slowOn.length;
   const slow = hit(port, '/slow', 'f.example.test', 10_000); // keeps it draining
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('the slow request to reach r1', () => slowOn.slice(slowBefore).includes('r1'));
   edge.routes.set(route('f', ['f.example.test'], [])); // a failed health check
   edge.routes.set(route('f', ['f.example.test'], [r1])); // and a passed one
   const started = Date.now();

@@ -62,14 +62,17 @@ describe('PostgreSQL frozen under load', () => {
     const load = startLoad(svc.base, requests, 6, 200);
     const { samples, ready } = load;
 
+    // A fixed time on purpose: 1.5 s of load before the freeze, the service's pool warm.
     await sleep(1500);
     // The window is taken inside the signals: a request may still finish while they are sent.
     pg.freeze();
     const frozenAt = Date.now();
+    // A fixed time on purpose: the freeze itself, 6 s, longer than any request may wait.
     await sleep(6000);
     const thawingAt = Date.now();
     pg.thaw();
     const thawedAt = Date.now();
+    // A fixed time on purpose: 10 s of load after the thaw, the last 5 s checked below.
     await sleep(10_000);
     await load.stop();
 

@@ -86,6 +86,7 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   const load = startLoad(svc.base, requests, 8, 100);
   const { samples, ready } = load;
 
+  // A fixed time on purpose: 2 s of load before the outage, the service's pool warm.
   await sleep(2000);
   // The crash lands 1 s before a minute boundary, so the outage spans one: the queued minute
   // sweep comes due while the database is away (graphile-worker's own cron once ended the
@@ -94,13 +95,22 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   const stopAt = Date.now();
   await pg.stop(mode);
   const downAt = Date.now();
-  await sleep(1000);
+  // The service knows the database is down: readyz, probed every 100 ms, says so.
+  await until(
+    'readyz to say 503 after the stop',
+    async () => ready.some((s) => s.startedAt >= downAt && s.status === 503),
+    (seen) => seen,
+    10_000,
+    50,
+  );
   // Tokens the service has never seen, while the database is down: unavailable, not unknown.
   const unseen = await Promise.all(freshTokens.map((t) => call('GET', '/v2/user', { token: t })));
+  // A fixed time on purpose: the outage itself, the database down 2 s more under load.
   await sleep(2000);
   const startAt = Date.now();
   await pg.start();
   const upAt = Date.now();
+  // A fixed time on purpose: 8 s of load after the restart, the last 4 s checked below.
   await sleep(8000);
   await load.stop();
 
@@ -219,10 +229,24 @@ async function restartUnderLoad(mode: 'fast' | 'immediate') {
   expect((await call('POST', '/v2/agent/sync', { token: agent.json.token, body: {} })).status).toBe(
     200,
   );
-  const poll = call('POST', '/v2/agent/sync?wait=10', { token: agent.json.token, body: {} }).then(
-    (r) => ({ r, at: Date.now() }),
+  // The poll says its edge port, stored by the statement that reads its state: once stored, the
+  // poll holds (the digest does not include the edge, so nothing else moves).
+  const poll = call('POST', '/v2/agent/sync?wait=10', {
+    token: agent.json.token,
+    body: { edge: { http_port: 20_001, https_port: null } },
+  }).then((r) => ({ r, at: Date.now() }));
+  await until(
+    'the poll to hold',
+    () =>
+      db!
+        .selectFrom('agents')
+        .select('edge_http_port')
+        .where('id', '=', agent.json.id)
+        .executeTakeFirst(),
+    (row) => row?.edge_http_port === 20_001,
+    10_000,
+    20,
   );
-  await sleep(500);
   const stop = await call(
     'POST',
     `/v2/projects/${project.id}/spaces/${spaces.json.data[0].id}/frames/${frame.json.id}/stop`,

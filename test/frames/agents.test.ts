@@ -295,7 +295,7 @@ describe('the long-poll sync', () => {
 
     const started = Date.now();
     const waiting = t.post('/v2/agent/sync?wait=20', { token: agent.token, body: {} });
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agent.id, 'the long poll');
     const stop = await t.post(`${framePath(f)}/stop`, { token: ann.token });
     expect(stop.status, stop.text).toBe(202);
     const answer = await waiting;
@@ -382,7 +382,7 @@ describe('GET a frame with ?wait_for', () => {
     await sync(t, agent.token, { events: replicaEvents(f.id, 2, 'starting') });
     const started = Date.now();
     const waiting = t.get(`${framePath(f)}?wait_for=Online&timeout=20`, { token: ann.token });
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_frame_events', f.id, 'the GET ?wait_for');
     await sync(t, agent.token, { events: replicaEvents(f.id, 2, 'healthy') });
     const r = await waiting;
     // Half the timeout: woken by the report, however loaded the machine.

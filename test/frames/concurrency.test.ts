@@ -116,9 +116,10 @@ describe('parallel stops and starts', () => {
     const seed = Date.now() % 100000;
     const rand = rng(seed);
     const f = await newFrame(t, ann, project.id, space);
-    // Once the new frame has settled, the burst takes both paths of frame-ops-service: the
-    // first writes find the row as they read it, the rest find it moved and decide locked.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Once the new frame has settled (its creation's wake-ups heard), the burst takes both paths
+    // of frame-ops-service: the first writes find the row as they read it, the rest find it
+    // moved and decide locked.
+    await t.settled();
     const before = await rowOf(f.id);
     const ops = Array.from({ length: 50 }, () => (rand() < 0.5 ? 'stop' : 'start'));
     await expectBurstRecorded(f, before, ops, await burst(f, ops), seed);
@@ -129,7 +130,7 @@ describe('parallel stops and starts', () => {
     const rand = rng(seed);
     const frames = [];
     for (let i = 0; i < 8; i++) frames.push(await newFrame(t, ann, project.id, space));
-    await new Promise((r) => setTimeout(r, 1000));
+    await t.settled();
     // Each frame read once, so that its writes start from the row remembered (frame-rows.ts).
     for (const f of frames) await t.get(framePath(f), { token: ann.token });
     const befores = await Promise.all(frames.map((f) => rowOf(f.id)));

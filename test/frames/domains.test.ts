@@ -295,7 +295,7 @@ describe('routing', () => {
     // A long poll in progress wakes on the verification.
     const started = Date.now();
     const held = sync(t, agent.token, {}, 20);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agent.id, 'the long poll');
     expect((await verify(t, alice.token, f, claim.id)).status).toBe(200);
     const answer = await held;
     // Half the wait: woken by the verification, not by the timeout.
@@ -304,7 +304,7 @@ describe('routing', () => {
 
     // And on its removal.
     const held2 = sync(t, agent.token, {}, 10);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agent.id, 'the second long poll');
     expect((await del(alice, f, claim.id)).status).toBe(204);
     expect((await held2).frames.find((x) => x.frame_id === f.id)!.domains).toEqual([]);
   });

@@ -14,6 +14,7 @@ import {
 } from '../helpers/frames.ts';
 import { at } from '../helpers/checked.ts';
 import { openEventStream, type SseEvent } from '../helpers/sse.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 let origin: string;
@@ -31,6 +32,10 @@ const openStream = (path: string, token: string, headers: Record<string, string>
   openEventStream(`${origin}${path}`, token, headers);
 
 const logsOf = (s: Awaited<ReturnType<typeof openStream>>) => s.of('log').map((e) => e.data.line);
+
+/** Waits until `n` streams opened since `before` (t.following()) follow: read their start. */
+const untilFollowing = (before: number, n = 1) =>
+  waitFor(`${n} new stream(s) to follow`, () => t.following() >= before + n);
 
 /** An owner with a frame on a cloud agent of its own, a viewer (through a team grant) and an outsider. */
 async function world(name: string) {
@@ -207,7 +212,8 @@ describe('streams (Accept: text/event-stream)', () => {
       await s2.until(() => s2.of('log').length >= 2);
       await sync(t, agent.token, { logs: [line(frame.id, 'g')] });
       await s2.until(() => logsOf(s2).includes('g'));
-      await new Promise((r) => setTimeout(r, 100)); // a duplicate would show up now
+      // A fixed time on purpose: proves no duplicate follows "g" (nothing to wait for arrives).
+      await new Promise((r) => setTimeout(r, 100));
       expect(logsOf(s2)).toEqual(['e', 'f', 'g']);
     } finally {
       await s2.close();
@@ -246,12 +252,15 @@ describe('streams (Accept: text/event-stream)', () => {
 
   it('streams a status event when the agent reports healthy and a stop event after POST …/stop; resumes by Last-Event-ID', async () => {
     const { ann, viewer, agent, frame, path } = await world('cloud-events-stream');
+    const before = t.following();
     const s1 = await openStream(`${path}/events`, viewer.token);
     let all: SseEvent[];
     try {
       expect(s1.res.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(s1.events).toEqual([]); // nothing from before the connection
+      // Following: the report below is committed after the stream's start, so it is sent.
+      await untilFollowing(before);
+      // Nothing from before the connection (an old event would also come first in `all`).
+      expect(s1.events).toEqual([]);
       await sync(t, agent.token, { events: replicaEvents(frame.id, 1, 'healthy') });
       await s1.until(() =>
         s1.events.some((e) => e.data.type === 'status' && e.data.status === 'Online'),
@@ -271,6 +280,7 @@ describe('streams (Accept: text/event-stream)', () => {
     });
     try {
       await s2.until(() => s2.events.length >= 2);
+      // A fixed time on purpose: proves nothing more follows (nothing to wait for arrives).
       await new Promise((r) => setTimeout(r, 100));
       expect(s2.events.map((e) => e.id)).toEqual(all.slice(1).map((e) => e.id));
     } finally {
@@ -280,10 +290,11 @@ describe('streams (Accept: text/event-stream)', () => {
 
   it('ends with `event: end` when the frame is deleted', async () => {
     const { ann, frame, path } = await world('cloud-stream-delete');
+    const before = t.following();
     const logs = await openStream(`${path}/logs`, ann.token);
     const events = await openStream(`${path}/events`, ann.token);
     try {
-      await new Promise((r) => setTimeout(r, 100));
+      await untilFollowing(before, 2); // so the deletion's wake-up ends them, not their start
       expect((await t.del(path, { token: ann.token })).status).toBe(200);
       for (const s of [logs, events]) {
         await s.until(() => s.ended);
@@ -301,10 +312,11 @@ describe('streams (Accept: text/event-stream)', () => {
     const personal = async () =>
       (await t.post('/v2/user/tokens', { token: ann.token, body: { name: 'stream' } })).json;
     const [a, b] = [await personal(), await personal()];
+    const before = t.following();
     const logs = await openStream(`${path}/logs`, a.token);
     const events = await openStream(`${path}/events`, b.token);
     try {
-      await new Promise((r) => setTimeout(r, 100));
+      await untilFollowing(before, 2); // so the revocation's wake-up ends them, not their start
       expect((await t.post('/v2/auth/logout', { token: a.token })).status).toBeLessThan(300);
       expect((await t.del(`/v2/user/tokens/${b.id}`, { token: ann.token })).status).toBeLessThan(
         300,

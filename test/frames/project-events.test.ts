@@ -155,7 +155,9 @@ describe('GET /v2/projects/{id}/events', () => {
       await s2.until(() => ofType(s2.events, 'stop').length === 2);
       await operate(w, w.b, 'start');
       await s2.until(() => ofType(s2.events, 'start').length === 1);
-      await new Promise((r) => setTimeout(r, 100)); // a duplicate would show up now
+      // A fixed time on purpose: proves no duplicate follows, not even from the stream's re-read
+      // of rows not final yet, 100 ms later (HELD_MS in src/frames/history-follow.ts).
+      await new Promise((r) => setTimeout(r, 150));
       expect(ofType(s2.events, 'stop')).toEqual([w.b.id, w.a.id]);
     } finally {
       await s2.close();

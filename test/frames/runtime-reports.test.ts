@@ -515,7 +515,7 @@ describe('health_check_path', () => {
 
     // An agent waiting in a long poll hears of the change at once.
     const waiting = t.post('/v2/agent/sync?wait=20', { token: agent.token, body: {} });
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agent.id, 'the long poll');
     const started = Date.now();
     const r = await t.patch(framePath(f), {
       token: ann.token,

@@ -487,7 +487,7 @@ describe('volumes', () => {
     const gen0 = (await desiredOf(f.id)).generation;
     // A waiting sync wakes up when a volume is added.
     const waiting = t.post('/v2/agent/sync?wait=20', { token: agent.token, body: {} });
-    await new Promise((r) => setTimeout(r, 200));
+    await t.untilHolding('frameplane_agent', agent.id, 'the long poll');
     const started = Date.now();
     const r = await post(f, { name: 'data', mount_path: '/var/lib/data', size_gb: 10 });
     expect(r.status, r.text).toBe(201);

@@ -152,6 +152,8 @@ describe('a stream of a reader who loses access', () => {
       });
       expect(r.status, r.text).toBe(200);
       await addMember(t, (await newTeam(t, ann, 'Other')).id, vic, 'member');
+      // A fixed time on purpose: proves the streams do not end, where a lost access ends them
+      // in well under this (the tests above allow PROMPT_MS).
       await new Promise((r) => setTimeout(r, 500));
       for (const s of streams) expect(s.ended).toBe(false);
     } finally {

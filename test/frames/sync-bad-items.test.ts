@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SyncClient } from '../../src/runner/client.ts';
 import { listenOn, testApp, type TestApp } from '../helpers/app.ts';
 import { cloudWorld, newFrame, sync } from '../helpers/frames.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 let url: string;
@@ -46,15 +47,17 @@ async function connected() {
     client.stop();
     return loop;
   });
-  await until(async () => client.connected);
+  await waitFor('the sync client to connect', () => client.connected, { timeoutMs: 15_000 });
   return { client, said };
 }
 
-async function until(done: () => Promise<boolean>) {
-  const deadline = Date.now() + 15_000;
-  while (!(await done()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  expect(await done()).toBe(true);
-}
+/** Waits until the lines stored for `frameId` are as `ok` wants them. */
+const untilLines = (frameId: string, ok: (lines: string[]) => boolean) =>
+  waitFor(`the lines of ${frameId} to be as awaited`, () => linesOf(frameId), {
+    until: ok,
+    timeoutMs: 15_000,
+    everyMs: 50,
+  });
 
 const linesOf = async (frameId: string) =>
   (
@@ -92,7 +95,7 @@ it("stores another frame's events and lines beside a bad build report, and goes 
   o.event({ frame_id: a.id, replica: 1000, type: 'healthy', at }); // beyond the schema's 999
   o.log(b.id, 0, 'b: binary \u0000 output');
 
-  await until(async () => (await linesOf(b.id)).length === 2);
+  await untilLines(b.id, (lines) => lines.length === 2);
   expect(await linesOf(b.id)).toEqual(['b: listening', 'b: binary \uFFFD output']);
   expect(await replicasOf(b.id)).toEqual([{ replica: 0, state: 'healthy' }]);
   // The bad commit is not stored; nor is the event of a replica that cannot be.
@@ -105,7 +108,7 @@ it("stores another frame's events and lines beside a bad build report, and goes 
   ]);
 
   o.log(b.id, 0, 'b: still reported');
-  await until(async () => (await linesOf(b.id)).includes('b: still reported'));
+  await untilLines(b.id, (lines) => lines.includes('b: still reported'));
 });
 
 it("drops alone a line too large for the service; another frame's lines go, in order", async () => {
@@ -121,8 +124,10 @@ it("drops alone a line too large for the service; another frame's lines go, in o
   // The report goes in parts, one per frame in order of their first item: beta's lines (and
   // their halves) first, then alpha's line alone, refused and told.
   const told = () => said.filter((l) => /dropped/.test(l.msg));
-  await until(async () => (await linesOf(b.id)).length === before.length + ours.length);
-  await until(async () => told().length > 0);
+  await untilLines(b.id, (lines) => lines.length === before.length + ours.length);
+  await waitFor('the agent to say it dropped a line', () => told().length > 0, {
+    timeoutMs: 15_000,
+  });
   expect((await linesOf(b.id)).slice(before.length)).toEqual(ours);
   expect(await linesOf(a.id)).toEqual([]);
   expect(await replicasOf(b.id)).toContainEqual({ replica: 1, state: 'starting' });

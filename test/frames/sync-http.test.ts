@@ -8,6 +8,7 @@ import { cloudWorld, framePath, newFrame } from '../helpers/frames.ts';
 let t: TestApp;
 let url: string;
 let token: string;
+let agentId: string;
 let frame: Awaited<ReturnType<typeof newFrame>>;
 let ann: Awaited<ReturnType<typeof cloudWorld>>['ann'];
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
   const world = await cloudWorld(t);
   ann = world.ann;
   token = world.agent.token;
+  agentId = world.agent.id;
   frame = await newFrame(t, ann, world.project.id, world.space);
   url = await listenOn(t);
 });
@@ -60,7 +62,7 @@ describe('the sync over HTTP', () => {
     expect(known.answer).toMatchObject({ unchanged: true, state: first.answer.state });
 
     const waiting = sync('?wait=20', { known_state: first.answer.state });
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agentId, 'the long poll');
     expect((await t.post(`${framePath(frame)}/stop`, { token: ann.token })).status).toBe(202);
     const woken = await waiting;
     expect(woken.ms).toBeLessThan(10_000);
@@ -71,7 +73,7 @@ describe('the sync over HTTP', () => {
   it('ends the hold when the agent goes away, and serves the next sync as usual', async () => {
     const gone = new AbortController();
     const leaving = sync('?wait=20', {}, gone.signal).catch((err: Error) => err.name);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agentId, 'the long poll');
     gone.abort();
     expect(await leaving).toBe('AbortError');
     const next = await sync('', {});

@@ -89,7 +89,7 @@ describe('known_state', () => {
 
     started = Date.now();
     const waiting = syncKnown(held.state, {}, 20);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', agent.id, 'the long poll');
     expect((await t.post(`${framePath(f)}/start`, { token: ann.token })).status).toBe(202);
     const woken = await waiting;
     expect(Date.now() - started).toBeLessThan(10_000);

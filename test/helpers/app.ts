@@ -11,8 +11,12 @@ import { buildApp, type App } from '../../src/app.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { createDelivery } from '../../src/mail/deliver.ts';
 import { freshDatabaseUrl } from './database.ts';
-import { createNotifier } from '../../src/db/notifier.ts';
+import { type Channel, createNotifier, type Notifier } from '../../src/db/notifier.ts';
+import type { Follow } from '../../src/frames/history-follow.ts';
+import type { EventStream } from '../../src/http/sse.ts';
+import { sql } from 'kysely';
 import { tableResolver, type TableResolver } from './dns.ts';
+import { waitFor } from './wait.ts';
 
 export interface TestAppOptions {
   env?: Record<string, string>;
@@ -30,6 +34,80 @@ export interface Reply {
   json: any;
   text: string;
   headers: Record<string, string | string[] | number | undefined>;
+}
+
+/**
+ * Counts, per channel and key, the waits holding on the notifier: a long poll (?wait) or a GET
+ * ?wait_for holds once it has read what it would answer and waits in `next()` for a wake-up.
+ * A test that wants to see such a wait woken makes its change once the wait holds.
+ */
+function countHolds(notifier: Notifier) {
+  const holding = new Map<string, number>();
+  const listen = notifier.listen.bind(notifier);
+  notifier.listen = (channel, key) => {
+    const listening = listen(channel, key);
+    const k = `${channel}:${key}`;
+    return {
+      async next(ms, signal) {
+        holding.set(k, (holding.get(k) ?? 0) + 1);
+        try {
+          return await listening.next(ms, signal);
+        } finally {
+          holding.set(k, (holding.get(k) ?? 1) - 1);
+        }
+      },
+      close: () => listening.close(),
+    };
+  };
+  return (channel: Channel, key: string) => holding.get(`${channel}:${key}`) ?? 0;
+}
+
+/**
+ * Counts the event streams that follow: those whose start position is read (a row committed
+ * after it is sent; one committed before it is not, as it was not live). The follow
+ * (src/frames/history-follow.ts) reads its start, then pumps: every pump sends what it read,
+ * waits for the socket (`drained()`, called after every batch, an empty one too) or closes.
+ */
+function countFollows(services: ReturnType<typeof createServices>) {
+  let following = 0;
+  const counted = (follow: Follow): Follow => ({
+    run(stream, onError) {
+      let pumped = false;
+      const pump = () => {
+        if (!pumped) following++;
+        pumped = true;
+      };
+      const watched: EventStream = {
+        send(event, data, id) {
+          pump();
+          return stream.send(event, data, id);
+        },
+        drained() {
+          pump();
+          return stream.drained();
+        },
+        close() {
+          pump();
+          stream.close();
+        },
+        get closed() {
+          return stream.closed;
+        },
+        onClose: (fn) => stream.onClose(fn),
+      };
+      follow.run(watched, onError);
+    },
+  });
+  const { history, projectEvents } = services;
+  const [logs, events, project] = [
+    history.followLogs,
+    history.followEvents,
+    projectEvents.followEvents,
+  ];
+  history.followLogs = async (...a) => counted(await logs(...a));
+  history.followEvents = async (...a) => counted(await events(...a));
+  projectEvents.followEvents = async (...a) => counted(await project(...a));
+  return () => following;
 }
 
 export async function testApp(opts: TestAppOptions = {}) {
@@ -55,11 +133,14 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   const clock = systemClock(db, { testClock: config.testClock });
   await clock.refresh();
   const notifier = createNotifier(url);
+  const holding = countHolds(notifier);
   const dns = opts.dns ?? tableResolver();
   const keys = sealer(opts.secretKey ?? 'test-secret-key');
   const core = { config, db, clock, sealer: keys, notifier, dns };
   const services = createServices(core);
+  const following = countFollows(services);
   const app = await buildApp(core, services);
+  let barriers = 0;
   const log = opts.logger ?? pino({ level: 'silent' });
   const worker = opts.worker
     ? await startWorker(
@@ -118,6 +199,28 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
     patch: (p: string, o?: Parameters<typeof request>[2]) => request('PATCH', p, o),
     put: (p: string, o?: Parameters<typeof request>[2]) => request('PUT', p, o),
     del: (p: string, o?: Parameters<typeof request>[2]) => request('DELETE', p, o),
+    /** How many waits hold now on `channel` for `key` (a long poll: the agent's id). */
+    holding,
+    /** Waits until a long poll or a GET ?wait_for holds on `channel` for `key`. */
+    untilHolding: (channel: Channel, key: string, what = `a wait on ${channel} ${key}`) =>
+      waitFor(`${what} to hold`, () => holding(channel, key) > 0),
+    /** How many event streams have read their start position so far, since the app began. */
+    following,
+    /**
+     * Waits until every wake-up sent so far has been heard here: the waker's queue is sent,
+     * then a NOTIFY of the test's own, heard after every notification committed before it.
+     */
+    async settled() {
+      await services.waker.flush();
+      const key = `test-barrier-${++barriers}`;
+      const heard = notifier.listen('frameplane_agent', key);
+      try {
+        await sql`select pg_notify('frameplane_agent', ${key})`.execute(db);
+        if (!(await heard.next(10_000))) throw new Error(`${key} was not heard within 10 s`);
+      } finally {
+        heard.close();
+      }
+    },
     async close() {
       await app.close();
       await worker?.stop();

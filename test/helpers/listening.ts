@@ -4,22 +4,14 @@ import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
 import { createNotifier, type Notifier } from '../../src/db/notifier.ts';
 import { freshDatabaseUrl } from './database.ts';
-
-/** Waits until `check()` holds, polling every 20 ms; fails naming `what` after `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { waitFor } from './wait.ts';
 
 export async function listening() {
   const url = await freshDatabaseUrl();
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   const notifier: Notifier = createNotifier(url);
-  await until(() => notifier.connected(), 'the LISTEN connection');
+  await waitFor('the LISTEN connection', () => notifier.connected());
   return {
     url,
     admin,

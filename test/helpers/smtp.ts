@@ -9,6 +9,7 @@
 // must assume the message was not taken.
 import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { waitFor } from './wait.ts';
 
 export interface CaughtMail {
   mailFrom: string;
@@ -106,14 +107,11 @@ export async function startSmtp(port = 0, { delayMs = 0 } = {}): Promise<SmtpCat
     to: (address) =>
       messages.filter((m) => m.rcptTo.map((r) => r.toLowerCase()).includes(address.toLowerCase())),
     async waitFor(predicate, timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      while (!predicate(messages)) {
-        if (Date.now() > until)
-          throw new Error(
-            `SMTP catcher: condition not met within ${timeoutMs} ms (${messages.length} messages received)`,
-          );
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitFor(
+        `the SMTP catcher's messages to satisfy ${predicate.toString().slice(0, 200)}`,
+        () => predicate(messages),
+        { timeoutMs, everyMs: 50, context: () => `${messages.length} messages received` },
+      );
       return messages;
     },
     inFlight: () => holding,

@@ -1,5 +1,7 @@
 // A client of server-sent event streams for tests, over a real socket with Node's fetch: it
 // collects events in the background; every wait is bounded, and the test closes what it opens.
+import { waitFor } from './wait.ts';
+
 export interface SseEvent {
   id?: string;
   event: string;
@@ -62,14 +64,10 @@ export async function openEventStream(
     of: (type: string) => events.filter((e) => e.event === type),
     /** Waits until `ok` holds, at most `ms`. */
     async until(ok: () => boolean, ms = 10_000) {
-      const deadline = Date.now() + ms;
-      while (!ok()) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `stream condition not met within ${ms} ms; got ${JSON.stringify(events)}`,
-          );
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(`a stream condition (${ok.toString().slice(0, 200)})`, ok, {
+        timeoutMs: ms,
+        context: () => `events so far: ${JSON.stringify(events)}`,
+      });
     },
     async close() {
       abort.abort();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, invitationToken, newTeam, newUser } from '../helpers/factories.ts';
 import { capture } from '../helpers/checked.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -241,11 +242,11 @@ describe('token cache', () => {
       );
       expectProblem(await t.get('/v2/user', { token: created.json.token }), 401);
       // The other instance hears of it by NOTIFY within milliseconds.
-      let status = 200;
-      for (let i = 0; i < 50 && status === 200; i++) {
-        status = (await other.get('/v2/user', { token: created.json.token })).status;
-        if (status === 200) await new Promise((r) => setTimeout(r, 20));
-      }
+      const status = await waitFor(
+        'the other instance to refuse the revoked token',
+        async () => (await other.get('/v2/user', { token: created.json.token })).status,
+        { until: (s) => s !== 200, timeoutMs: 2000 },
+      );
       expect(status).toBe(401);
     } finally {
       await other.close();

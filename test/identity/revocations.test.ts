@@ -3,7 +3,8 @@
 // load's snapshot says, and a lost connection makes the list unknown until it is loaded again.
 import { describe, expect, it } from 'vitest';
 import { createRevocations } from '../../src/identity/revocations.ts';
-import { listeningForFile, until } from '../helpers/listening.ts';
+import { listeningForFile } from '../helpers/listening.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** A load that answers `ids` only when released: to act while it runs. */
 function heldLoad(ids: string[]) {
@@ -30,22 +31,25 @@ describe('revocation list', () => {
     expect(list.revoked('tok_loaded')).toBeUndefined();
     expect(list.revoked('tok_other')).toBeUndefined();
     held.release();
-    await until(() => list.known(), 'the load');
+    await waitFor('the load', () => list.known());
     expect(list.revoked('tok_loaded')).toBe(true);
     expect(list.revoked('tok_other')).toBe(false);
     await world.notify('frameplane_tokens', 'tok_other');
-    await until(() => list.revoked('tok_other') === true, 'the NOTIFY');
+    await waitFor('the NOTIFY', () => list.revoked('tok_other') === true);
   });
 
   it('keeps a revocation notified while a load runs, which that load may not hold', async () => {
     const held = heldLoad([]);
     const list = createRevocations(world.notifier, { load: held.load });
-    await until(() => held.calls() === 1, 'the load to start');
+    await waitFor('the load to start', () => held.calls() === 1);
+    // Heard before the load answers: the load's snapshot predates it here. The notifier calls
+    // the list and this listener in one turn, so once this one has heard it, so has the list.
+    const heard = world.notifier.listen('frameplane_tokens', 'tok_during');
     await world.notify('frameplane_tokens', 'tok_during');
-    // Heard before the load answers: the load's snapshot predates it here.
-    await new Promise((r) => setTimeout(r, 200));
+    expect(await heard.next(10_000), 'the NOTIFY of tok_during, within 10 s').toBe(true);
+    heard.close();
     held.release();
-    await until(() => list.known(), 'the load');
+    await waitFor('the load', () => list.known());
     expect(list.revoked('tok_during')).toBe(true);
   });
 
@@ -57,16 +61,16 @@ describe('revocation list', () => {
         return [`tok_load_${loads}`];
       },
     });
-    await until(() => list.known(), 'the first load');
+    await waitFor('the first load', () => list.known());
     expect(list.revoked('tok_load_1')).toBe(true);
 
     await world.cut();
-    await until(() => !world.notifier.connected(), 'the connection loss');
+    await waitFor('the connection loss', () => !world.notifier.connected());
     expect(list.revoked('tok_load_1')).toBeUndefined();
     list.add('tok_local');
     expect(list.revoked('tok_local')).toBeUndefined();
 
-    await until(() => world.notifier.connected() && list.known(), 'the reload');
+    await waitFor('the reload', () => world.notifier.connected() && list.known());
     // What the list holds is the new load's: the first one's went with the connection.
     expect(loads).toBeGreaterThan(1);
     expect(list.revoked(`tok_load_${loads}`)).toBe(true);

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { testApp, testAppOn, type TestApp } from '../helpers/app.ts';
 import { expectProblem, newUser } from '../helpers/factories.ts';
-import { until } from '../helpers/listening.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 let admin: pg.Client;
 const operator = { token: 'admin-token-for-tests' };
 
-const known = (app: TestApp) => until(() => app.services.revocations.known(), 'revocations');
+const known = (app: TestApp) => waitFor('revocations', () => app.services.revocations.known());
 
 /** A personal token of a new user, made through the API: signed, as users get them. */
 async function personalToken(app: TestApp, body: object = { name: 'cli' }) {
@@ -84,7 +84,7 @@ describe('signed tokens', () => {
       await known(other);
       const p = await personalToken(t);
       expect((await t.del(`/v2/user/tokens/${p.id}`, { token: p.user.token })).status).toBe(204);
-      await until(() => other.services.revocations.revoked(p.id) === true, 'the NOTIFY');
+      await waitFor('the NOTIFY', () => other.services.revocations.revoked(p.id) === true);
       expectProblem(await other.get('/v2/user', { token: p.token }), 401);
     } finally {
       await other.close();

@@ -3,7 +3,8 @@
 // backend terminated) nothing is cached and what was cached is gone.
 import { describe, expect, it } from 'vitest';
 import { createTokenCache, type CachedToken } from '../../src/identity/token-cache.ts';
-import { listeningForFile, until } from '../helpers/listening.ts';
+import { listeningForFile } from '../helpers/listening.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const token = (tokenId: string): CachedToken => ({
   userId: 'usr_1',
@@ -19,7 +20,7 @@ describe('token cache', () => {
     cache.set('key-a', token('tok_a'), cache.mark());
     expect(cache.get('key-a')?.userId).toBe('usr_1');
     await world.notify('frameplane_tokens', 'tok_a');
-    await until(() => cache.get('key-a') === undefined, 'the revocation');
+    await waitFor('the revocation', () => cache.get('key-a') === undefined);
   });
 
   it('caches nothing across a lost LISTEN connection, and drops what it had', async () => {
@@ -29,12 +30,12 @@ describe('token cache', () => {
     const before = cache.mark();
 
     await world.cut();
-    await until(() => !world.notifier.connected(), 'the connection loss');
+    await waitFor('the connection loss', () => !world.notifier.connected());
     expect(cache.get('key-b')).toBeUndefined();
     cache.set('key-c', token('tok_c'), cache.mark());
     expect(cache.get('key-c')).toBeUndefined();
 
-    await until(() => world.notifier.connected(), 'the reconnection');
+    await waitFor('the reconnection', () => world.notifier.connected());
     // A lookup that began before the gap closed may have read a token revoked in it.
     cache.set('key-d', token('tok_d'), before);
     expect(cache.get('key-d')).toBeUndefined();

@@ -6,7 +6,7 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { newUser } from '../helpers/factories.ts';
 import { createTokenTouches, TOUCH_EVERY_MS } from '../../src/identity/token-touches.ts';
 import { at } from '../helpers/checked.ts';
-import { until } from '../helpers/listening.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -56,7 +56,7 @@ describe('token last use, batched (issue 13, item 3)', () => {
     const time = (i: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, i));
     for (const [i, id] of ids.entries()) touches.touch(id, time(i));
     touches.touch(at(ids, 0), time(9)); // a later use of the same token wins
-    await until(async () => (await lastUsed(at(users, 2).id)) !== null, 'the batch');
+    await waitFor('the batch', async () => (await lastUsed(at(users, 2).id)) !== null);
     expect(await Promise.all(users.map((u) => lastUsed(u.id)))).toEqual([
       time(9),
       time(1),

@@ -14,9 +14,9 @@ import { enqueueEmail } from '../../src/mail/outbox.ts';
 import { newId } from '../../src/ids.ts';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { freePort, startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const FROM = 'Frameplane Tests <robot@frameplane.test>';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const address = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.test`;
 
 let smtp: SmtpCatcher;
@@ -44,15 +44,8 @@ const rowOf = (id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean) {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean) =>
+  waitFor(what, probe, { until: ok, timeoutMs: 30_000, everyMs: 100 });
 
 /** An outbox row with no job: only a direct call of the task delivers it. */
 async function rowWithoutJob(to: string) {

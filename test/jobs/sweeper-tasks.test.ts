@@ -14,6 +14,7 @@ import { hashSecret, newSecret } from '../../src/secrets.ts';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame, sync } from '../helpers/frames.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 let ann: TestUser;
@@ -29,7 +30,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let unique = 0;
 
 interface QueuedJob {
@@ -54,16 +54,17 @@ async function queued(where: { key?: string; task?: string }) {
 
 /** Waits until the job with `id` has left the queue (graphile-worker deletes a finished job). */
 async function finished(id: string, what: string) {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const rows = await sql<QueuedJob>`select j.id::text, j.attempts, j.last_error
-      from graphile_worker._private_jobs j where j.id = ${id}::bigint`.execute(t.db);
-    const job = rows.rows[0];
-    if (!job) return;
-    if (job.last_error) throw new Error(`${what} failed: ${job.last_error}`);
-    if (Date.now() > end) throw new Error(`${what} did not run within 30 s`);
-    await sleep(100);
-  }
+  await waitFor(
+    `${what} to run`,
+    async () => {
+      const rows = await sql<QueuedJob>`select j.id::text, j.attempts, j.last_error
+        from graphile_worker._private_jobs j where j.id = ${id}::bigint`.execute(t.db);
+      const job = rows.rows[0];
+      if (job?.last_error) throw new Error(`${what} failed: ${job.last_error}`);
+      return job ?? 'gone';
+    },
+    { until: (job) => job === 'gone', timeoutMs: 30_000, everyMs: 100 },
+  );
 }
 
 /** Queues a sweep as the minute timer does (a job key of its own) and waits for it to run. */
@@ -296,20 +297,16 @@ describe('lost e-mail jobs', () => {
     await advance(60);
     await sweep();
     // The worker delivers it (no SMTP_URL in tests: kept and logged).
-    const end = Date.now() + 30_000;
-    let row = await t.db
-      .selectFrom('emails')
-      .select(['status', 'attempts', 'delivered_at'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    while (row.status === 'pending' && Date.now() < end) {
-      await sleep(100);
-      row = await t.db
-        .selectFrom('emails')
-        .select(['status', 'attempts', 'delivered_at'])
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-    }
+    const row = await waitFor(
+      'the worker to handle the e-mail',
+      () =>
+        t.db
+          .selectFrom('emails')
+          .select(['status', 'attempts', 'delivered_at'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow(),
+      { until: (r) => r.status !== 'pending', timeoutMs: 30_000, everyMs: 100 },
+    );
     expect(row).toMatchObject({ status: 'logged', attempts: 1 });
     expect(row.delivered_at).toBeInstanceOf(Date);
   });

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { testAppOn } from '../helpers/app.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 import { only } from '../helpers/checked.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const url = await freshDatabaseUrl();
 const startedAt = Date.now();
@@ -22,11 +23,11 @@ describe('the minute sweep', () => {
         await sql<{ run_at: Date }>`select j.run_at from graphile_worker._private_jobs j
       where j.key = 'sweep-every-minute'`.execute(a.db)
       ).rows;
-    let rows = await queued();
-    for (let i = 0; rows.length === 0 && i < 50; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      rows = await queued();
-    }
+    const rows = await waitFor('the minute sweep to be queued', queued, {
+      until: (r) => r.length > 0,
+      timeoutMs: 10_000,
+      everyMs: 100,
+    });
     expect(rows).toHaveLength(1);
     const at = only(rows).run_at.getTime();
     expect(at % 60_000).toBe(0);

@@ -68,7 +68,7 @@ it('a delivery whose transaction is aborted after the SMTP hand-over sends the e
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
   expect(row).toEqual({ status: 'sent', attempts: 1 });
-  await smtp.waitFor(() => smtp.to(bob.email).length >= 1);
-  await new Promise((r) => setTimeout(r, 500)); // room for a second copy to arrive, if one were sent
+  // deliver() returned once the server answered 250, and the catcher keeps a message before it
+  // answers: every copy this delivery sent is here already.
   expect(smtp.to(bob.email)).toHaveLength(1);
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { sql } from 'kysely';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import {
   addMember,
@@ -16,28 +17,34 @@ import {
 } from '../helpers/factories.ts';
 import { freePort, startSmtp, type SmtpCatcher } from '../helpers/smtp.ts';
 import { at } from '../helpers/checked.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const LINK = /http:\/\/frameplane\.test\/invitations\/([A-Za-z0-9_\-.~%]+)/;
 const address = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.test`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
+const until = <T>(
   what: string,
   probe: () => Promise<T>,
   ok: (v: T) => boolean,
   timeoutMs: number,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(v)}`,
-      );
-    await sleep(100);
-  }
-}
+) => waitFor(what, probe, { until: ok, timeoutMs, everyMs: 100 });
+
+/**
+ * Waits until the worker has no job left for e-mails to `addresses` (a job's key is its
+ * e-mail's id; graphile-worker deletes a job once done): every message it was to send is sent,
+ * and the catcher keeps a message before it answers 250. A duplicate, had the worker sent one,
+ * is caught by then.
+ */
+const untilNoJobsFor = (t: TestApp, addresses: string[]) =>
+  waitFor(
+    `the worker to finish every job for ${addresses.join(', ')}`,
+    async () =>
+      (
+        await sql<{ key: string; attempts: number }>`select j.key, j.attempts
+          from graphile_worker._private_jobs j join emails e on e.id = j.key
+          where e.to_address = any(${addresses}::text[])`.execute(t.db)
+      ).rows,
+    { until: (jobs) => jobs.length === 0, timeoutMs: 15_000, everyMs: 50 },
+  );
 
 const outbox = (t: TestApp, to: string) =>
   t.db
@@ -79,7 +86,7 @@ describe('with a working SMTP server', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
     expect(row.delivered_at).toBeInstanceOf(Date);
     await smtp.waitFor(() => smtp.to(bob.email).length >= 1);
-    await sleep(1000); // long enough for a duplicate to show up, if there were one
+    await untilNoJobsFor(t, [bob.email]);
     const mails = smtp.to(bob.email);
     expect(mails).toHaveLength(1);
     const mail = at(mails, 0);
@@ -150,7 +157,7 @@ describe('with a working SMTP server', () => {
       (rows) => rows.every((r) => r.status === 'sent') && rows.length > 0,
       15_000,
     );
-    await sleep(1500);
+    await untilNoJobsFor(t, [carol.email, dave]);
     const after = await t.db.selectFrom('emails').select(['id', 'to_address']).execute();
     const added = after.filter((e) => !before.some((b) => b.id === e.id));
     expect(added.map((e) => e.to_address)).toEqual([dave]);
@@ -210,7 +217,7 @@ describe('when the SMTP server is down', () => {
     );
     const tookMs = Date.now() - started;
     await smtp.waitFor((ms) => ms.length >= 5);
-    await sleep(1500);
+    await untilNoJobsFor(t, guests);
 
     for (const email of guests) expect(smtp.to(email), email).toHaveLength(1);
     expect(smtp.messages).toHaveLength(5);

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/smtp.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let parent: string;
@@ -98,19 +99,26 @@ async function npmStart() {
   const exited = new Promise<[number | null, string | null]>((r) =>
     npm.once('exit', (code, signal) => r([code, signal])),
   );
-  const until = Date.now() + 60_000;
   // Ready, and the agent's own start done (it has its signal handlers by then).
-  while (
-    !(await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    )) ||
-    !log.includes('"msg":"agent started"')
-  ) {
-    if (npm.exitCode !== null || Date.now() > until)
-      throw new Error(`npm start did not become ready:\n${log}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    'npm start to be ready, its agent started',
+    async () => {
+      if (npm.exitCode !== null) throw new Error(`npm start exited (${npm.exitCode}):\n${log}`);
+      return {
+        readyz: await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.status,
+          () => 'no answer',
+        ),
+        agentStarted: log.includes('"msg":"agent started"'),
+      };
+    },
+    {
+      until: (s) => s.readyz === 200 && s.agentStarted,
+      timeoutMs: 60_000,
+      everyMs: 100,
+      context: () => log,
+    },
+  );
   const tree = descendants(npm.pid!);
   const node = [...tree].find(([, cmd]) => cmd.includes('scripts/start.mjs'))?.[0];
   expect(
@@ -127,13 +135,17 @@ async function npmStart() {
 type Started = Awaited<ReturnType<typeof npmStart>>;
 
 async function expectGone(s: Started) {
-  const until = Date.now() + 10_000;
-  let left = [...s.tree.keys()].filter(alive);
-  while (left.length && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 100));
-    left = left.filter(alive);
-  }
-  expect(left.map((p) => s.tree.get(p))).toEqual([]);
+  // Only ever fewer: a pid freed meanwhile may be another process's by the next look.
+  let left = [...s.tree.keys()];
+  const gone = await waitFor(
+    'every process of the tree to be gone',
+    () => {
+      left = left.filter(alive);
+      return left.map((p) => s.tree.get(p));
+    },
+    { until: (l) => l.length === 0, timeoutMs: 10_000, everyMs: 100 },
+  );
+  expect(gone).toEqual([]);
 }
 
 async function expectDrained(s: Started) {

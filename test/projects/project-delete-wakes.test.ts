@@ -25,7 +25,7 @@ describe('deleting a project', () => {
 
     const started = Date.now();
     const waiting = t.post('/v2/agent/sync?wait=20', { token: cloud.token, body: {} });
-    await new Promise((r) => setTimeout(r, 300));
+    await t.untilHolding('frameplane_agent', cloud.id, 'the long poll');
     const gone = await t.del(`/v2/projects/${project.id}`, { token: owner.token });
     expect(gone.status, gone.text).toBe(204);
     const answer = await waiting;

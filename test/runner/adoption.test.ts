@@ -12,6 +12,7 @@ import { isAlive, ownsGroup, startTimeOf } from '../../src/runner/processes.ts';
 import { createProcessRuntime } from '../../src/runner/runtimes/process.ts';
 import type { ReplicaRef } from '../../src/runner/runtimes/runtime.ts';
 import { stopForeign, type AgentState } from '../../src/runner/state.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -53,7 +54,10 @@ function setup() {
   return { runtime, ref };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 200));
+/** A fixed time on purpose: a stranger signalled would be gone within it (`sleep` dies at once). */
+const unharmedFor200ms = () => new Promise((r) => setTimeout(r, 200));
+const untilDead = (pid: number) =>
+  waitFor(`process ${pid} to be gone`, () => !isAlive(pid), { timeoutMs: 5000 });
 
 describe('adopting a replica by its recorded pid', () => {
   it('neither adopts nor signals a group recorded without a start time', async () => {
@@ -61,7 +65,7 @@ describe('adopting a replica by its recorded pid', () => {
     const other = stranger();
     const adopted = await runtime.adopt(ref(other.pid, undefined), () => {});
     await adopted?.stop(100);
-    await settle();
+    await unharmedFor200ms();
     expect(isAlive(other.pid)).toBe(true);
     expect(adopted).toBeUndefined();
   });
@@ -72,7 +76,7 @@ describe('adopting a replica by its recorded pid', () => {
     const recorded = `${startTimeOf(other.pid)}0`;
     const adopted = await runtime.adopt(ref(other.pid, recorded), () => {});
     await adopted?.stop(100);
-    await settle();
+    await unharmedFor200ms();
     expect(isAlive(other.pid)).toBe(true);
     expect(adopted).toBeUndefined();
   });
@@ -83,7 +87,7 @@ describe('adopting a replica by its recorded pid', () => {
     const adopted = await runtime.adopt(ref(ours.pid, startTimeOf(ours.pid)), () => {});
     expect(adopted).toBeDefined();
     await adopted?.stop(1000);
-    await settle();
+    await untilDead(ours.pid);
     expect(isAlive(ours.pid)).toBe(false);
   });
 
@@ -127,7 +131,8 @@ describe('replicas of an agent of another runtime', () => {
       },
     };
     stopForeign(state, 'docker');
-    await settle();
+    // Both would be signalled in the same pass: once the proven one is gone, the other would be.
+    await untilDead(proven.pid);
     expect(isAlive(unproven.pid)).toBe(true);
     expect(isAlive(proven.pid)).toBe(false);
   });

@@ -214,7 +214,7 @@ describe('the reference agent runs frames as local processes', () => {
         const r = await hitFrame(edgePort, host);
         if ('body' in r && r.status === 200 && /^hello v1 from \d+$/.test(r.body)) served++;
         else misses.push(r);
-        await sleep(100);
+        await sleep(100); // the watcher's pace (a sample every 100 ms), not a wait
       }
     })();
     repo.pushApp('v2', true);
@@ -234,8 +234,9 @@ describe('the reference agent runs frames as local processes', () => {
       },
       backoff: { tripped_at: null },
     });
-    // Longer than the first restart delays (1 + 2 + 4 s): the agent does not try it again.
-    await sleep(9000);
+    // A fixed time on purpose: past the first restart delays (1 + 2 + 4 s, and 1 s for a
+    // restart to show), the agent has not tried it again, and v1 served throughout.
+    await sleep(8000);
     watching = false;
     await watch;
     expect(misses).toEqual([]);
@@ -269,11 +270,26 @@ describe('the reference agent runs frames as local processes', () => {
 
     // The service goes away for a while: the frame keeps serving; when it is back, the agent syncs again.
     const listening = t.app.server.address() as { port: number };
+    const closedAt = Date.now();
     await new Promise<void>((r) => {
       t.app.server.close(() => r());
       t.app.server.closeAllConnections();
     });
-    await sleep(1500);
+    // Away for the agent too: its sync has failed (it says so), and the frame serves on.
+    await until(
+      'the agent to find the service away',
+      async () =>
+        agentOutput.some((l) => {
+          try {
+            const entry = JSON.parse(l);
+            return /^sync failed/.test(entry.msg) && entry.time >= closedAt;
+          } catch {
+            return false;
+          }
+        }),
+      30_000,
+      context,
+    );
     await answers(host, /^hello v3 from \d+$/);
     const away = new Date();
     await new Promise<void>((r) => t.app.server.listen(listening.port, '127.0.0.1', () => r()));
@@ -321,7 +337,8 @@ describe('the reference agent runs frames as local processes', () => {
     );
     await answers(host, /^hello v3 from \d+$/);
     await status('Online');
-    await sleep(2000); // time for a duplicate to appear, if the agent were to start one
+    // A fixed time on purpose: proves the adopting agent starts no duplicate within it.
+    await sleep(2000);
     expect(appProcesses(tmp).sort()).toEqual(before);
     expect(agentOutput.join('\n')).toMatch(/"adopted":3/);
 

@@ -17,6 +17,7 @@ import type { FetchedCertificate } from '../../src/runner/edge/certificates.ts';
 import { MAX_CHALLENGE_LOOKUPS } from '../../src/runner/edge/acme-answers.ts';
 import { agentLogger } from '../../src/runner/log.ts';
 import { selfSigned } from '../helpers/tls.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { hit } from './fixture.ts';
 
 const HOST = 'web-abc123.apps.example.test';
@@ -30,6 +31,8 @@ const certs = new Map<string, FetchedCertificate>();
 const challenges = new Map<string, string>();
 let fetched: string[] = [];
 let hold: Promise<void> | undefined;
+/** Challenge look-ups the service is holding now (waiting for `hold`). */
+let held = 0;
 
 /** A self-signed certificate for `name`; `fingerprint` stands for its SHA-256. */
 function certificateOf(name: string, fingerprint: string): FetchedCertificate {
@@ -51,7 +54,11 @@ beforeAll(async () => {
       return c;
     },
     async challenge(token: string) {
-      await hold;
+      if (hold) {
+        held++;
+        await hold;
+        held--;
+      }
       return challenges.get(token);
     },
   };
@@ -156,10 +163,20 @@ it('answers the challenge path from the service, never redirected, and bounds th
   hold = new Promise((r) => {
     open = r;
   });
+  const answered: number[] = [];
   const many = Array.from({ length: MAX_CHALLENGE_LOOKUPS + 4 }, () =>
-    hit(httpPort, path('tok-1'), HOST, 10_000),
+    hit(httpPort, path('tok-1'), HOST, 10_000).then((r) => {
+      answered.push('status' in r ? r.status : 0);
+      return r;
+    }),
   );
-  await new Promise((r) => setTimeout(r, 300));
+  // Opened once the service holds as many look-ups as the edge lets through and every other
+  // request is answered: any order else would let a late request through to the open service.
+  await waitFor(
+    `${MAX_CHALLENGE_LOOKUPS} look-ups held, the other 4 answered`,
+    () => ({ held, answered: [...answered] }),
+    { until: (s) => s.held === MAX_CHALLENGE_LOOKUPS && s.answered.length === 4 },
+  );
   open();
   const statuses = (await Promise.all(many)).map((r) => ('status' in r ? r.status : 0));
   expect(statuses.filter((s) => s === 200)).toHaveLength(MAX_CHALLENGE_LOOKUPS);

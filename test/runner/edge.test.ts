@@ -14,6 +14,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { startEdge, type Edge } from '../../src/runner/edge/edge.ts';
 import type { FrameRoute } from '../../src/runner/edge/table.ts';
 import { freePort } from '../../src/runner/processes.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { hitFrame, isEdgePage } from './fixture.ts';
 
 let edge: Edge;
@@ -250,9 +251,10 @@ describe('long-lived connections', () => {
     await new Promise((r, j) => ws.once('open', r).once('error', j));
     const talk = async (text: string) => {
       ws.send(text);
-      const deadline = Date.now() + 3000;
-      while (!said.includes(`echo ${text}`) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 10));
+      await waitFor(`the echo of ${text}`, () => said.includes(`echo ${text}`), {
+        timeoutMs: 3000,
+        everyMs: 10,
+      });
       return said.includes(`echo ${text}`);
     };
     expect(await talk('before')).toBe(true);
@@ -277,7 +279,9 @@ describe('long-lived connections', () => {
       hosts: ['b.localhost', 'shop.example.test'],
       upstreams: [{ path: socketPath }],
     });
-    await new Promise((r) => setTimeout(r, 1500)); // past the edge's pruning of unused pools
+    // A fixed time on purpose: the edge prunes unused pools 1 s after a route change, with no
+    // outward sign; the connections must outlive that.
+    await new Promise((r) => setTimeout(r, 1500));
 
     expect(await talk('after')).toBe(true);
     expect(ws.readyState).toBe(WebSocket.OPEN);

@@ -1,10 +1,11 @@
 // What the agent's end-to-end tests share: a real bare git repository holding a tiny Node app,
 // plain HTTP requests on fresh connections (to a frame through the agent's edge, by its
 // hostname), the app's processes as the kernel lists them.
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { waitFor } from '../helpers/wait.ts';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -139,13 +140,16 @@ export async function until<T>(
   timeoutMs = 60_000,
   context = () => '',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
-    await sleep(250);
-  }
+  return (await waitFor(what, fn, { timeoutMs, everyMs: 250, context })) as T;
+}
+
+/** Sends `signal` to `child` and waits until it has exited (its pid reaped, its ports free). */
+export async function killAndWait(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') {
+  child.kill(signal);
+  await waitFor(
+    `process ${child.pid} to exit on ${signal}`,
+    () => child.exitCode !== null || child.signalCode !== null,
+  );
 }
 
 /** Live processes of the app (`node server.js`) whose working directory is under `root`. */

@@ -20,6 +20,7 @@ import type {
 } from '../../src/runner/runtimes/runtime.ts';
 import { freePort } from '../../src/runner/processes.ts';
 import { startEdge } from '../../src/runner/edge/edge.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { hit, hitFrame, isEdgePage, until } from './fixture.ts';
 
 type Behaviour = 'serves' | 'crashes' | 'silent';
@@ -34,6 +35,8 @@ function fakeRuntime(behaviour: Record<string, Behaviour>) {
   const built: string[] = [];
   const started: string[] = [];
   const stopped: string[] = [];
+  /** The deployments that have a /slow request in hand. */
+  const slowOn: string[] = [];
   const runtime: ReplicaRuntime = {
     kind: 'process',
     async build(r) {
@@ -53,6 +56,7 @@ function fakeRuntime(behaviour: Record<string, Behaviour>) {
       if (behaviour[spec.deploymentId] === 'serves') {
         const s = createServer((q, res) => {
           if (q.url !== '/slow') return res.end(`hello ${spec.deploymentId}`);
+          slowOn.push(spec.deploymentId);
           setTimeout(() => res.end(`slow ${spec.deploymentId}`), 3000);
         });
         await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -79,7 +83,7 @@ function fakeRuntime(behaviour: Record<string, Behaviour>) {
     prune: async () => {},
     forget: async () => {},
   };
-  return { runtime, built, started, stopped };
+  return { runtime, built, started, stopped, slowOn };
 }
 
 const HOSTNAME = 'web-test01.localhost';
@@ -159,8 +163,8 @@ describe('a new release while another serves (CONTRACT 5)', () => {
       'v1 re-reported',
       async () => w.of('v1', ['healthy']).filter((e) => e.generation === 2).length === 2,
     );
-    // Longer than the first restart delay (1 s): nothing of v2 starts again.
-    await new Promise((r) => setTimeout(r, 2500));
+    // A fixed time on purpose: past the first restart delay (1 s), nothing of v2 starts again.
+    await new Promise((r) => setTimeout(r, 1500));
     expect(w.of('v2', ['crashed', 'oom', 'unhealthy'])).toHaveLength(1);
     expect(w.of('v2', ['crashed'])[0]).toMatchObject({
       generation: 2,
@@ -190,7 +194,11 @@ describe('a new release while another serves (CONTRACT 5)', () => {
     await w.r.update(w.spec(2, 'v2'));
     await until('v2 unhealthy', async () => w.of('v2', ['unhealthy']).length > 0, 10_000);
     await until('v2 stopped', async () => w.stopped.filter((d) => d === 'v2').length === 2);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Failed, v2 is retired: nothing it says is reported any more (FrameRunner.hooks).
+    await until(
+      'v1 re-reported',
+      async () => w.of('v1', ['healthy']).filter((e) => e.generation === 2).length === 2,
+    );
     expect(w.of('v2', ['crashed', 'oom', 'unhealthy'])).toEqual([
       expect.objectContaining({
         detail: { reason: 'start_timeout', message: expect.stringMatching(/does not answer/) },
@@ -206,7 +214,7 @@ describe('a new release while another serves (CONTRACT 5)', () => {
   }, async () => {
     const w = await serving({ v2: 'serves' });
     const slow = w.get('/slow', 10_000); // in flight on v1 when v2 takes over
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the slow request to reach v1', () => w.slowOn.includes('v1'));
     await w.r.update(w.spec(2, 'v2'));
     await w.answers('hello v2');
     expect(w.stopped.filter((d) => d === 'v1')).toEqual([]); // draining

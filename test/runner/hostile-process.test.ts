@@ -15,7 +15,7 @@ import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { ATTACKS, hostileRepo, type Hostile } from '../isolation/hostile.ts';
 import { freePort } from '../../src/runner/processes.ts';
-import { gitFixture, hitFrame, killApps, until } from './fixture.ts';
+import { gitFixture, hitFrame, killAndWait, killApps, until } from './fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 
@@ -167,8 +167,7 @@ describe('the process runtime meets a hostile repository', () => {
       failure_message: expect.stringMatching(/Procfile is a symbolic link/),
     });
     // The agent restarts: it adopts the maker without reading its tree, and works on.
-    agent?.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 500));
+    if (agent) await killAndWait(agent);
     startAgent(hostile.gitBaseUrl);
     const next = await frame('after-restart', 'app');
     expect((await settled(next)).status).toBe('Online');

@@ -30,6 +30,7 @@ import {
   spawnSandboxed,
   type SandboxOptions,
 } from '../../src/runner/runtimes/sandbox.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const support = sandboxSupport();
 const isRoot = process.getuid?.() === 0;
@@ -263,24 +264,24 @@ function options(f: Fixture, extra: Partial<SandboxOptions> = {}): SandboxOption
 }
 
 /** GET path through the Unix socket, retrying while the app starts. */
-async function get(sock: string, path: string, deadline = Date.now() + 15_000): Promise<string> {
-  for (;;) {
-    try {
-      return await new Promise<string>((res, rej) => {
-        const req = request({ socketPath: sock, path }, (r) => {
-          let body = '';
-          r.on('data', (c) => (body += c));
-          r.on('end', () => res(body));
-          r.on('error', rej);
-        });
-        req.on('error', rej);
-        req.end();
+async function get(sock: string, path: string, timeoutMs = 15_000): Promise<string> {
+  const once = () =>
+    new Promise<string>((res, rej) => {
+      const req = request({ socketPath: sock, path }, (r) => {
+        let body = '';
+        r.on('data', (c) => (body += c));
+        r.on('end', () => res(body));
+        r.on('error', rej);
       });
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+      req.on('error', rej);
+      req.end();
+    });
+  const answer = await waitFor(
+    `an answer to GET ${path} through ${sock}`,
+    () => once().catch((err: Error) => err),
+    { until: (r) => typeof r === 'string', timeoutMs, everyMs: 50 },
+  );
+  return answer as string;
 }
 
 const exited = (c: ChildProcess) =>
@@ -437,10 +438,9 @@ function stop(child: ChildProcess) {
   return exited(child);
 }
 
-async function until(ok: () => boolean, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-}
+/** Waits until `ok` holds, at most 15 s; the checks after it say what failed. */
+const until = (what: string, ok: () => boolean) =>
+  waitFor(what, ok, { timeoutMs: 15_000, everyMs: 50 }).catch(() => {});
 
 /** Runs a command in the sandbox (no socket unless given) to its end. */
 async function runToEnd(
@@ -571,12 +571,12 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
       false,
       log.fd,
     );
-    await until(() => sleeping(marker).length === 2);
+    await until('both sleeps to run', () => sleeping(marker).length === 2);
     expect(sleeping(marker).length).toBe(2);
     process.kill(-child.pid!, 'SIGTERM');
     const end = await exited(child);
     expect(end.code, log.read()).toBe(143);
-    await new Promise((r) => setTimeout(r, 100));
+    await until('the sleeps to be gone', () => sleeping(marker).length === 0);
     expect(sleeping(marker)).toEqual([]);
     expect(log.read()).not.toContain('never');
   });
@@ -596,7 +596,7 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
             asUser,
             log.fd,
           );
-          await until(() => sleeping(marker).length === 1);
+          await until('the app to run', () => sleeping(marker).length === 1);
           const forwarder = (c: string) => /^[^\0]*\0[^\0]*forwarder\.mjs\0/.test(c);
           const inside = [
             ...sleeping(marker),
@@ -647,7 +647,7 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
           asUser,
           otherLog.fd,
         );
-        await until(() => sleeping(other).length === 21);
+        await until("the other sandbox's 21 sleeps", () => sleeping(other).length === 21);
         expect(sleeping(other).length, otherLog.read()).toBe(21);
 
         const marker = sleepMarker();
@@ -666,7 +666,7 @@ describe.skipIf(!support.ok)('process runtime sandbox', () => {
           asUser,
           log.fd,
         );
-        await until(() => log.read().includes('loop over'));
+        await until('the loop to end', () => log.read().includes('loop over'));
         const started = sleeping(marker).length;
         expect(log.read()).toContain('loop over');
         expect(log.read()).not.toContain('all started');

@@ -10,6 +10,7 @@ import { validatorCompiler } from '../../src/http/validation.ts';
 import { type Invalid, Outbox, SyncClient } from '../../src/runner/client.ts';
 import type { SyncEvent } from '../../src/runner/protocol.ts';
 import { splitBatch } from '../../src/runner/sync-split.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -132,12 +133,6 @@ function client(url: string) {
   return { c, said };
 }
 
-async function until(done: () => boolean) {
-  const deadline = Date.now() + 10_000;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(done()).toBe(true);
-}
-
 describe('the sync loop, when the server refuses a report', () => {
   it('drops only the item refused alone and delivers the rest, in order', async () => {
     const server = await newerServer(() => false);
@@ -153,7 +148,7 @@ describe('the sync loop, when the server refuses a report', () => {
       return loop;
     });
     const sent = () => server.bodies.flatMap((b) => b.events ?? []) as SyncEvent[];
-    await until(() => sent().length === 4);
+    await waitFor('four events delivered', sent, { until: (s) => s.length === 4 });
     const of = (frame: string) => sent().filter((e) => e.frame_id === frame);
     expect(of('frm_b')).toEqual([ev('frm_b', 0), ev('frm_b', 1)]);
     expect(of('frm_a')).toEqual([ev('frm_a', 0), ev('frm_a', 2)]);
@@ -170,7 +165,9 @@ describe('the sync loop, when the server refuses a report', () => {
 
     // And it goes on: the next report is delivered.
     c.outbox.event(ev('frm_b', 2));
-    await until(() => sent().some((e) => e.frame_id === 'frm_b' && e.replica === 2));
+    await waitFor('the next report delivered', () =>
+      sent().some((e) => e.frame_id === 'frm_b' && e.replica === 2),
+    );
   });
 
   it('drops nothing when even an empty report is refused, and delivers later', async () => {
@@ -184,9 +181,9 @@ describe('the sync loop, when the server refuses a report', () => {
       c.stop();
       return loop;
     });
-    await until(() => said.some((l) => /sync failed/.test(l.msg)));
+    await waitFor('a refused sync', () => said.some((l) => /sync failed/.test(l.msg)));
     refusing = false;
-    await until(() => server.bodies.some((b) => b.events?.length));
+    await waitFor('a report delivered', () => server.bodies.some((b) => b.events?.length));
     expect(server.bodies.flatMap((b) => b.events ?? [])).toEqual([ev('frm_b', 0), ev('frm_a', 0)]);
     expect(said.filter((l) => /dropped/.test(l.msg))).toEqual([]);
   });

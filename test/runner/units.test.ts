@@ -19,6 +19,7 @@ import { freePort, isAlive, startTimeOf } from '../../src/runner/processes.ts';
 import { reachableUrl } from '../../src/cloud/builtin.ts';
 import type { SyncEvent } from '../../src/runner/protocol.ts';
 import { at } from '../helpers/checked.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -258,21 +259,23 @@ describe('the sync loop', () => {
       client.stop();
       return loop;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('the server to refuse a first sync', () => calls >= 1);
+    expect(calls, 'the server is still away').toBeLessThanOrEqual(2); // retries are 1 s apart
     client.outbox.event(ev(1)); // while the server is away
-    const deadline = Date.now() + 20_000;
-    while (bodies.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const until = (what: string, ok: () => boolean) =>
+      waitFor(what, ok, { timeoutMs: 12_000, everyMs: 50 });
+    await until('a first report taken', () => bodies.length >= 1);
     expect(calls).toBeGreaterThanOrEqual(3);
     expect(bodies[0].events).toEqual([ev(0), ev(1)]);
     expect(bodies[0].edge).toEqual({ http_port: 8000, https_port: null }); // told once taken
     expect(waits[0]).toBe('0');
     // Then it long-polls with an empty body, cut short when there is news to report.
-    while (waits.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('a long poll', () => waits.length >= 2);
     expect(waits[1]).toBe('25');
     expect(bodies[1]).not.toHaveProperty('edge');
     const cut = Date.now();
     client.outbox.event(ev(2));
-    while (bodies.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('the news reported', () => bodies.length >= 3);
     expect(bodies[2].events).toEqual([ev(2)]);
     // Well under the 25 s wait: cut short by the news, not by the timeout.
     expect(Date.now() - cut).toBeLessThan(10_000);
@@ -338,12 +341,15 @@ describe('log tailing', () => {
     writeFileSync(file, 'one\ntw');
     const lines: string[] = [];
     const tailer = tailFile(file, 0, (l) => lines.push(l));
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor('the first line', () => lines.length > 0);
     appendFileSync(file, Buffer.from('o é\n', 'utf8').subarray(0, 3));
+    // A fixed time on purpose: the tailer reads every 300 ms (POLL_MS), and one of its reads
+    // must end inside the cut character, which nothing outside it shows.
     await new Promise((r) => setTimeout(r, 400));
     appendFileSync(file, Buffer.from('o é\n', 'utf8').subarray(3));
     appendFileSync(file, 'three');
-    await new Promise((r) => setTimeout(r, 400));
+    // The read that finds the rest of the line also finds "three", written with it.
+    await waitFor('the second line', () => lines.length > 1);
     expect(lines).toEqual(['one', 'two é']);
     const offset = tailer.offset();
     tailer.stop(false);

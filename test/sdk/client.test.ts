@@ -7,6 +7,7 @@ import { createFrameplane, FrameplaneError } from '../../src/sdk/index.ts';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { newUser, type TestUser } from '../helpers/factories.ts';
 import { sync } from '../helpers/frames.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let t: TestApp;
 let server: string;
@@ -160,21 +161,22 @@ describe('writes', () => {
   });
 });
 
-/** Reads `events` until the frame's stop, which it sends once the stream is open. */
+/** Reads `events` until the frame's stop, which it sends once the stream follows. */
 async function untilStopped<T extends { type: string }>(
   fp: ReturnType<typeof client>,
   frame: { project_id: string; space_id: string; id: string },
   events: AsyncIterable<{ data: T }>,
 ) {
   const seen: T[] = [];
+  const before = t.following();
   const reading = (async () => {
     for await (const e of events) {
       seen.push(e.data);
       if (e.data.type === 'stop') break;
     }
   })();
-  // The stream sends events from the moment it opens; give it that moment.
-  await new Promise((r) => setTimeout(r, 500));
+  // The stream sends what is committed after its start: the stop comes once it follows.
+  await waitFor('the stream to follow', () => t.following() > before);
   await fp.call(
     fp.api.POST('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/stop', {
       params: {

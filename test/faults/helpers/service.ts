@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { freePort } from '../../helpers/smtp.ts';
 import { at } from '../../helpers/checked.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-fault-tests';
 export const SECRET_KEY = 'fault-tests-secret-key';
@@ -63,19 +64,22 @@ export async function startInstance(
     }),
   );
   const base = `http://127.0.0.1:${port}`;
-  const until = Date.now() + readyTimeoutMs;
-  for (;;) {
-    try {
-      const r = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) });
-      if (r.status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > until) {
-      child.kill('SIGKILL');
-      throw new Error(`instance ${name} did not become ready:\n${log}`);
-    }
-    await sleep(100);
+  try {
+    await waitFor(
+      `instance ${name} to answer 200 on /readyz`,
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`it exited (${child.exitCode ?? child.signalCode})`);
+        return fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.status,
+          () => 'not listening yet',
+        );
+      },
+      { until: (status) => status === 200, timeoutMs: readyTimeoutMs, everyMs: 100 },
+    );
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`instance ${name} did not become ready (${(err as Error).message}):\n${log}`);
   }
   return {
     name,
@@ -191,23 +195,14 @@ export async function newTenantFrame(
 }
 
 /** Polls `probe` until `ok` holds; throws with the last value after `timeoutMs`. */
-export async function until<T>(
+export function until<T>(
   what: string,
   probe: () => Promise<T>,
   ok: (v: T) => boolean,
   timeoutMs: number,
   everyMs = 100,
 ): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(v)?.slice(0, 500)}`,
-      );
-    await sleep(everyMs);
-  }
+  return waitFor(what, probe, { until: ok, timeoutMs, everyMs });
 }
 
 export interface Sample extends HttpReply {
@@ -279,12 +274,17 @@ export interface SseEvent {
  * close() really closes the connection (as a browser's EventSource does); an aborted fetch may
  * leave its socket open, and the server's shutdown then waits for it.
  */
-export async function openStream(base: string, path: string, token: string) {
+export async function openStream(
+  base: string,
+  path: string,
+  token: string,
+  headers: Record<string, string> = {},
+) {
   const events: SseEvent[] = [];
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = httpRequest(
       `${base}${path}`,
-      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers } },
       resolve,
     );
     req.on('error', reject);
