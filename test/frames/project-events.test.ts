@@ -156,7 +156,7 @@ describe('GET /v2/projects/{id}/events', () => {
       await operate(w, w.b, 'start');
       await s2.until(() => ofType(s2.events, 'start').length === 1);
       // A fixed time on purpose: proves no duplicate follows, not even from the stream's re-read
-      // of rows not final yet, 100 ms later (HELD_MS in src/frames/history-follow.ts).
+      // of rows not final yet, 100 ms later (HELD_MS in src/history/history-follow.ts).
       await new Promise((r) => setTimeout(r, 150));
       expect(ofType(s2.events, 'stop')).toEqual([w.b.id, w.a.id]);
     } finally {

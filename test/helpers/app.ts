@@ -12,7 +12,7 @@ import { startWorker } from '../../src/jobs/worker.ts';
 import { createDelivery } from '../../src/mail/deliver.ts';
 import { freshDatabaseUrl } from './database.ts';
 import { type Channel, createNotifier, type Notifier } from '../../src/db/notifier.ts';
-import type { Follow } from '../../src/frames/history-follow.ts';
+import type { Follow } from '../../src/history/history-follow.ts';
 import type { EventStream } from '../../src/http/sse.ts';
 import { sql } from 'kysely';
 import { tableResolver, type TableResolver } from './dns.ts';
@@ -65,7 +65,7 @@ function countHolds(notifier: Notifier) {
 /**
  * Counts the event streams that follow: those whose start position is read (a row committed
  * after it is sent; one committed before it is not, as it was not live). The follow
- * (src/frames/history-follow.ts) reads its start, then pumps: every pump sends what it read,
+ * (src/history/history-follow.ts) reads its start, then pumps: every pump sends what it read,
  * waits for the socket (`drained()`, called after every batch, an empty one too) or closes.
  */
 function countFollows(services: ReturnType<typeof createServices>) {
