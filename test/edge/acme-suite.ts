@@ -172,12 +172,15 @@ export function acmeSuite(plane: EdgePlane) {
   }
 
   /** Waits (up to 3 minutes) for the host to answer `status` over HTTPS; answers that answer. */
-  function answerOverHttps(host: string, ca: string, status = 200) {
+  /** The first answer of `status` (and, given, of that edge page: a stop may answer 503
+   *  bad_gateway for a moment, between its replica's end and its route's change). */
+  function answerOverHttps(host: string, ca: string, status = 200, page?: string) {
     return until(
-      `${host} over HTTPS, ${status}`,
+      `${host} over HTTPS, ${status}${page ? ` ${page}` : ''}`,
       async () => {
         const r = await httpsGet(host, ca);
-        return 'status' in r && r.status === status ? r : undefined;
+        if (!('status' in r) || r.status !== status) return undefined;
+        return !page || r.headers['x-frameplane-edge'] === page ? r : undefined;
       },
       180_000,
       context,
@@ -243,7 +246,7 @@ export function acmeSuite(plane: EdgePlane) {
     expect(await tunnel.echo('before')).toBe('before');
     const stop = await http(service.base, 'POST', `${eve.path}/stop`, { token: eve.token });
     expect(stop.status, stop.text).toBe(202);
-    const stopped = await answerOverHttps(eve.frame.hostname, ca, 503);
+    const stopped = await answerOverHttps(eve.frame.hostname, ca, 503, 'stopped');
     expect(stopped.headers['x-frameplane-edge']).toBe('stopped');
     expect(stopped.body).toContain('App stopped');
     expect(await tunnel.echo('after')).toBe('after');
