@@ -128,6 +128,17 @@ export async function configRelease(q: Queryable, frameId: string) {
   return releaseOf({ ...d, commit_sha: d.commit_sha }, 'current');
 }
 
+/** A config release of the locked frame (?deploy=true on an env or settings write). */
+export async function startConfigRelease(
+  trx: Queryable,
+  sealer: Sealer,
+  f: LockedFrame,
+  o: { actor: Actor; at: Date; keep: number; billing: 'active' | 'past_due' },
+) {
+  const release = await configRelease(trx, f.id);
+  return startRelease(trx, sealer, f, { ...o, trigger: 'config', release });
+}
+
 /** The audit entry of each kind of deployment an actor makes. */
 const AUDIT_ACTIONS = {
   manual: 'frame.deployed',

@@ -14,7 +14,7 @@ import { canOnProject } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { envSnapshot, type presentDeployment } from '../deployments/deployments.ts';
-import { configRelease, startRelease } from '../deployments/releases.ts';
+import { startConfigRelease } from '../deployments/releases.ts';
 import * as dal from './env-dal.ts';
 import { recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import { refuseReserved } from './env-names.ts';
@@ -93,13 +93,11 @@ export function createEnvService(deps: Deps) {
       const released = async () =>
         deploy
           ? {
-              deployment: await startRelease(trx, sealer, locked, {
+              deployment: await startConfigRelease(trx, sealer, locked, {
                 actor,
-                trigger: 'config',
                 at: now,
                 keep: deps.deploymentHistory,
                 billing: billing_status,
-                release: await configRelease(trx, frameId),
               }),
             }
           : {};

@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { completeIfHealthy, startDeployment } from '../deployments/deployments.ts';
-import { configRelease, startRelease } from '../deployments/releases.ts';
+import { startConfigRelease } from '../deployments/releases.ts';
 import { reexpire } from '../previews/previews-dal.ts';
 import { refusePreviewEnv } from '../env/env-names.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from './frame-events.ts';
@@ -304,13 +304,11 @@ export function createFramesService({
         });
         // ?deploy=true: the saved settings and env as a release (a re-roll already is one).
         if (deploy && !reroll)
-          await startRelease(trx, sealer, before, {
+          await startConfigRelease(trx, sealer, before, {
             actor,
-            trigger: 'config',
             at: now,
             keep: deploymentHistory,
             billing: before.billing_status,
-            release: await configRelease(trx, frameId),
           });
         await refreshStatus(trx, [frameId], now);
         await notifyAgents(trx, [before.agent_id]);
