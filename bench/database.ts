@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/database.ts';
+import { createPgPool } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { loadConfig } from '../src/config.ts';
 import { at } from '../test/helpers/checked.ts';
@@ -51,7 +51,7 @@ export async function startServer(log: (line: string) => void): Promise<BenchSer
       created.push(name);
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
-      const pool = createPool(url.toString(), { max: 2, timeoutMs: 3_600_000 });
+      const pool = createPgPool(url.toString(), 2);
       try {
         await migrate(pool);
       } finally {

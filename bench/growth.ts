@@ -18,7 +18,7 @@ if (!gc) throw new Error('run with node --expose-gc');
 
 const load = (path: string) => import(`${SRC}/${path}`);
 const { startEmbeddedPostgres } = await load('db/embedded.ts');
-const { createPool, createDatabase } = await load('db/database.ts');
+const { createPgPool, createDatabase } = await load('db/database.ts');
 const { migrate } = await load('db/migrate.ts');
 const { loadConfig } = await load('config.ts');
 const { systemClock } = await load('clock.ts');
@@ -36,9 +36,10 @@ const config = loadConfig({
   DATA_DIR: dir,
   BODY_LIMIT_BYTES: String(32 * 1024 * 1024),
 });
-const pool = createPool(pg.url, { max: 10 });
+const pool = createPgPool(pg.url, 2);
 await migrate(pool);
-const db = createDatabase(pool);
+await pool.end();
+const db = createDatabase(pg.url, { max: 10 });
 const clock = systemClock(db, { testClock: config.testClock });
 await clock.refresh();
 const core = { config, db, clock, sealer: sealer('growth-secret-key') };

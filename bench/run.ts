@@ -6,7 +6,7 @@
 // targets but fails only when the service answers with errors.
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, createPool } from '../src/db/database.ts';
+import { createDatabase } from '../src/db/database.ts';
 import { startServer, type BenchServer } from './database.ts';
 import { drawDataset, type Dataset } from './dataset.ts';
 import { pickFixtures, type Fixtures } from './fixtures.ts';
@@ -83,8 +83,7 @@ async function prepare(server: BenchServer, name: string, scale: number): Promis
       .join(', ')}`,
   );
   const url = await server.freshDatabase(name);
-  const pool = createPool(url, { max: 2, timeoutMs: 3_600_000 });
-  const db = createDatabase(pool);
+  const db = createDatabase(url, { max: 2, timeoutMs: 3_600_000 });
   let seconds: number;
   try {
     seconds = await seed(db, data, benchSealer(), log);

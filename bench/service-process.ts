@@ -7,7 +7,7 @@ import '../src/heap.ts';
 import v8 from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.ts';
-import { createDatabase, createPool } from '../src/db/database.ts';
+import { createDatabase } from '../src/db/database.ts';
 import { systemClock } from '../src/clock.ts';
 import { createNotifier } from '../src/db/notifier.ts';
 import { createServices } from '../src/services.ts';
@@ -32,18 +32,11 @@ let queries = 0;
 
 async function start() {
   const log = createLogger(config.logLevel); // as src/main.ts
-  const pool = createPool(databaseUrl, {
+  const db = createDatabase(databaseUrl, {
     max: config.databasePoolSize,
-    timeoutMs: config.databaseTimeoutMs,
-  }); // as src/main.ts
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: typeof query }).query = (...args) => {
-      queries++;
-      return query(...args);
-    };
+    timeoutMs: config.databaseTimeoutMs, // as src/main.ts
+    onStatement: () => queries++,
   });
-  const db = createDatabase(pool);
   const clock = systemClock(db, { testClock: config.testClock });
   await clock.refresh();
   const notifier = createNotifier(databaseUrl);

@@ -39,6 +39,7 @@ import { type ConsoleBuild, consoleBuild, consoleRoutes } from './web/console-ro
 import { downloadRoutes } from './downloads/downloads-routes.ts';
 import { frameRoutes } from './frames/frames-routes.ts';
 import { historyRoutes } from './history/history-routes.ts';
+import { frameMetricsRoutes } from './frame-metrics/frame-metrics-routes.ts';
 import { releaseRoutes } from './deployments/releases-routes.ts';
 import { previewRoutes } from './previews/previews-routes.ts';
 import { envRoutes } from './env/env-routes.ts';
@@ -49,7 +50,10 @@ import { Deployment, Release, ReleaseChanges } from './deployments/releases-sche
 import { agentRoutes } from './agent-api/agents-routes.ts';
 import { certificateRoutes } from './certificates/certificates-routes.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
+import { notificationRoutes } from './notifications/notifications-routes.ts';
 import { Agent } from './agent-api/agents-schemas.ts';
+import { installRequestMetrics } from './metrics/request-metrics.ts';
+import { metricsRoutes } from './metrics/metrics-routes.ts';
 
 export interface AppOptions {
   logger?: Logger;
@@ -135,6 +139,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     done(null, payload);
   });
   installAccessLog(app);
+  installRequestMetrics(app, services.metrics.families.requestDuration);
 
   installSecurityHeaders(app, {
     // A plain-HTTP deployment must not have its page assets rewritten to https.
@@ -165,7 +170,13 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'none' };
     });
-    await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+    // BaseLayout: the reference without Swagger's top bar, whose logo is an inline SVG with a
+    // <style> in it that the CSP (rightly) blocks, and whose URL box has nothing to explore here.
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      uiConfig: { layout: 'BaseLayout' },
+    });
   });
 
   const { db } = core;
@@ -180,6 +191,7 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(auditRoutes(services));
   await app.register(frameRoutes(services));
   await app.register(historyRoutes(services));
+  await app.register(frameMetricsRoutes(services));
   await app.register(
     releaseRoutes({ frameOps: services.frameOps, history: services.releaseHistory }),
   );
@@ -190,9 +202,11 @@ export async function buildApp(core: Core, services: Services, opts: AppOptions 
   await app.register(agentRoutes(services));
   await app.register(certificateRoutes(services));
   await app.register(webhookRoutes(services));
+  await app.register(notificationRoutes(services));
   await app.register(
     adminRoutes({ ...services, clock: core.clock, testClock: core.config.testClock }),
   );
+  await app.register(metricsRoutes(services.metrics));
   await app.register(webRoutes(services));
   await app.register(consoleRoutes(opts.console ?? consoleBuild(app.log)));
   await app.register(downloadRoutes());

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { totalmem } from 'node:os';
+import { SettingError } from './start-failure.ts';
 
 export interface RateLimits {
   failedLoginsPerAddress: number; // per LOGIN_WINDOW
@@ -17,6 +18,8 @@ export interface RateLimits {
 export interface Config {
   port: number;
   host: string;
+  /** METRICS_PORT: a listener on HOST serving GET /metrics without a token; none when unset. */
+  metricsPort: number | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   publicUrl: string;
@@ -33,6 +36,8 @@ export interface Config {
   /** MEMO=off: nothing is remembered between requests (memo.ts); every answer is read anew. */
   memo: 'on' | 'off';
   logLevel: string;
+  /** LOG_FORMAT: JSON lines, pretty lines, or pretty only when stdout is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
   bodyLimitBytes: number;
   databasePoolSize: number;
   /** shared_buffers of the embedded PostgreSQL, in MB (unused with DATABASE_URL). */
@@ -53,6 +58,17 @@ export interface Config {
   acme: AcmeSettings | undefined;
   /** The resolvers that domain verification asks (DNS_SERVERS); none: the system's. */
   dnsServers: string[] | undefined;
+  /** Outgoing notification webhooks: where they may go, and how long a try may take. */
+  notifications: NotificationSettings;
+}
+
+export interface NotificationSettings {
+  /** NOTIFICATIONS_ALLOW_PRIVATE_ADDRESSES: loopback, private and link-local receivers too. */
+  allowPrivateAddresses: boolean;
+  /** NOTIFICATIONS_ALLOW_HTTP: plain http:// endpoints too (otherwise https:// only). */
+  allowHttp: boolean;
+  /** NOTIFICATIONS_TIMEOUT_SECONDS: the longest one try may take, answer included. */
+  timeoutMs: number;
 }
 
 export interface AcmeSettings {
@@ -82,7 +98,7 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min)
-    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+    throw new SettingError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
 }
 
@@ -90,7 +106,7 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!allowed.includes(raw as T))
-    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    throw new SettingError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
 }
 
@@ -124,7 +140,7 @@ export function trustProxy(raw: string | undefined): TrustProxy {
   if (value.toLowerCase() === 'true') return true;
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
-    if (!Number.isSafeInteger(hops)) throw new Error(`${usage}, got "${raw}"`);
+    if (!Number.isSafeInteger(hops)) throw new SettingError(`${usage}, got "${raw}"`);
     if (hops === 0) return false;
     return Object.defineProperty((_address: string, hop: number) => hop < hops, 'name', {
       value: `trust${hops}Hops`,
@@ -133,7 +149,7 @@ export function trustProxy(raw: string | undefined): TrustProxy {
   const entries = value.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !proxyEntryOk(e));
   if (bad.length) {
-    throw new Error(
+    throw new SettingError(
       `${usage}, got "${raw}": ${bad.map((b) => (b === '' ? 'an empty entry' : `"${b}"`)).join(', ')} ${bad.length > 1 ? 'are not addresses or CIDRs' : 'is not an address or CIDR'}`,
     );
   }
@@ -146,7 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
-    databaseUrl: env.DATABASE_URL || undefined,
+    metricsPort: metricsPort(env, port),
+    databaseUrl: databaseUrl(env.DATABASE_URL),
     dataDir: resolve(env.DATA_DIR || './data'),
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     smtpUrl: env.SMTP_URL || undefined,
@@ -160,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     framesOnExit: oneOf(env, 'FRAMES_ON_EXIT', FRAMES_ON_EXIT, 'auto'),
     testClock: env.TEST_CLOCK === '1',
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1),
     embeddedSharedBuffersMb: int(env, 'EMBEDDED_SHARED_BUFFERS_MB', defaultSharedBuffersMb(), 16),
@@ -177,7 +195,51 @@ export function loadConfig(env: Env = process.env): Config {
     },
     growth: growthLimits(env),
     ...edgeSettings(env, port),
+    notifications: notificationSettings(env),
   };
+}
+
+/** A yes-or-no setting: true/1 or false/0. */
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new SettingError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+export function notificationSettings(env: Env): NotificationSettings {
+  const timeout = int(env, 'NOTIFICATIONS_TIMEOUT_SECONDS', 10, 1);
+  // A try holds its delivery's transaction open; the database ends one idle for 60 s.
+  if (timeout > 50)
+    throw new SettingError(`NOTIFICATIONS_TIMEOUT_SECONDS must be at most 50, got "${timeout}"`);
+  return {
+    allowPrivateAddresses: flag(env, 'NOTIFICATIONS_ALLOW_PRIVATE_ADDRESSES', false),
+    allowHttp: flag(env, 'NOTIFICATIONS_ALLOW_HTTP', false),
+    timeoutMs: timeout * 1000,
+  };
+}
+
+/** DATABASE_URL, when set: a postgres:// URL (never echoed: it may hold a password). */
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+    throw new SettingError(
+      'DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@localhost:5432/frameplane (unset, Frameplane runs its own database)',
+    );
+  return raw;
+}
+
+/** METRICS_PORT: a port number other than PORT, or unset. */
+function metricsPort(env: Env, servicePort: number): number | undefined {
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') return undefined;
+  const port = portNumber(env, 'METRICS_PORT', 0);
+  if (port === servicePort)
+    throw new SettingError(
+      `METRICS_PORT must differ from PORT (both ${port}): it serves the metrics without a token`,
+    );
+  return port;
 }
 
 function portNumber(env: Env, name: string, fallback: number): number {
@@ -185,7 +247,7 @@ function portNumber(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 65535)
-    throw new Error(`${name} must be a port number (1..65535), got "${raw}"`);
+    throw new SettingError(`${name} must be a port number (1..65535), got "${raw}"`);
   return n;
 }
 
@@ -203,7 +265,7 @@ export function appsDomain(raw: string | undefined): string {
     labels.every((l) => label.test(l)) &&
     !/^[0-9]+$/.test(labels.at(-1) ?? '');
   if (!ok)
-    throw new Error(
+    throw new SettingError(
       'APPS_DOMAIN must be a DNS name of at most 205 characters (like apps.example.com): ' +
         `labels of a-z, 0-9 and "-", the last not all digits, got "${raw}"`,
     );
@@ -215,12 +277,14 @@ function edgeSettings(env: Env, servicePort: number) {
   const edgeHttpsPort = portNumber(env, 'EDGE_HTTPS_PORT', 443);
   // The built-in cloud's edge listens on the service's machine.
   if (edgeHttpPort === servicePort && env.CLOUD_AGENT !== 'none')
-    throw new Error(
+    throw new SettingError(
       `EDGE_HTTP_PORT must differ from PORT (both ${servicePort}): the built-in cloud's edge ` +
         'serves frames beside the service',
     );
   if (edgeHttpsPort === edgeHttpPort)
-    throw new Error(`EDGE_HTTPS_PORT must differ from EDGE_HTTP_PORT (both ${edgeHttpPort})`);
+    throw new SettingError(
+      `EDGE_HTTPS_PORT must differ from EDGE_HTTP_PORT (both ${edgeHttpPort})`,
+    );
   return {
     appsDomain: appsDomain(env.APPS_DOMAIN),
     edgeHttpPort,
@@ -242,7 +306,9 @@ export function dnsServers(raw: string | undefined): string[] | undefined {
     const ip = m?.[1] ?? (isIP(s) === 6 ? s : undefined);
     const port = m?.[2] === undefined ? 53 : Number(m[2]);
     if (!ip || !isIP(ip) || port < 1 || port > 65535)
-      throw new Error(`DNS_SERVERS must list ip[:port] addresses, comma-separated, got "${s}"`);
+      throw new SettingError(
+        `DNS_SERVERS must list ip[:port] addresses, comma-separated, got "${s}"`,
+      );
   }
   return list;
 }
@@ -252,19 +318,19 @@ export function acmeSettings(env: Env): AcmeSettings | undefined {
   const raw = env.ACME_DIRECTORY_URL?.trim();
   const email = env.ACME_EMAIL?.trim() || undefined;
   if (!raw) {
-    if (email) throw new Error('ACME_EMAIL is set without ACME_DIRECTORY_URL');
+    if (email) throw new SettingError('ACME_EMAIL is set without ACME_DIRECTORY_URL');
     return undefined;
   }
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new Error(`ACME_DIRECTORY_URL must be a URL, got "${raw}"`);
+    throw new SettingError(`ACME_DIRECTORY_URL must be a URL, got "${raw}"`);
   }
   if (url.protocol !== 'https:')
-    throw new Error(`ACME_DIRECTORY_URL must be an https URL (RFC 8555), got "${raw}"`);
+    throw new SettingError(`ACME_DIRECTORY_URL must be an https URL (RFC 8555), got "${raw}"`);
   if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email))
-    throw new Error(`ACME_EMAIL must be an e-mail address, got "${email}"`);
+    throw new SettingError(`ACME_EMAIL must be an e-mail address, got "${email}"`);
   return { directoryUrl: url.toString(), email };
 }
 
@@ -278,6 +344,24 @@ export interface GrowthLimits {
   releasesKept: number;
   /** Decrypted deployment env the agent sync keeps in memory, per instance. */
   envCacheMaxBytes: number;
+  /** What the sweeper keeps of each frame's log lines: the newest, within all three bounds. */
+  logRetention: LogRetention;
+  /** How long the sweeper keeps frame metrics' minute and hour points. */
+  metricsRetention: MetricsRetention;
+}
+
+export interface MetricsRetention {
+  /** METRICS_MINUTE_RETENTION_HOURS: minute points, then only hour points. */
+  minuteHours: number;
+  /** METRICS_HOUR_RETENTION_DAYS: hour points. */
+  hourDays: number;
+}
+
+export interface LogRetention {
+  days: number;
+  linesPerFrame: number;
+  /** UTF-8 bytes of a frame's lines. */
+  bytesPerFrame: number;
 }
 
 export function growthLimits(env: Env): GrowthLimits {
@@ -286,5 +370,14 @@ export function growthLimits(env: Env): GrowthLimits {
     deploymentHistory: int(env, 'DEPLOYMENT_HISTORY', 50, 1),
     releasesKept: int(env, 'RELEASES_KEPT', 5, 1),
     envCacheMaxBytes: int(env, 'ENV_CACHE_MAX_BYTES', 32 * 1024 * 1024, 1024 * 1024),
+    logRetention: {
+      days: int(env, 'LOG_RETENTION_DAYS', 7, 1),
+      linesPerFrame: int(env, 'LOG_RETENTION_LINES_PER_FRAME', 10_000, 100),
+      bytesPerFrame: int(env, 'LOG_RETENTION_BYTES_PER_FRAME', 8 * 1024 * 1024, 64 * 1024),
+    },
+    metricsRetention: {
+      minuteHours: int(env, 'METRICS_MINUTE_RETENTION_HOURS', 24, 1),
+      hourDays: int(env, 'METRICS_HOUR_RETENTION_DAYS', 30, 1),
+    },
   };
 }

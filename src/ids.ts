@@ -35,6 +35,9 @@ export const ID_PREFIXES = {
   audit: 'aud',
   email: 'eml',
   event: 'evt',
+  notification_endpoint: 'ntf',
+  notification_delivery: 'dlv',
+  notification_event: 'nev',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,17 +2,21 @@
 // API, the job worker and the built-in cloud agent. SIGINT, SIGTERM and SIGHUP drain requests
 // and jobs, then exit 0 (src/stop-signals.ts).
 import './heap.ts';
+import { EventEmitter } from 'node:events';
+import type { WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
-import { loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
+import { SettingError, startFailureLine } from './start-failure.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
-import { createDatabase, createPool } from './db/database.ts';
+import { connectionsOf, createDatabase, createPgPool } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { discardTestClockOffset, systemClock } from './clock.ts';
 import { sealer } from './secrets.ts';
 import { secretKey } from './secret-key.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logFormat } from './logger.ts';
+import type { Logger } from 'pino';
 import { startWorker } from './jobs/worker.ts';
 import { createIssuer } from './certificates/acme.ts';
 import { createCertificates, queueCertificates } from './certificates/certificates-service.ts';
@@ -22,24 +26,46 @@ import { startBuiltinAgent } from './cloud/builtin.ts';
 import { stoppedLine } from './cloud/frames-on-exit.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { consoleBuild } from './web/console-routes.ts';
+import { startMetricsListener } from './metrics/metrics-listener.ts';
+import type { Metrics } from './metrics/metrics.ts';
 
-const config = loadConfig();
-const log = createLogger(config.logLevel);
+/** A start that a setting stops: one line saying which and why, exit 1, no stack. */
+function refuse(line: string): never {
+  process.stderr.write(`Frameplane did not start: ${line}\n`);
+  process.exit(1);
+}
+
+function settings(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    const line = startFailureLine(err, { port: 0, host: '' });
+    if (line) refuse(line);
+    throw err;
+  }
+}
+
+const config = settings();
+const log = createLogger(config.logLevel, logFormat(config.logFormat, process.stdout.isTTY));
+
+/** Connections of the job queue's pg pool: its workers, and one for the minute sweep. */
+const JOBS_CONCURRENCY = 4;
 
 /**
  * Counts the pool's connections whose socket is still open. pool.end() resolves once it has
  * asked each to close, not once they have: a server stopped right then still finds the
  * sessions and terminates them, and each logs an error on its way out.
  */
-function openConnections(pool: pg.Pool) {
+function openConnections(pools: Array<pg.Pool | undefined>) {
   let open = 0;
   const idle = new Set<() => void>();
-  pool.on('connect', (client) => {
-    open++;
-    client.once('end', () => {
-      if (--open === 0) for (const fn of idle) fn();
+  for (const pool of pools)
+    pool?.on('connect', (client) => {
+      open++;
+      client.once('end', () => {
+        if (--open === 0) for (const fn of idle) fn();
+      });
     });
-  });
   return {
     closed: (ms: number) =>
       new Promise<void>((resolve) => {
@@ -55,8 +81,25 @@ function openConnections(pool: pg.Pool) {
   };
 }
 
+/** The METRICS_PORT listener, when set; a port that cannot be had stops the start. */
+async function serveMetrics(config: Config, metrics: Metrics, log: Logger) {
+  const port = config.metricsPort;
+  if (port === undefined) return undefined;
+  return startMetricsListener(metrics, { host: config.host, port }, (err) =>
+    log.warn({ err }, 'metrics not served'),
+  ).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES')
+      throw new SettingError(
+        `METRICS_PORT ${port} on ${config.host} cannot be used (${err.code}); set it to a free port`,
+      );
+    throw err;
+  });
+}
+
+/** The embedded server once started: a start that fails after it stops it before exiting. */
+let embedded: EmbeddedDatabase | undefined;
+
 async function main() {
-  let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
     const sharedBuffersMb = config.embeddedSharedBuffersMb;
@@ -76,12 +119,12 @@ async function main() {
         'generated SECRET_KEY; keep this file (or set SECRET_KEY) to read stored secrets',
       ),
   });
-  const pool = createPool(url, {
+  const db = createDatabase(url, {
     max: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
   });
-  const db = createDatabase(pool);
-  const connections = openConnections(pool);
+  const jobsPool = createPgPool(url, JOBS_CONCURRENCY + 2);
+  const connections = openConnections([jobsPool, connectionsOf(db)?.pool]);
   const clock = systemClock(db, { testClock: config.testClock });
   const notifier = createNotifier(url, (err) =>
     log.warn({ err: err.message }, 'notification listener reconnecting'),
@@ -90,12 +133,18 @@ async function main() {
   notifier.subscribe('frameplane_clock', '*', () => void clock.refresh().catch(() => {}));
   const core = { config, db, clock, sealer: sealer(key), notifier };
   const services = createServices(core);
+  const { metrics } = services;
+  metrics.watchPool('jobs', jobsPool);
+  metrics.onCollectorError((collector, err) =>
+    log.warn({ collector, err: (err as Error).message }, 'a metrics read failed'),
+  );
   let ready = false;
   const web = consoleBuild(log);
   const app = await buildApp(core, services, { logger: log, isReady: () => ready, console: web });
   await app.listen({ port: config.port, host: config.host });
+  const metricsListener = await serveMetrics(config, metrics, log);
 
-  const applied = await migrate(pool);
+  const applied = await migrate(jobsPool);
   if (applied.length) log.info({ applied }, 'migrations applied');
   if (!config.testClock) {
     const dropped = await discardTestClockOffset(db);
@@ -122,10 +171,13 @@ async function main() {
       })
     : undefined;
   const unfollow = certificates?.follow(notifier);
+  const jobEvents = new EventEmitter() as WorkerEvents;
+  metrics.countJobFailures(jobEvents);
   const worker = await startWorker(
-    pool,
+    jobsPool,
     {
       send_email: deliver,
+      deliver_notification: services.notificationJobs.deliver,
       async sweep() {
         await services.timeRules.runDue(clock.now());
         if (certificates) await queueCertificates(db);
@@ -135,6 +187,8 @@ async function main() {
         : {}),
     },
     log,
+    JOBS_CONCURRENCY,
+    jobEvents,
   );
   if (certificates) await queueCertificates(db);
   ready = true;
@@ -152,20 +206,21 @@ async function main() {
     `Frameplane is ready at ${config.publicUrl} (API reference at ${config.publicUrl}/docs)`,
   );
 
-  // The drain: the agent (it stops syncing), HTTP (in-flight requests finish; long polls and
-  // event streams end), the job worker (running jobs finish), then the database, last, so
+  // The drain: the agent (it stops syncing), HTTP and the metrics listener (in-flight requests
+  // finish; long polls and event streams end), the job worker (running jobs finish), then the database, last, so
   // nothing above loses it half-way. The children run in sessions of their own: only this
   // order stops them, whoever signalled whom (docs/operations.md, Stopping).
   stopOnSignals({
     log,
     async drain() {
       await builtin?.stop();
-      await app.close();
+      await Promise.all([app.close(), metricsListener?.close()]);
       unfollow?.();
       await worker.stop();
       await worker.promise.catch(() => {}); // resolves once its connections are released
       await notifier.close();
       await db.destroy();
+      await jobsPool.end();
       await connections.closed(5000);
       await embedded?.stop();
       // The last line says what became of the frames: left running, they are unreachable.
@@ -179,7 +234,20 @@ async function main() {
   });
 }
 
-main().catch((err) => {
+/**
+ * Stops the embedded server of a start that failed. Its watchdog would stop it once this
+ * process is gone, but a person who fixes the setting and starts again at once would find the
+ * data directory still held. Bounded: a server that does not stop in time is left to it.
+ */
+async function stopEmbedded() {
+  const bound = new Promise((r) => setTimeout(r, 10_000).unref());
+  await Promise.race([embedded?.stop().catch(() => {}), bound]);
+}
+
+main().catch(async (err) => {
+  await stopEmbedded();
+  const line = startFailureLine(err, config);
+  if (line) refuse(line);
   log.fatal({ err }, 'Frameplane failed to start');
   process.exit(1);
 });

@@ -16,6 +16,7 @@ import { createProjectsService } from './projects/projects-service.ts';
 import { createTeamsService } from './teams/teams-service.ts';
 import { createMembersService } from './teams/members-service.ts';
 import { createInvitationsService } from './teams/invitations-service.ts';
+import { createInvitationAnswers } from './teams/invitation-answers.ts';
 import { createGrantsService } from './teams/grants-service.ts';
 import { createOrgsService } from './orgs/orgs-service.ts';
 import { createOrgInvitationsService } from './orgs/org-invitations.ts';
@@ -30,6 +31,7 @@ import { createFrameOpsService } from './frames/frame-ops-service.ts';
 import { createReleaseHistory } from './deployments/release-history.ts';
 import { createPreviewsService } from './previews/previews-service.ts';
 import { createHistoryService } from './history/history-service.ts';
+import { createFrameMetricsService } from './frame-metrics/frame-metrics-service.ts';
 import { createProjectEventsService } from './history/project-events-service.ts';
 import { createEnvService } from './env/env-service.ts';
 import { createDomainsService } from './domains/domains-service.ts';
@@ -39,6 +41,10 @@ import { createSweeper } from './jobs/sweeper.ts';
 import { createBillingService } from './admin/billing-service.ts';
 import { createTransfersService } from './admin/transfers-service.ts';
 import { createWebhookService } from './webhooks/webhook-service.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { createNotificationsService } from './notifications/notifications-service.ts';
+import { createNotificationsLog } from './notifications/notifications-log.ts';
+import { createNotificationDelivery } from './notifications/delivery.ts';
 
 export interface Core {
   config: Config;
@@ -71,13 +77,27 @@ export function createServices(core: Core) {
     tls: config.acme !== undefined,
     memos,
   });
-  const sweeper = createSweeper({ db, clock });
+  const sweeper = createSweeper({
+    db,
+    clock,
+    logRetention: config.growth.logRetention,
+    metricsRetention: config.growth.metricsRetention,
+  });
+  const metrics = createMetrics({ db, clock, offlineAfterSeconds });
   const revocations = createRevocations(notifier, {
     load: () => revokedTokenIds(db, clock.now()),
     memos,
   });
   const tokens = createTokenCache(notifier, revocations, memos);
   const waker = createWaker(db);
+  const notificationJobs = createNotificationDelivery({
+    db,
+    clock,
+    sealer,
+    access,
+    settings: config.notifications,
+    publicUrl: config.publicUrl,
+  });
   const identity = createIdentityService({ db, clock, config, limiter, tokens, sealer });
   // One invitation mechanism, built for each kind of membership (teams/kinds.ts).
   const invitationDeps = {
@@ -102,6 +122,7 @@ export function createServices(core: Core) {
     teams: createTeamsService({ db, clock, access }),
     members: createMembersService({ db, clock, access, memos }),
     invitations: createInvitationsService(invitationDeps),
+    invitationAnswers: createInvitationAnswers({ db, clock }),
     orgs: createOrgsService({ db, clock, access }),
     orgMembers: createMembersService({ db, clock, access, kind: 'org', memos }),
     orgInvitations: createOrgInvitationsService(
@@ -126,6 +147,7 @@ export function createServices(core: Core) {
       envCacheMaxBytes: config.growth.envCacheMaxBytes,
       appsDomain: config.appsDomain,
       memos,
+      longPolls: metrics.held.agentSync,
     }),
     agentCertificates: createAgentCertificates({ db, sealer, appsDomain: config.appsDomain }),
     frames,
@@ -143,6 +165,12 @@ export function createServices(core: Core) {
     releaseHistory: createReleaseHistory({ db, access, sealer, frames }),
     previews: createPreviewsService({ db, access, frames }),
     history: createHistoryService({ db, clock, access, frames, notifier }),
+    frameMetrics: createFrameMetricsService({
+      db,
+      clock,
+      access,
+      minuteRetentionHours: config.growth.metricsRetention.minuteHours,
+    }),
     projectEvents: createProjectEventsService({ db, clock, access, notifier }),
     env: createEnvService({
       db,
@@ -172,10 +200,29 @@ export function createServices(core: Core) {
       publicUrl: config.publicUrl,
       deploymentHistory,
     }),
-    // The time rules that the operator's clock advance runs at once.
-    timeRules: sweeper,
+    notifications: createNotificationsService({
+      db,
+      clock,
+      access,
+      sealer,
+      settings: config.notifications,
+    }),
+    notificationsLog: createNotificationsLog({ db, clock, access }),
+    /** The deliver_notification job (jobs/worker.ts). */
+    notificationJobs,
+    // The time rules that the operator's clock advance runs at once: the sweep's, and the
+    // notification retries that have fallen due.
+    timeRules: {
+      ...sweeper,
+      async runDue(now: Date = clock.now()) {
+        await sweeper.runDue(now);
+        await notificationJobs.queueDue(now);
+      },
+    },
     /** Wake-ups sent after commit; flushed when the app closes. */
     waker,
+    /** The service's own metrics (GET /metrics). */
+    metrics,
     /** Which tokens are revoked, known without the database once loaded (tests wait on it). */
     revocations,
   };

@@ -62,6 +62,8 @@ const KNOWN_PARAMS = [
   'domain_id',
   'volume_id',
   'deployment_id',
+  'endpoint_id',
+  'delivery_id',
   'hostname',
 ];
 
@@ -113,6 +115,7 @@ async function snapshot(): Promise<Record<string, { rows: number; digest: string
 
 function sampleString(s: Schema, name: string): string {
   if (s.format === 'email') return `bad-input-${unique()}@example.test`;
+  if (s.format === 'uri') return `https://hooks.example.com/${unique()}`;
   // Ids in a body name real things of the world: the owner for owner_id, and so on.
   if (name === 'owner_id' && world) return world.owner.id;
   if (name.endsWith('_id') && world?.ids[name]) return world.ids[name];
@@ -148,7 +151,8 @@ function sample(schema: Schema, name = ''): unknown {
     case 'boolean':
       return true;
     case 'array':
-      return [];
+      // As many items as it must hold (the first of an enum holds uniqueItems for one).
+      return Array.from({ length: s.minItems ?? 0 }, () => sample(s.items ?? {}, name));
     case 'object': {
       const out = Object.fromEntries(
         Object.entries<Schema>(s.properties ?? {}).map(([k, v]) => [k, sample(v, k)]),

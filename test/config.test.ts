@@ -82,6 +82,21 @@ describe('addresses (CONTRACT 5b)', () => {
   });
 });
 
+describe('METRICS_PORT', () => {
+  it('is unset by default; a port other than PORT when set', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '' }).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    for (const bad of ['0', '65536', '9464.5', 'metrics'])
+      expect(() => loadConfig({ METRICS_PORT: bad })).toThrow(
+        `METRICS_PORT must be a port number (1..65535), got "${bad}"`,
+      );
+    expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).toThrow(
+      /^METRICS_PORT must differ from PORT \(both 9464\)/,
+    );
+  });
+});
+
 describe('ACME and DNS', () => {
   it('ACME_DIRECTORY_URL turns TLS on; it must be https; ACME_EMAIL only beside it', () => {
     expect(loadConfig({}).acme).toBeUndefined();

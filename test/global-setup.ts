@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/database.ts';
+import { createPgPool } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 
 declare module 'vitest' {
@@ -36,7 +36,7 @@ export default async function setup(project: TestProject) {
   await admin.query(`create database ${template}`);
   const url = new URL(adminUrl);
   url.pathname = `/${template}`;
-  const pool = createPool(url.toString(), { max: 2 });
+  const pool = createPgPool(url.toString(), 2);
   await migrate(pool);
   await pool.end();
   project.provide('pgAdminUrl', adminUrl);

@@ -10,11 +10,17 @@ import {
   QueryClient,
   MutationCache,
 } from '@tanstack/react-query';
-import { createFrameplane, FrameplaneError, type Page, type Schemas } from '../../src/sdk/index.ts';
+import {
+  createFrameplane,
+  FrameplaneError,
+  type Page,
+  type Schemas,
+  slugOf,
+} from '../../src/sdk/index.ts';
 import { getToken, setToken } from './session.ts';
 
 export type { Schemas };
-export { FrameplaneError };
+export { FrameplaneError, slugOf };
 
 /** A client for the current token (the SDK keeps its token; a new token is a new client). */
 let current: { token: string | null; fp: ReturnType<typeof createFrameplane> } | undefined;

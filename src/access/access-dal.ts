@@ -17,7 +17,7 @@ export const ACCESS_VERSIONS = [
  * for its user owner, else the highest of the org path and the team paths (roles.ts,
  * effectiveProjectRole); greatest() skips a path that gives nothing (null).
  *
- * Statements are prepared (src/db/prepared.ts) and run with a generic plan, so the shape must
+ * Statements are prepared (src/db/connections.ts) and run with a generic plan, so the shape must
  * suit every caller and project: a user in one team or in forty, a project shared with no team
  * or with 1,800. The org path is one probe of the (team_id, user_id) key, none for a user's
  * project (org_id is null). For the team paths the caller's team ids come first, from one

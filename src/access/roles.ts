@@ -77,6 +77,7 @@ export const PROJECT_ACTIONS = {
   'volume.manage': 'admin',
   'agent.manage': 'admin',
   'webhook.manage': 'admin',
+  'notifications.manage': 'admin',
   'project.audit': 'admin',
   'project.delete': 'owner',
   'project.share': 'owner',

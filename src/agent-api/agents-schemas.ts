@@ -9,7 +9,13 @@ import {
   StringEnum,
   Timestamp,
 } from '../http/schemas.ts';
-import { BuildReportItem, SyncEventItem, SyncLogItem } from './sync-items.ts';
+import {
+  BuildReportItem,
+  SyncEventItem,
+  SyncLogItem,
+  SyncReplicaMetricItem,
+  SyncRequestMetricItem,
+} from './sync-items.ts';
 
 const agentFields = {
   id: Type.String(),
@@ -72,6 +78,20 @@ export const SyncBody = Type.Object(
       }),
     ),
     logs: Type.Optional(Type.Array(SyncLogItem, { maxItems: 5000 })),
+    metrics: Type.Optional(
+      Type.Object(
+        {
+          replicas: Type.Optional(Type.Array(SyncReplicaMetricItem, { maxItems: 5000 })),
+          requests: Type.Optional(Type.Array(SyncRequestMetricItem, { maxItems: 5000 })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Samples since the last sync (about every 10 s): what each replica used, and what ' +
+            "the agent's edge answered for each frame. Stored by the service's clock.",
+        },
+      ),
+    ),
     edge: Type.Optional(
       Nullable(
         Type.Object(

@@ -43,6 +43,11 @@ interface Deps {
   publicUrl: string;
 }
 
+/** The rule of `online`: seen at or after this moment (AGENT_OFFLINE_AFTER_SECONDS ago). The
+ *  metrics count agents online by it too (metrics/collectors.ts). */
+export const onlineSince = (now: Date, offlineAfterSeconds: number) =>
+  new Date(now.getTime() - offlineAfterSeconds * 1000);
+
 export function createAgentsService({ db, clock, access, offlineAfterSeconds, publicUrl }: Deps) {
   // The package the service serves itself (src/downloads): `npx frameplane` would ask the
   // public registry for a name that anyone could claim.
@@ -55,7 +60,7 @@ export function createAgentsService({ db, clock, access, offlineAfterSeconds, pu
       `FRAMEPLANE_AGENT_TOKEN=${token} frameplane agent --server ${publicUrl}`,
   });
   const isOnline = (lastSeen: Date | null, now = clock.now()) =>
-    lastSeen !== null && now.getTime() - lastSeen.getTime() <= offlineAfterSeconds * 1000;
+    lastSeen !== null && lastSeen >= onlineSince(now, offlineAfterSeconds);
   const present = (a: AgentRow) => ({
     id: a.id,
     name: a.name,

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { wakeAfterCommit } from '../db/waker.ts';
+import type { LogSource } from '../db/schema.ts';
 import type { ReplicaReason, ReplicaState } from '../frames/frame-status.ts';
 
 /** What an agent said of its edge in a sync; undefined when it did not say (kept as it was). */
@@ -161,7 +162,7 @@ export async function shareLockAgentFrames(q: Queryable, agentId: string, frameI
 /** Stores log lines and tells the frames' log streams (on commit). */
 export async function insertLogs(
   q: Queryable,
-  rows: Array<{ frame_id: string; replica: number; at: Date; line: string }>,
+  rows: Array<{ frame_id: string; replica: number; at: Date; line: string; source: LogSource }>,
 ) {
   if (rows.length === 0) return;
   await q.insertInto('frame_logs').values(rows).execute();
@@ -182,18 +183,4 @@ export function stopForBackoff(q: Queryable, frameId: string, now: Date) {
     .where('id', '=', frameId)
     .returning(['agent_id'])
     .executeTakeFirstOrThrow();
-}
-
-export async function failInProgressDeployments(
-  q: Queryable,
-  frameId: string,
-  now: Date,
-  reason: 'backoff_tripped',
-) {
-  await q
-    .updateTable('deployments')
-    .set({ status: 'failed', finished_at: now, failure_reason: reason })
-    .where('frame_id', '=', frameId)
-    .where('status', '=', 'in_progress')
-    .execute();
 }

@@ -77,6 +77,58 @@ export const SyncLogItem = Type.Object(
     replica: Replica,
     at: Type.String({ format: 'date-time' }),
     line: Type.String({ maxLength: MAX_LINE_CHARS }),
+    source: Type.Optional(
+      Type.Union([Type.Literal('app'), Type.Literal('build'), Type.Literal('edge')], {
+        description: "Where the line came from; the app's when absent",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Upper bounds, in ms, of the buckets of the edge's request-latency histogram; one more bucket
+ * counts what took longer. Histograms add up (a minute's, an hour's), percentiles do not: the
+ * service keeps the counts and reads p50/p95/p99 from them.
+ */
+export const LATENCY_BOUNDS_MS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000,
+] as const;
+
+const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+/** The time a sample covers: since the agent's last sample of the same replica or frame. */
+const Seconds = Type.Number({ exclusiveMinimum: 0, maximum: 3600 });
+
+/** What one replica used over `seconds`, read from its runtime (Docker's stats, cgroups). */
+export const SyncReplicaMetricItem = Type.Object(
+  {
+    frame_id: FrameId,
+    replica: Replica,
+    seconds: Seconds,
+    cpu_seconds: Type.Number({ minimum: 0, description: 'CPU time used over `seconds`' }),
+    memory_bytes: Type.Optional(Count),
+    memory_limit_bytes: Type.Optional(Count),
+    net_rx_bytes: Type.Optional(Count),
+    net_tx_bytes: Type.Optional(Count),
+    restarts: Type.Optional(Count),
+  },
+  { additionalProperties: false },
+);
+
+/** What the agent's edge answered for one frame over `seconds`: counts by status class and
+ *  a latency histogram (LATENCY_BOUNDS_MS). The edge's own pages (503 starting…) count too. */
+export const SyncRequestMetricItem = Type.Object(
+  {
+    frame_id: FrameId,
+    seconds: Seconds,
+    status: Type.Object(
+      { '1xx': Count, '2xx': Count, '3xx': Count, '4xx': Count, '5xx': Count },
+      { additionalProperties: false },
+    ),
+    latency: Type.Array(Count, {
+      minItems: LATENCY_BOUNDS_MS.length + 1,
+      maxItems: LATENCY_BOUNDS_MS.length + 1,
+    }),
   },
   { additionalProperties: false },
 );

@@ -1,9 +1,9 @@
 // What an agent reports in a sync, applied in one transaction: build results first, then replica
-// events in order, each on its locked frame, then log lines.
+// events in order, each on its locked frame, then log lines, then metrics.
 import type { Queryable } from '../db/database.ts';
 import type { DeploymentFailure } from '../db/schema.ts';
 import { afterEvent } from '../frames/backoff.ts';
-import { completeIfHealthy, failDeployment } from '../deployments/deployments.ts';
+import { completeIfHealthy, failDeployment, failInProgress } from '../deployments/deployments.ts';
 import { latestDeployment } from '../deployments/deployments-dal.ts';
 import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
 import { REPLICA_REASONS, type ReplicaReason, type ReplicaState } from '../frames/frame-status.ts';
@@ -12,7 +12,6 @@ import type { AgentIdentity } from './agents-service.ts';
 import {
   deploymentOfAgent,
   type EdgeReport,
-  failInProgressDeployments,
   framesOfDeployments,
   insertLogs,
   keepServingUnder,
@@ -25,12 +24,15 @@ import {
   shareLockAgentFrames,
   stopForBackoff,
 } from './sync-dal.ts';
+import type { LogSource } from '../db/schema.ts';
+import { type MetricsReport, storeMetrics } from '../frame-metrics/metrics-ingest.ts';
 
 export interface SyncLog {
   frame_id: string;
   replica: number;
   at: string;
   line: string;
+  source?: LogSource;
 }
 export interface SyncBuild {
   deployment_id: string;
@@ -58,6 +60,8 @@ export interface SyncReport {
   builds?: SyncBuild[];
   /** The agent's edge (CONTRACT 5b); stored by the sync's heartbeat (sync-dal edgeColumns). */
   edge?: EdgeReport;
+  /** Usage of the replicas and requests of the edge since the last samples (issue 39). */
+  metrics?: MetricsReport;
 }
 
 /** Queues the check that trips the back-off of a replica stuck pulling since `at`. */
@@ -76,7 +80,8 @@ function deploymentFailure(
   reason: ReplicaReason | null,
 ): DeploymentFailure | undefined {
   if (type === 'crashed' || type === 'oom') {
-    if (reason === 'image_pull_failed' || reason === 'port_in_use') return reason;
+    if (reason === 'image_pull_failed' || reason === 'clone_failed' || reason === 'port_in_use')
+      return reason;
     return type === 'oom' ? 'oom' : 'crash';
   }
   if (type === 'unhealthy' && reason === 'start_timeout') return 'health_check_failed';
@@ -112,6 +117,8 @@ export async function applyReport(
   }
   await refreshStatus(trx, [...touched], now);
   await storeLogs(trx, agent, report.logs ?? [], now);
+  // Sums only: no frame row lock beyond the key share that keeps a deleted frame's rows out.
+  await storeMetrics(trx, agent.id, report.metrics, now);
 }
 
 async function applyEvent(
@@ -226,6 +233,7 @@ async function storeLogs(trx: Queryable, agent: AgentIdentity, logs: SyncLog[], 
         replica: l.replica,
         at: Number.isNaN(Date.parse(l.at)) ? now : new Date(l.at),
         line: l.line,
+        source: l.source ?? 'app',
       })),
   );
 }
@@ -238,7 +246,7 @@ export async function tripBackoff(
   detail: Record<string, unknown>,
 ) {
   const f = await stopForBackoff(q, frameId, now);
-  await failInProgressDeployments(q, frameId, now, 'backoff_tripped');
+  await failInProgress(q, frameId, now, 'backoff_tripped');
   await recordFrameEvent(q, frameId, now, {
     type: 'backoff_tripped',
     reason: 'backoff_tripped',

@@ -10,6 +10,7 @@ import type { Sealer } from '../secrets.ts';
 import type { AgentIdentity } from './agents-service.ts';
 import { createDesiredState } from './desired-state.ts';
 import type { Memos } from '../memo.ts';
+import type { HeldCount } from '../metrics/held.ts';
 import { type EdgeReport, touchAgent } from './sync-dal.ts';
 import { applyReport, type SchedulePullCheck, type SyncReport } from './sync-reports.ts';
 
@@ -27,6 +28,8 @@ interface Deps {
   memos?: Memos;
   /** The domain of frames' hostnames (APPS_DOMAIN). */
   appsDomain: string;
+  /** Counts the long polls held now (metrics). */
+  longPolls?: HeldCount;
 }
 
 export function createSyncService({
@@ -39,8 +42,18 @@ export function createSyncService({
   envCacheMaxBytes,
   appsDomain,
   memos,
+  longPolls,
 }: Deps) {
   const state = createDesiredState({ db, sealer, envCacheMaxBytes, appsDomain, memos });
+  /** A wait for a wake-up, counted while it holds. */
+  async function holding<T>(wait: Promise<T>) {
+    longPolls?.inc();
+    try {
+      return await wait;
+    } finally {
+      longPolls?.dec();
+    }
+  }
   const touch = (agentId: string, edge?: EdgeReport) => touchAgent(db, agentId, clock.now(), edge);
 
   return {
@@ -50,7 +63,13 @@ export function createSyncService({
     async sync(agent: AgentIdentity, body: SyncReport, waitSeconds: number, signal?: AbortSignal) {
       const now = clock.now();
       const known = body.known_state;
-      const reporting = Boolean(body.events?.length || body.logs?.length || body.builds?.length);
+      const reporting = Boolean(
+        body.events?.length ||
+          body.logs?.length ||
+          body.builds?.length ||
+          body.metrics?.replicas?.length ||
+          body.metrics?.requests?.length,
+      );
       // Without the agent's word for what it holds, it holds what it was told before its report.
       const before =
         known === undefined && (body.events?.length || body.builds?.length)
@@ -80,7 +99,7 @@ export function createSyncService({
         const held = known ?? before ?? current;
         while (listening && current === held && !signal?.aborted) {
           const left = deadline - Date.now();
-          if (left <= 0 || !(await listening.next(left, signal))) break;
+          if (left <= 0 || !(await holding(listening.next(left, signal)))) break;
           current = await state.digest(agent.id);
         }
         // An agent that went away hears nothing: no more statements (the service may be

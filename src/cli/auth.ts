@@ -1,39 +1,13 @@
 // login, logout, whoami.
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { createFrameplane } from '../sdk/index.ts';
+import { createFrameplane, FrameplaneError, type Schemas } from '../sdk/index.ts';
 import { forgetLogin, readLogin, writeLogin, configPath, type StoredLogin } from './config.ts';
 import { context, serverOf, type GlobalOptions } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { details, note, printJson } from './output.ts';
+import { ask, readStdin } from './prompt.ts';
 
-/** Reads all of stdin (for --password-stdin), without the final line break. */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
-
-/** Asks on the terminal; with `hidden`, what is typed is not echoed. */
-function ask(question: string, hidden = false): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  if (hidden) {
-    const write = (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput;
-    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) =>
-      write.call(rl, s.startsWith(question) ? question : '');
-  }
-  return new Promise((resolve) =>
-    rl.question(question, (answer) => {
-      rl.close();
-      if (hidden) process.stderr.write('\n');
-      resolve(answer);
-    }),
-  );
-}
-
-interface LoginOptions extends GlobalOptions {
+export interface LoginOptions extends GlobalOptions {
   email?: string;
   passwordStdin?: boolean;
 }
@@ -50,17 +24,34 @@ async function login(opts: LoginOptions) {
     const email = opts.email ?? (await ask('E-mail: '));
     const password = opts.passwordStdin ? await readStdin() : await ask('Password: ', true);
     const anonymous = createFrameplane({ server });
-    const session = await anonymous.call(
-      anonymous.api.POST('/v2/auth/login', { body: { email, password } }),
-    );
+    const session = await anonymous
+      .call(anonymous.api.POST('/v2/auth/login', { body: { email, password } }))
+      .catch(refused('No account yet? `frameplane signup`'));
     token = session.access_token;
     kind = 'session';
   }
   const fp = createFrameplane({ server, token });
-  const me = await fp.call(fp.api.GET('/v2/user'));
-  writeLogin({ server, token, kind, email: me.email });
-  if (opts.json) printJson({ server, user: me, config: configPath() });
-  else note(`Logged in to ${server} as ${me.email} (saved in ${configPath()})`);
+  const me = await fp
+    .call(fp.api.GET('/v2/user'))
+    .catch(refused('The token is unknown, expired or revoked.'));
+  saveLogin({ server, token, kind, email: me.email }, me, opts.json);
+}
+
+/** A 401 of `login` in the user's words (not "not logged in": they are logging in). */
+const refused = (hint: string) => (err: unknown) => {
+  if (err instanceof FrameplaneError && err.status === 401)
+    throw new CliError(
+      err.code === 'invalid_credentials' ? `${err.detail} ${hint}` : hint,
+      EXIT.auth,
+    );
+  throw err;
+};
+
+/** Keeps the login (a session from `login` or `signup`) and says so. */
+export function saveLogin(login: StoredLogin, user: Schemas['User'], json?: boolean) {
+  writeLogin(login);
+  if (json) printJson({ server: login.server, user, config: configPath() });
+  else note(`Logged in to ${login.server} as ${user.email} (saved in ${configPath()})`);
 }
 
 export function register(program: Command) {

@@ -2,9 +2,19 @@
 import type { Command } from 'commander';
 import type { Schemas } from '../sdk/index.ts';
 import { context, group, projectOption } from './context.ts';
+import { eventText, statusText } from '../sdk/event-text.ts';
 import { pathOf } from './frames.ts';
 import { paint, statusColour } from './output.ts';
 import { frame as findFrame } from './resolve.ts';
+import { download } from './log-download.ts';
+import { type LogFilterOptions, logFilterOptions, logQuery } from './log-filters.ts';
+
+interface LogsOptions extends LogFilterOptions {
+  project: string;
+  follow?: boolean;
+  tail: string;
+  download?: string;
+}
 
 /** Ends the stream on Ctrl-C instead of killing the process mid-line. */
 function interruptible() {
@@ -13,42 +23,49 @@ function interruptible() {
   return abort.signal;
 }
 
-const eventText = (e: Schemas['FrameEvent']) => {
-  const status = e.status ? ` ${paint(e.status, statusColour(e.status))}` : '';
-  const reason = e.status_reason ? ` (${e.status_reason})` : '';
-  return `${paint(e.at, 'dim')} ${e.type}${status}${reason}`;
+/** "<at> replica 1 crashed (exit 1)": a status change in the status's colour. */
+const eventLine = (e: Schemas['FrameEvent'], verbose: boolean) => {
+  const words = eventText(e, verbose);
+  return `${paint(e.at, 'dim')} ${e.status ? paint(words, statusColour(e.status)) : words}`;
 };
 
 export function register(program: Command) {
   const frames = group(program, 'frames');
   // --json prints one JSON object a line (NDJSON) here: a followed stream has no end to close
   // an array with.
-  frames
+  const logs = frames
     .command('logs <frame>')
-    .description("a frame's log lines (--follow: keep printing new ones)")
+    .description(
+      "a frame's log lines (--follow: keep printing new ones; --download: every matching line " +
+        'to a file)',
+    )
     .requiredOption(...projectOption)
     .option('-f, --follow', 'keep the stream open and print lines as they come')
     .option('-n, --tail <n>', 'the newest n lines', '100')
-    .action(async (ref: string, opts: { project: string; follow?: boolean; tail: string }, cmd) => {
-      const { fp, json } = context(cmd);
-      const f = await findFrame(fp, opts.project, ref);
-      const print = (l: Schemas['LogLine']) =>
-        process.stdout.write(
-          json ? `${JSON.stringify(l)}\n` : `${paint(`${l.at} [${l.replica}]`, 'dim')} ${l.line}\n`,
-        );
-      const tail = Number(opts.tail);
-      if (opts.follow) {
-        for await (const e of fp.logs(f, { tail }, interruptible())) print(e.data);
-        return;
-      }
-      // Typed as JSON or the event stream (the operation declares both); this asks for JSON.
-      const page = (await fp.call(
-        fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs', {
-          params: { path: pathOf(f), query: { tail } },
-        }),
-      )) as Schemas['LogLineList'];
-      for (const line of page.data) print(line);
-    });
+    .option('--download <file>', 'write every matching line the service keeps to file');
+  for (const o of logFilterOptions()) logs.addOption(o);
+  logs.action(async (ref: string, opts: LogsOptions, cmd) => {
+    const { fp, json } = context(cmd);
+    const f = await findFrame(fp, opts.project, ref);
+    const filters = logQuery(opts);
+    if (opts.download !== undefined) return download(fp, f, filters, opts.download);
+    const print = (l: Schemas['LogLine']) =>
+      process.stdout.write(
+        json ? `${JSON.stringify(l)}\n` : `${paint(`${l.at} [${l.replica}]`, 'dim')} ${l.line}\n`,
+      );
+    const tail = Number(opts.tail);
+    if (opts.follow) {
+      for await (const e of fp.logs(f, { ...filters, tail }, interruptible())) print(e.data);
+      return;
+    }
+    // Typed as JSON or the event stream (the operation declares both); this asks for JSON.
+    const page = (await fp.call(
+      fp.api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs', {
+        params: { path: pathOf(f), query: { ...filters, tail } },
+      }),
+    )) as Schemas['LogLineList'];
+    for (const line of page.data) print(line);
+  });
 
   frames
     .command('events <frame>')
@@ -56,10 +73,10 @@ export function register(program: Command) {
     .requiredOption(...projectOption)
     .option('-f, --follow', 'then keep printing new ones')
     .action(async (ref: string, opts: { project: string; follow?: boolean }, cmd) => {
-      const { fp, json } = context(cmd);
+      const { fp, json, verbose } = context(cmd);
       const f = await findFrame(fp, opts.project, ref);
       const print = (e: Schemas['FrameEvent']) =>
-        process.stdout.write(`${json ? JSON.stringify(e) : eventText(e)}\n`);
+        process.stdout.write(`${json ? JSON.stringify(e) : eventLine(e, verbose)}\n`);
       let cursor: string | undefined;
       let last: string | undefined;
       for (;;) {
@@ -87,8 +104,8 @@ export function register(program: Command) {
       const { fp, json } = context(cmd);
       const f = await findFrame(fp, opts.project, ref);
       const print = (status: string, reason: string | null, at: string) => {
-        const why = reason ? ` (${reason})` : '';
-        const human = `${paint(at, 'dim')} ${paint(status, statusColour(status))}${why}`;
+        const shown = paint(statusText(status, reason), statusColour(status));
+        const human = `${paint(at, 'dim')} ${shown}`;
         const line = json ? JSON.stringify({ status, status_reason: reason, at }) : human;
         process.stdout.write(`${line}\n`);
       };

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
 import { noUrl, printUrl, urlCell } from './address.ts';
 import { type Context, context, projectOption } from './context.ts';
+import { statusText } from '../sdk/event-text.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { details, note, paint, statusColour, table } from './output.ts';
 import { frame as findFrame, projectId, spaceId } from './resolve.ts';
@@ -43,13 +44,12 @@ export function showFrame(ctx: Context, f: Frame) {
     details({
       id: row.id,
       name: row.name,
-      status: paint(v.status, statusColour(v.status)),
+      status: paint(statusText(v.status, v.status_reason), statusColour(v.status)),
       url: urlCell(v),
       hostname: v.hostname,
       replicas: row.replicas,
       repository: row.repository,
       runtime: row.runtime,
-      reason: v.status_reason,
       port: v.port,
       deployment: v.latest_deployment
         ? `${v.latest_deployment.id} ${v.latest_deployment.status}`
@@ -155,7 +155,7 @@ export function register(program: Command) {
       const { fp } = ctx;
       const project_id = await projectId(fp, opts.project);
       const space_id = opts.space
-        ? await spaceId(fp, project_id, opts.space)
+        ? await spaceId(fp, project_id, opts.space, opts.project)
         : (
             await fp.call(
               fp.api.GET('/v2/projects/{project_id}/spaces', { params: { path: { project_id } } }),

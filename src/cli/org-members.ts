@@ -3,8 +3,10 @@
 import type { Command } from 'commander';
 import type { Frameplane, Schemas } from '../sdk/index.ts';
 import { context, group } from './context.ts';
-import { details, note, paint, table } from './output.ts';
+import { named } from './names.ts';
+import { details, note, paint, printJson, table } from './output.ts';
 import { invitationToken, memberId, orgId } from './resolve.ts';
+import { decline } from './teams.ts';
 
 type Role = Schemas['OrgRoleBody']['role'];
 
@@ -133,22 +135,23 @@ function registerInvitations(orgs: Command) {
     .command('accept <link-or-token>')
     .description('join the organization of an invitation (the link from the e-mail, or its token)')
     .action(async (link: string, _opts, cmd: Command) => {
-      const { fp, show } = context(cmd);
+      const ctx = context(cmd);
+      const { fp } = ctx;
       const path = { token: invitationToken(link) };
       const membership = await fp.call(
         fp.api.POST('/v2/orgs/invitations/{token}/accept', { params: { path } }),
       );
-      show(membership, (m) => details({ org: m.org_id, role: m.role, email: m.email }));
+      if (ctx.json) return printJson(membership);
+      const org = await fp.call(
+        fp.api.GET('/v2/orgs/{org_id}', { params: { path: { org_id: membership.org_id } } }),
+      );
+      details({
+        org: named(ctx, org.name, org.id),
+        role: membership.role,
+        email: membership.email,
+      });
     });
-  orgs
-    .command('decline <link-or-token>')
-    .description('decline an invitation (works without logging in: the link suffices)')
-    .action(async (link: string, _opts, cmd: Command) => {
-      const { fp, json } = context(cmd, true);
-      const path = { token: invitationToken(link) };
-      await fp.call(fp.api.POST('/v2/orgs/invitations/{token}/decline', { params: { path } }));
-      if (!json) note('Invitation declined.');
-    });
+  decline(orgs, 'orgs');
 }
 
 export function register(program: Command) {

@@ -2,12 +2,11 @@
 // projects and give every member `base_role` on them. Members and invitations: org-members.ts.
 // An org is named by id or slug.
 import type { Command } from 'commander';
-import type { Schemas } from '../sdk/index.ts';
+import { type Schemas, slugOf } from '../sdk/index.ts';
 import { context } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { details, note, paint, table } from './output.ts';
 import { orgId } from './resolve.ts';
-import { slugOf } from './teams.ts';
 
 type Org = Schemas['Org'];
 const BASE_ROLES = 'none, viewer, member or admin';

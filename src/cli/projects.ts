@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import type { Schemas } from '../sdk/index.ts';
 import { context } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
-import { details, note, table } from './output.ts';
+import { named, ownerText, projectNames, projectOf, teamOf } from './names.ts';
+import { details, note, printJson, table } from './output.ts';
 import { projectId, teamId } from './resolve.ts';
 
 type Via = Schemas['ProjectAccess']['members'][number]['via'][number];
@@ -42,16 +43,17 @@ export function register(program: Command) {
     .command('show <project>')
     .description('one project (by id or name)')
     .action(async (ref: string, _opts, cmd: Command) => {
-      const { fp, show } = context(cmd);
-      const path = { project_id: await projectId(fp, ref) };
-      const project = await fp.call(fp.api.GET('/v2/projects/{project_id}', { params: { path } }));
-      show(project, (p) =>
-        details({
-          ...projectRow(p),
-          owner: `${p.owner_id} (${p.owner_kind})`,
-          created: p.created_at,
-        }),
+      const ctx = context(cmd);
+      const path = { project_id: await projectId(ctx.fp, ref) };
+      const project = await ctx.fp.call(
+        ctx.fp.api.GET('/v2/projects/{project_id}', { params: { path } }),
       );
+      if (ctx.json) return printJson(project);
+      details({
+        ...projectRow(project),
+        owner: await ownerText(ctx, project),
+        created: project.created_at,
+      });
     });
 
   program
@@ -60,15 +62,24 @@ export function register(program: Command) {
     .requiredOption('--team <team>', 'the team (id or slug)')
     .option('--role <role>', 'viewer, member or admin', 'viewer')
     .action(async (ref: string, opts: { team: string; role: string }, cmd: Command) => {
-      const { fp, show } = context(cmd);
-      const project_id = await projectId(fp, ref);
-      const path = { team_id: await teamId(fp, opts.team) };
+      const ctx = context(cmd);
+      const { fp } = ctx;
+      const project = await projectOf(fp, ref);
+      const team = await teamOf(fp, opts.team);
       const role = opts.role as Schemas['CreateGrantBody']['role'];
       const grant = await fp.call(
-        fp.api.POST('/v2/teams/{team_id}/grants', { params: { path }, body: { project_id, role } }),
+        fp.api.POST('/v2/teams/{team_id}/grants', {
+          params: { path: { team_id: team.id } },
+          body: { project_id: project.id, role },
+        }),
       );
-      show(grant, (g) =>
-        details({ grant: g.id, team: g.team_id, project: g.project_id, role: g.role }),
+      ctx.show(grant, (g) =>
+        details({
+          project: named(ctx, project.name, g.project_id),
+          team: named(ctx, team.name, g.team_id),
+          role: g.role,
+          ...(ctx.verbose ? { grant: g.id } : {}),
+        }),
       );
     });
   program
@@ -97,17 +108,20 @@ export function register(program: Command) {
     .command('grants <team>')
     .description('the projects a team (id or slug) is given, and with which role')
     .action(async (ref: string, _opts, cmd: Command) => {
-      const { fp, show } = context(cmd);
+      const ctx = context(cmd);
+      const { fp } = ctx;
       const path = { team_id: await teamId(fp, ref) };
       const all = await fp.all((cursor) =>
         fp.api.GET('/v2/teams/{team_id}/grants', { params: { path, query: { cursor } } }),
       );
-      show(all, (list) =>
-        table(
-          list.map((g) => ({ grant: g.id, project: g.project_id, role: g.role })),
-          ['grant', 'project', 'role'],
-        ),
-      );
+      if (ctx.json) return printJson(all);
+      const names = await projectNames(fp);
+      const rows = all.map((g) => ({
+        project: named(ctx, names.get(g.project_id), g.project_id),
+        role: g.role,
+        grant: g.id,
+      }));
+      table(rows, ctx.verbose ? ['project', 'role', 'grant'] : ['project', 'role']);
     });
 
   program

@@ -47,14 +47,20 @@ export async function projectId(fp: Frameplane, ref: string): Promise<string> {
   return (await pick(projects, (p) => p.name, ref, 'project', 'among yours')).id;
 }
 
-export async function spaceId(fp: Frameplane, project_id: string, ref: string): Promise<string> {
+/** `projectRef`: the project as the user named it, for the message when there is no such space. */
+export async function spaceId(
+  fp: Frameplane,
+  project_id: string,
+  ref: string,
+  projectRef = project_id,
+): Promise<string> {
   if (ref.startsWith('spc_')) return ref;
   const spaces = fp.pages((cursor) =>
     fp.api.GET('/v2/projects/{project_id}/spaces', {
       params: { path: { project_id }, query: { cursor, limit: 200 } },
     }),
   );
-  return (await pick(spaces, (s) => s.name, ref, 'space', `in project ${project_id}`)).id;
+  return (await pick(spaces, (s) => s.name, ref, 'space', `in project ${projectRef}`)).id;
 }
 
 export async function frame(
@@ -68,7 +74,7 @@ export async function frame(
       params: { path: { project_id }, query: { cursor, limit: 200 } },
     }),
   );
-  return pick(frames, (f) => f.name, ref, 'frame', `in project ${project_id}`);
+  return pick(frames, (f) => f.name, ref, 'frame', `in project ${projectRef}`);
 }
 
 /** A member (of a team or an org) by user id or e-mail, among `members`. */

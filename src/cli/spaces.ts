@@ -11,7 +11,7 @@ const spaceRow = (s: Schemas['Space']) => ({ id: s.id, name: s.name, created: s.
 /** The path of a space named on the command line. */
 async function spacePath(fp: Frameplane, projectRef: string, ref: string) {
   const project_id = await projectId(fp, projectRef);
-  return { project_id, space_id: await spaceId(fp, project_id, ref) };
+  return { project_id, space_id: await spaceId(fp, project_id, ref, projectRef) };
 }
 
 export function register(program: Command) {

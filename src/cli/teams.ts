@@ -1,20 +1,13 @@
-// teams create/list/show, members list, invite, invitations accept.
+// teams create/list/show, members list, invite, invitations accept/decline.
 import type { Command } from 'commander';
-import type { Schemas } from '../sdk/index.ts';
+import { type Schemas, slugOf } from '../sdk/index.ts';
 import { context } from './context.ts';
-import { details, note, paint, table } from './output.ts';
+import { answerById, isInvitationId, registerPending } from './my-invitations.ts';
+import { named } from './names.ts';
+import { details, note, paint, printJson, table } from './output.ts';
 import { invitationToken, teamId } from './resolve.ts';
 
 const ROLES = 'viewer, member or admin';
-
-/** A slug from a name: "Web Team!" → "web-team". */
-export const slugOf = (name: string, fallback = 'team') =>
-  name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63) || fallback;
 
 const teamRow = (t: Schemas['Team']) => ({
   id: t.id,
@@ -102,14 +95,40 @@ export function register(program: Command) {
 
   const invitations = program.command('invitations').description('invitations sent to you');
   invitations
-    .command('accept <link-or-token>')
-    .description('join the team of an invitation (the link from the e-mail, or its token)')
+    .command('accept <link-or-id>')
+    .description('join the team of an invitation (the e-mailed link or its token, or its id)')
     .action(async (link: string, _opts, cmd: Command) => {
-      const { fp, show } = context(cmd);
+      const ctx = context(cmd);
+      if (isInvitationId(link)) return answerById(ctx, link, 'accept');
+      const { fp } = ctx;
       const token = invitationToken(link);
       const membership = await fp.call(
         fp.api.POST('/v2/teams/invitations/{token}/accept', { params: { path: { token } } }),
       );
-      show(membership, (m) => details({ team: m.team_id, role: m.role, email: m.email }));
+      if (ctx.json) return printJson(membership);
+      const path = { team_id: membership.team_id };
+      const team = await fp.call(fp.api.GET('/v2/teams/{team_id}', { params: { path } }));
+      details({
+        team: named(ctx, team.name, team.id),
+        role: membership.role,
+        email: membership.email,
+      });
+    });
+  decline(invitations, 'teams');
+  registerPending(invitations);
+}
+
+/** `decline <link-or-token>` of a team's or an org's invitation: the token suffices. */
+export function decline(parent: Command, kind: 'teams' | 'orgs') {
+  const group = kind === 'teams' ? 'a team' : 'an organization';
+  parent
+    .command('decline <link-or-id>')
+    .description(`decline an invitation to ${group} (the link works without logging in)`)
+    .action(async (link: string, _opts, cmd: Command) => {
+      if (isInvitationId(link)) return answerById(context(cmd), link, 'decline');
+      const { fp, json } = context(cmd, true);
+      const path = { token: invitationToken(link) };
+      await fp.call(fp.api.POST(`/v2/${kind}/invitations/{token}/decline`, { params: { path } }));
+      if (!json) note('Invitation declined.');
     });
 }

@@ -2,6 +2,7 @@
 // the loop at once; the frame itself is read after every wake-up (and every 2 s without one),
 // so an event missed before the stream opened cannot leave the wait hanging.
 import type { Frameplane, Schemas } from '../sdk/index.ts';
+import { statusText } from '../sdk/event-text.ts';
 import { followLines } from './follow-lines.ts';
 import { paint, statusColour } from './output.ts';
 
@@ -29,8 +30,13 @@ export const deployed = (d: { id: string; created_at: string }): Verdict =>
 export const online: Verdict = (f) =>
   f.status === 'Online' ? 'ok' : FAILED.has(f.status) ? 'failed' : undefined;
 
+/** Stopped, and its replicas too: a frame is Stopped as soon as asked, "stopping" until then. */
 export const stopped: Verdict = (f) =>
-  f.status === 'Stopped' ? 'ok' : f.status === 'Error' ? 'failed' : undefined;
+  f.status === 'Stopped' && f.status_reason !== 'stopping'
+    ? 'ok'
+    : f.status === 'Error'
+      ? 'failed'
+      : undefined;
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -90,8 +96,7 @@ export async function waitFor(
           params: { path },
         }),
       );
-      const reason = frame.status_reason ? ` (${frame.status_reason})` : '';
-      const status = `${frame.name}: ${frame.status}${reason}`;
+      const status = `${frame.name}: ${statusText(frame.status, frame.status_reason)}`;
       const result = verdict(frame);
       if (result) {
         await lines?.finish();

@@ -15,7 +15,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
-    // A migration may rewrite a big table: no statement timeout here (see createPool).
+    // A migration may rewrite a big table: no statement timeout here (the service sets one per session).
     await client.query('set statement_timeout = 0');
     // Another instance may be migrating: wait for it as long as it takes.
     await client.query({

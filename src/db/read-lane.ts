@@ -1,5 +1,5 @@
-// Reads outside any transaction, pipelined on a few connections of their own (compiled.ts keeps
-// writes off: one waiting for a row lock would hold up the reads behind it). A pooled
+// Reads outside any transaction, pipelined on a few connections of their own (connections.ts
+// keeps writes off: one waiting for a row lock would hold up the reads behind it). A pooled
 // statement checks a connection out, and no other statement uses it until the answer is back:
 // under load, each wakes a backend that sat idle, and on the bench's two cores those wake-ups
 // and the switches between processes cost more than many a statement itself (the frame read,
@@ -18,8 +18,8 @@ import type pg from 'pg';
 const MAX_WAITING = 8;
 
 export interface ReadLane {
-  /** The rows, or undefined when every connection of the lane is full or not open yet. */
-  query<R>(text: string, values: unknown[]): Promise<R[]> | undefined;
+  /** The answer, or undefined when every connection of the lane is full or not open yet. */
+  query<R>(statement: pg.QueryConfig): Promise<pg.QueryResult<R & pg.QueryResultRow>> | undefined;
   /** Gives every connection back to `pool` (made with `pipeline: true`), and ends it. */
   close(): Promise<void>;
 }
@@ -62,14 +62,11 @@ export function createReadLane(pool: pg.Pool, size: number): ReadLane {
   }
 
   return {
-    query<R>(text: string, values: unknown[]) {
+    query<R>(statement: pg.QueryConfig) {
       const c = pick();
       if (!c?.client) return undefined;
       c.waiting++;
-      return c.client
-        .query(text, values)
-        .then((r) => r.rows as R[])
-        .finally(() => c.waiting--);
+      return c.client.query<R & pg.QueryResultRow>(statement).finally(() => c.waiting--);
     },
 
     async close() {

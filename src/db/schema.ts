@@ -41,15 +41,36 @@ export interface ServingSummary {
   id: string;
   commit_sha: string | null;
 }
+/** Where a log line came from: the app's replicas, the build, the edge. */
+export type LogSource = 'app' | 'build' | 'edge';
 export type DeploymentFailure =
   | 'crash'
   | 'oom'
   | 'health_check_failed'
   | 'image_pull_failed'
+  | 'clone_failed'
   | 'port_in_use'
   | 'build_failed'
   | 'backoff_tripped';
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** frame_request_metrics' latency histogram: requests by bucket of LATENCY_BOUNDS_MS (0030). */
+export type LatencyColumn = `latency_${
+  | 0
+  | 1
+  | 2
+  | 3
+  | 4
+  | 5
+  | 6
+  | 7
+  | 8
+  | 9
+  | 10
+  | 11
+  | 12
+  | 13
+  | 14}`;
+type LatencyColumns = { [C in LatencyColumn]: number };
 type Json = ColumnType<unknown, string | null, string | null>;
 
 export interface DB {
@@ -336,7 +357,39 @@ export interface DB {
     replica: number;
     at: Timestamp;
     line: string;
+    /** Where the line came from (migrations/0029). */
+    source: Generated<LogSource>;
   };
+  /** Bytes of each frame's lines, kept by triggers on frame_logs (migrations/0029). */
+  frame_log_sizes: { frame_id: string; bytes: number };
+  /** What each replica used, summed by minute and by hour of the service clock (0030). */
+  frame_replica_metrics: {
+    frame_id: string;
+    resolution: number;
+    at: Timestamp;
+    replica: number;
+    samples: number;
+    seconds: number;
+    cpu_seconds: number;
+    memory_max_bytes: number | null;
+    memory_limit_bytes: number | null;
+    net_rx_bytes: number | null;
+    net_tx_bytes: number | null;
+    restarts: number;
+  };
+  /** What the edge answered for each frame, summed as frame_replica_metrics (0030). */
+  frame_request_metrics: {
+    frame_id: string;
+    resolution: number;
+    at: Timestamp;
+    samples: number;
+    seconds: number;
+    status_1xx: number;
+    status_2xx: number;
+    status_3xx: number;
+    status_4xx: number;
+    status_5xx: number;
+  } & LatencyColumns;
   project_webhooks: { project_id: string; secret_sealed: string; rotated_at: Timestamp };
   webhook_deliveries: {
     project_id: string;
@@ -344,6 +397,48 @@ export interface DB {
     delivery_id: string | null;
     received_at: Timestamp;
     keep_until: Timestamp;
+  };
+  /** Outgoing notification webhooks of a project (migrations/0031). */
+  notification_endpoints: {
+    id: string;
+    project_id: string;
+    url: string;
+    events: string[];
+    format: 'json' | 'slack';
+    secret_sealed: string;
+    enabled: Generated<boolean>;
+    disabled_reason: 'manual' | 'failing' | null;
+    disabled_at: Timestamp | null;
+    consecutive_failures: Generated<number>;
+    failing_since: Timestamp | null;
+    created_by: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  notification_deliveries: {
+    id: string;
+    endpoint_id: string;
+    event_id: string;
+    event_type: string;
+    body: Json;
+    manual: boolean;
+    redelivery_of: string | null;
+    status: Generated<'pending' | 'succeeded' | 'failed'>;
+    attempts: Generated<number>;
+    next_attempt_at: Timestamp | null;
+    last_error: string | null;
+    created_at: Timestamp;
+    finished_at: Timestamp | null;
+  };
+  notification_attempts: {
+    delivery_id: string;
+    attempt: number;
+    at: Timestamp;
+    ok: boolean;
+    status_code: number | null;
+    latency_ms: number;
+    response_excerpt: string | null;
+    error: string | null;
   };
   idempotency_keys: {
     scope: string;

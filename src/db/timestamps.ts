@@ -78,10 +78,6 @@ export function parseTimestamptz(s: string): Date {
   return Number.isNaN(time) || year < 100 ? (defaultParser(s) as Date) : new Date(time);
 }
 
-export function installTimestampParser() {
-  pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
-}
-
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 const DAY = 86_400_000;

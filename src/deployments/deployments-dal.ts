@@ -84,21 +84,37 @@ export async function pruneDeployments(q: Queryable, frameId: string, keep: numb
       and not exists (select 1 from in_use u where u.id = d.id)`.execute(q);
 }
 
-/** Ends the deployment as failed if it is still in progress; true when it was. */
-export async function markFailed(
+/** Ends the deployment as failed if it is still in progress: the row then, else undefined. */
+export function markFailed(
   q: Queryable,
   deploymentId: string,
   at: Date,
   reason: DeploymentFailure,
   message: string | null,
 ) {
-  const r = await q
+  return q
     .updateTable('deployments')
     .set({ status: 'failed', finished_at: at, failure_reason: reason, failure_message: message })
     .where('id', '=', deploymentId)
     .where('status', '=', 'in_progress')
+    .returningAll()
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Ends every deployment of the frame still in progress as failed; the rows ended. */
+export function markInProgressFailed(
+  q: Queryable,
+  frameId: string,
+  at: Date,
+  reason: DeploymentFailure,
+) {
+  return q
+    .updateTable('deployments')
+    .set({ status: 'failed', finished_at: at, failure_reason: reason })
+    .where('frame_id', '=', frameId)
+    .where('status', '=', 'in_progress')
+    .returningAll()
+    .execute();
 }
 
 export function markSucceeded(q: Queryable, deploymentId: string, at: Date) {
@@ -106,7 +122,8 @@ export function markSucceeded(q: Queryable, deploymentId: string, at: Date) {
     .updateTable('deployments')
     .set({ status: 'succeeded', finished_at: at })
     .where('id', '=', deploymentId)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export function latestDeployment(q: Queryable, frameId: string) {

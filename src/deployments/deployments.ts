@@ -8,6 +8,7 @@ import { iso, isoOrNull } from '../http/schemas.ts';
 import type { DeploymentFailure, ReleaseSettings } from '../db/schema.ts';
 import * as dal from './deployments-dal.ts';
 import { envRows } from '../env/env-dal.ts';
+import { notifyOfDeployment } from '../notifications/notify.ts';
 
 export const TRIGGERS = [
   'create',
@@ -102,18 +103,35 @@ export async function startDeployment(
     o.trigger !== 'push' || frame.desired_state === 'running' || frame.backoff_tripped_at !== null;
   await dal.applyDeployment(q, frame.id, { generation, at: o.at, run });
   await dal.pruneDeployments(q, frame.id, o.keep);
+  await notifyOfDeployment(q, o.at, 'deploy.started', deployment);
   return deployment;
 }
 
-/** Ends the deployment in progress as failed, with why; a no-op when it is not in progress. */
-export function failDeployment(
+/**
+ * Ends the deployment in progress as failed, with why; a no-op when it is not in progress.
+ * True when it ended it.
+ */
+export async function failDeployment(
   q: Queryable,
   deploymentId: string,
   at: Date,
   reason: DeploymentFailure,
   message?: string | null,
 ) {
-  return dal.markFailed(q, deploymentId, at, reason, message ? message.slice(0, 2000) : null);
+  const ended = await dal.markFailed(q, deploymentId, at, reason, message?.slice(0, 2000) ?? null);
+  if (ended) await notifyOfDeployment(q, at, 'deploy.failed', ended);
+  return ended !== undefined;
+}
+
+/** Ends whatever deployment of the frame is in progress as failed (a back-off trip). */
+export async function failInProgress(
+  q: Queryable,
+  frameId: string,
+  at: Date,
+  reason: DeploymentFailure,
+) {
+  for (const d of await dal.markInProgressFailed(q, frameId, at, reason))
+    await notifyOfDeployment(q, at, 'deploy.failed', d);
 }
 
 export const presentDeployment = (d: {
@@ -162,6 +180,7 @@ export async function completeIfHealthy(q: Queryable, frameId: string, at: Date)
   if (d?.status !== 'in_progress') return;
   const replicaCount = await dal.replicaCountOf(q, frameId);
   if ((await dal.healthyReplicasOf(q, frameId, d, replicaCount)) >= replicaCount) {
-    await dal.markSucceeded(q, d.id, at);
+    const done = await dal.markSucceeded(q, d.id, at);
+    if (done) await notifyOfDeployment(q, at, 'deploy.succeeded', done);
   }
 }

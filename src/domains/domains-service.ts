@@ -25,7 +25,7 @@ import {
   type TxtResolver,
 } from './domain-verification.ts';
 import * as dal from './domains-dal.ts';
-import { notifyAgents, recordFrameEvent } from '../frames/frame-events.ts';
+import { notifyAgents, recordFrameEvent, recordPartChange } from '../frames/frame-events.ts';
 import { lockFrame, lockFrames } from '../frames/frames-dal.ts';
 import type { FramesService } from '../frames/frames-service.ts';
 
@@ -183,7 +183,7 @@ export function createDomainsService({ db, clock, access, frames, dns, appsDomai
 }
 
 /** The frame event (`domain_<change>`) and audit entry of a change the actor made. */
-async function recordChange(
+function recordChange(
   trx: Queryable,
   actor: Actor,
   now: Date,
@@ -191,16 +191,14 @@ async function recordChange(
   d: DomainRow,
   change: 'added' | 'verified' | 'removed',
 ) {
-  const detail = { domain_id: d.id, hostname: d.hostname };
-  const type = `domain_${change}`;
-  await recordFrameEvent(trx, d.frame_id, now, { type, actorId: actor.userId, detail });
-  const state = { frame_id: d.frame_id, hostname: d.hostname };
-  await recordAudit(trx, actor, now, {
+  return recordPartChange(trx, actor, now, {
     projectId,
-    action: `frame.domain_${change}`,
-    targetType: 'domain',
-    targetId: d.id,
-    ...(change === 'removed' ? { before: state } : { after: state }),
+    frameId: d.frame_id,
+    part: 'domain',
+    id: d.id,
+    change,
+    detail: { domain_id: d.id, hostname: d.hostname },
+    state: { frame_id: d.frame_id, hostname: d.hostname },
   });
 }
 

@@ -5,7 +5,15 @@
 // them (next to the code that runs).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +26,24 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // bundle starts with esm-banner.js. (A file, not a string here: the service's own bundle
 // rewrites import.meta.url in its sources, scripts/server-build.mjs, strings included.)
 const BANNER = readFileSync(new URL('./esm-banner.js', import.meta.url), 'utf8');
+
+/**
+ * The package's README: this checkout's README section on the command line, so that what
+ * `npm install -g` leaves has the same words as the repository (`frameplane help exit-codes`
+ * prints the exit codes too, for those who never open it).
+ */
+function packageReadme(): string {
+  const title = `# frameplane\n\n${DESCRIPTION}\n`;
+  const readme = existsSync(join(root, 'README.md'))
+    ? readFileSync(join(root, 'README.md'), 'utf8')
+    : '';
+  const start = readme.indexOf('\n## The command line\n');
+  if (start === -1) return `${title}\nRun \`frameplane --help\`.\n`;
+  const end = readme.indexOf('\n## ', start + 1);
+  return `${title}${readme.slice(start, end === -1 ? undefined : end)}\n`;
+}
+
+const DESCRIPTION = 'The Frameplane command line and agent, as served by a Frameplane service.';
 
 export interface BuiltPackage {
   file: string;
@@ -52,7 +78,7 @@ export async function buildPackage(outDir: string): Promise<BuiltPackage> {
     const manifest = {
       name: 'frameplane',
       version: pkg.version,
-      description: 'The Frameplane command line and agent, as served by a Frameplane service.',
+      description: DESCRIPTION,
       type: 'module',
       bin: { frameplane: 'bin.mjs' },
       engines: pkg.engines,
@@ -60,6 +86,7 @@ export async function buildPackage(outDir: string): Promise<BuiltPackage> {
       private: true,
     };
     writeFileSync(join(work, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileSync(join(work, 'README.md'), packageReadme());
     const { stdout } = await promisify(execFile)(
       'npm',
       ['pack', '--json', '--pack-destination', work],

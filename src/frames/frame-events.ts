@@ -2,6 +2,8 @@
 // Every change calls refreshStatus() inside its transaction; when the derived status moved, a
 // status event is recorded and listeners (event streams) are told on commit.
 import type { Queryable } from '../db/database.ts';
+import type { Actor } from '../actor.ts';
+import { recordAudit } from '../audit/audit-dal.ts';
 import { newIdAfter } from '../ids.ts';
 import { frameStatus, type FrameStatus, type StatusReason } from './frame-status.ts';
 import { factsOf } from './frame-view.ts';
@@ -16,6 +18,7 @@ import {
   type NewFrameEvent,
   newestEventIdLocked,
 } from '../history/history-dal.ts';
+import { notifyFrameEvent } from '../notifications/notify.ts';
 
 export interface FrameEventInput {
   type: string;
@@ -55,6 +58,35 @@ export async function recordFrameEvent(
   // (callers usually hold it already); under it, the new id sorts after the frame's newest event.
   const newest = await newestEventIdLocked(q, frameId);
   await insertFrameEvent(q, frameEventRow(frameId, at, e, newest));
+  // The projects' notification endpoints that want this event, in the same transaction.
+  await notifyFrameEvent(q, frameId, at, e);
+}
+
+/** A change an actor made to a part of a frame (a domain, a volume). */
+export interface PartChange {
+  projectId: string;
+  frameId: string;
+  part: 'domain' | 'volume';
+  id: string;
+  change: 'added' | 'verified' | 'removed';
+  /** What the frame's event tells. */
+  detail: object;
+  /** The audit entry's `before` for a removal, its `after` otherwise. */
+  state: object;
+}
+
+/** The frame's event (`<part>_<change>`) and the audit entry (`frame.<part>_<change>`) of a
+ *  change to a part of the frame: domains and volumes record their changes the same way. */
+export async function recordPartChange(q: Queryable, actor: Actor, at: Date, c: PartChange) {
+  const type = `${c.part}_${c.change}`;
+  await recordFrameEvent(q, c.frameId, at, { type, actorId: actor.userId, detail: c.detail });
+  await recordAudit(q, actor, at, {
+    projectId: c.projectId,
+    action: `frame.${type}`,
+    targetType: c.part,
+    targetId: c.id,
+    ...(c.change === 'removed' ? { before: c.state } : { after: c.state }),
+  });
 }
 
 /** The frame's derived status when it differs from the one recorded (`last_status`). */

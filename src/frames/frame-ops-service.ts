@@ -21,6 +21,8 @@ import {
   startRelease,
 } from '../deployments/releases.ts';
 import { frameEventRow, statusChange, statusEvent } from './frame-events.ts';
+import { notificationOf } from '../notifications/events.ts';
+import { notifyFrameEvent } from '../notifications/notify.ts';
 import {
   type FrameChange,
   type Guard,
@@ -103,6 +105,7 @@ export function createFrameOpsService({
   /**
    * Decides a stop or a start on the frame as read, and writes it in one statement: with
    * `unchangedSince`, only if the frame did not move since it was read (else undefined).
+   * Undefined on the pool, too, for a change that notifications tell of: it needs the lock.
    */
   async function writeDesired(
     q: Queryable,
@@ -125,6 +128,10 @@ export function createFrameOpsService({
       desired_state: desired,
       ...(clears ? { crash_streak: 0, backoff_tripped_at: null } : {}),
     });
+    // A status that notification endpoints may want (a start that finds its replicas healthy,
+    // or failed) is queued in a transaction with the change: not on the one-statement path.
+    const notifies = change !== undefined && notificationOf(statusEvent(change)) !== undefined;
+    if (notifies && q === db) return undefined;
     // The row as read is the row written over (see OperationWrite): a new generation is the
     // one read plus one.
     const set: FrameChange = {
@@ -163,6 +170,7 @@ export function createFrameOpsService({
     };
     const row = q === db ? await writer(write) : (await writeOperations(q, [write]))[0];
     if (!row) return undefined;
+    if (notifies && change) await notifyFrameEvent(q, f.id, now, statusEvent(change));
     const after = { ...f, ...row };
     // Written outside a transaction, the row is committed as it is now (frame-rows.ts).
     if (q === db) frames.wrote(after);

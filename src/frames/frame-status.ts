@@ -28,6 +28,7 @@ export const ERROR_REASONS = [
   'oom',
   'health_check_failed',
   'image_pull_failed',
+  'clone_failed',
   'port_in_use',
   'build_failed',
 ] as const;
@@ -39,7 +40,7 @@ export type ReplicaReason = (typeof REPLICA_REASONS)[number];
 
 export interface ObservedReplica {
   state: ReplicaState;
-  /** Why it failed, as the agent said (a failed image pull is a crash with image_pull_failed). */
+  /** Why it failed, as the agent said (a failed clone is a crash with clone_failed). */
   reason?: string | null;
 }
 
@@ -56,15 +57,19 @@ export interface FrameFacts {
 }
 
 const RUNNING: ReadonlySet<ReplicaState> = new Set(['pulling', 'starting', 'healthy', 'unhealthy']);
+/** On its way up, within its start window: the agent reports `unhealthy` once that has passed. */
+const COMING_UP: ReadonlySet<ReplicaState> = new Set(['pulling', 'starting']);
 
 const isErrorReason = (x: unknown): x is ErrorReason =>
   (ERROR_REASONS as readonly unknown[]).includes(x);
 
 function failureReason(r: ObservedReplica): ErrorReason | undefined {
-  // A replica that is up (or on its way) has no failure, whatever an older report said.
-  if (r.state === 'healthy' || r.state === 'pulling' || r.state === 'starting') return undefined;
+  if (r.state === 'healthy') return undefined;
   if (isErrorReason(r.reason)) return r.reason;
   if (r.reason === 'start_timeout') return 'health_check_failed';
+  // Coming up with no reason: new (a scale-up) or fetched again. The agent names the failure
+  // it restarts a replica after (frame-runner.ts), so a crash loop does not look up half the time.
+  if (COMING_UP.has(r.state)) return undefined;
   if (r.state === 'crashed') return 'crash';
   if (r.state === 'oom') return 'oom';
   if (r.state === 'unhealthy') return 'health_check_failed';
@@ -81,17 +86,22 @@ export function frameStatus(f: FrameFacts): { status: FrameStatus; reason: Statu
       reason: f.replicas.some((r) => r && RUNNING.has(r.state)) ? 'stopping' : null,
     };
   }
+  if (f.deployInProgress) return { status: 'Starting', reason: null };
   // Replicas beyond replica_count (left over from a scale-down) do not count.
   const wanted = f.replicas.slice(0, f.replicaCount);
-  const replicas = wanted.filter((r): r is ObservedReplica => r !== undefined);
-  if (f.deployInProgress || replicas.some((r) => r.state === 'pulling' || r.state === 'starting')) {
-    return { status: 'Starting', reason: null };
-  }
-  const healthy = replicas.filter((r) => r.state === 'healthy').length;
+  const healthy = wanted.filter((r) => r?.state === 'healthy').length;
   if (healthy >= f.replicaCount) return { status: 'Online', reason: null };
-  const failures = replicas.map(failureReason).filter((x): x is ErrorReason => x !== undefined);
-  const [failure] = failures;
-  if (healthy > 0) return { status: 'Degraded', reason: failure ?? null };
+  const failure = wanted.map((r) => r && failureReason(r)).find((x) => x !== undefined);
+  if (healthy > 0) {
+    if (failure) return { status: 'Degraded', reason: failure };
+    // The others are coming up, or not reported yet (a scale-up the agent has not acted on):
+    // nothing has failed and the frame serves as before, so it stays Online (issue 38).
+    const rest = wanted.filter((r) => r?.state !== 'healthy');
+    return rest.every((r) => !r || COMING_UP.has(r.state))
+      ? { status: 'Online', reason: null }
+      : { status: 'Degraded', reason: null };
+  }
+  if (wanted.some((r) => r && COMING_UP.has(r.state))) return { status: 'Starting', reason: null };
   if (failure) return { status: 'Error', reason: failure };
   // No release serves and the new one did not build (a first deploy): nothing will come up.
   // During a rollout the agent reports the serving replicas, so this is not reached.

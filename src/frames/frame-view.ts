@@ -16,7 +16,10 @@ export function factsOf(f: FrameWithFacts): FrameFacts {
   const current = currentReplicas(f);
   const byIndex = Array.from({ length: f.replica_count }, (_, i) => {
     const r = current.find((x) => x.replica === i);
-    return r ? { state: r.state as ReplicaState, reason: r.reason } : undefined;
+    // Stopped under an earlier generation (a scale-down, a stop) is not what the agent does
+    // now: after a scale-up or a start, the replica has not reported yet.
+    if (!r || (r.state === 'stopped' && r.generation < f.generation)) return undefined;
+    return { state: r.state as ReplicaState, reason: r.reason };
   });
   // A replica still running beyond replica_count keeps a stopping frame "stopping".
   for (const r of current)

@@ -42,6 +42,7 @@ export const FAILURE_REASONS = [
   'oom',
   'health_check_failed',
   'image_pull_failed',
+  'clone_failed',
   'port_in_use',
   'build_failed',
   'backoff_tripped',

@@ -1,9 +1,10 @@
 // A frame's history: its log lines (frame_logs) and its events (frame_events).
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import type { LogSource } from '../db/schema.ts';
 import { wakeAfterCommit } from '../db/waker.ts';
 
-export type LogRow = { id: number; replica: number; at: Date; line: string };
+export type LogRow = { id: number; replica: number; at: Date; line: string; source: LogSource };
 export type EventRow = {
   id: string;
   type: string;
@@ -14,36 +15,66 @@ export type EventRow = {
   at: Date;
 };
 
-export interface LogRange {
+/** Which lines of a frame: every filter is optional, and they combine. */
+export interface LogFilter {
+  /** A substring of the line, ignoring case. */
+  q?: string;
+  since?: Date;
+  until?: Date;
+  replica?: number;
+  source?: LogSource;
+}
+
+export interface LogRange extends LogFilter {
   /** Lines after this id (digits: a client's position, checked by the service). */
   after?: string;
-  since?: Date;
   limit: number;
   /** Newest first instead of oldest first. */
   newest?: boolean;
   offset?: number;
 }
 
+/** `text` as an ILIKE pattern that matches it anywhere: its own wildcards taken literally. */
+export const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A frame's lines by id. `q` is served by frame_logs_line_trgm (pg_trgm, migrations/0029),
+ * which the planner ANDs with frame_logs_frame; a `q` under three characters has no trigram
+ * and reads the frame's lines, which the retention bounds.
+ */
 export function logRows(q: Queryable, frameId: string, o: LogRange) {
   let query = q
     .selectFrom('frame_logs')
-    .select(['id', 'replica', 'at', 'line'])
+    .select(['id', 'replica', 'at', 'line', 'source'])
     .where('frame_id', '=', frameId);
   if (o.after !== undefined) query = query.where('id', '>', Number(o.after));
   if (o.since) query = query.where('at', '>=', o.since);
+  if (o.until) query = query.where('at', '<', o.until);
+  if (o.replica !== undefined) query = query.where('replica', '=', o.replica);
+  if (o.source) query = query.where('source', '=', o.source);
+  if (o.q !== undefined) query = query.where('line', 'ilike', containing(o.q));
   query = query.orderBy('id', o.newest ? 'desc' : 'asc').limit(o.limit);
   if (o.offset) query = query.offset(o.offset);
   return query.execute() as Promise<LogRow[]>;
 }
 
-/** Events after `after` (all when undefined), oldest first. */
-export function eventRows(q: Queryable, frameId: string, after: string | undefined, limit: number) {
+/** Events after `after` (all when undefined), oldest first; `newest`: newest first. */
+export function eventRows(
+  q: Queryable,
+  frameId: string,
+  after: string | undefined,
+  limit: number,
+  newest = false,
+) {
   let query = q
     .selectFrom('frame_events')
     .select(['id', 'type', 'status', 'status_reason', 'detail', 'actor_id', 'at'])
     .where('frame_id', '=', frameId);
   if (after !== undefined) query = query.where('id', '>', after);
-  return query.orderBy('id').limit(limit).execute() as Promise<EventRow[]>;
+  return query
+    .orderBy('id', newest ? 'desc' : 'asc')
+    .limit(limit)
+    .execute() as Promise<EventRow[]>;
 }
 
 export async function newestEventId(q: Queryable, frameId: string) {

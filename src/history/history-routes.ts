@@ -2,6 +2,7 @@
 // stream. Access is checked before the stream opens, so a refusal is a normal problem answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import { actorOf } from '../http/auth.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { eventStreams, lastEventId, wantsEventStream } from '../http/sse.ts';
@@ -10,17 +11,24 @@ import { FrameParams } from '../frames/frames-schemas.ts';
 import type { Follow, HistoryService } from './history-service.ts';
 import * as S from './history-schemas.ts';
 import type { ProjectEventsService } from './project-events-service.ts';
+import type { HeldCount } from '../metrics/held.ts';
 
 interface Deps {
   history: HistoryService;
   projectEvents: ProjectEventsService;
+  /** Counts the event streams open (metrics). */
+  metrics?: { held: { eventStream: HeldCount } };
 }
 
-export function historyRoutes({ history, projectEvents }: Deps): FastifyPluginAsyncTypebox {
+export function historyRoutes({
+  history,
+  projectEvents,
+  metrics,
+}: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['frames'];
     const base = '/v2/projects/:project_id/spaces/:space_id/frames/:frame_id';
-    const openStream = eventStreams(app);
+    const openStream = eventStreams(app, { held: metrics?.held.eventStream });
 
     /** A JSON page, or with `Accept: text/event-stream` the follow, streamed. */
     async function pageOrStream(
@@ -72,6 +80,44 @@ export function historyRoutes({ history, projectEvents }: Deps): FastifyPluginAs
     );
 
     app.get(
+      `${base}/logs/download`,
+      {
+        schema: {
+          tags,
+          params: FrameParams,
+          querystring: S.LogsDownloadQuery,
+          response: { 200: S.LogsText, ...problemResponses },
+          produces: ['text/plain'],
+          summary: 'The matching log lines as a text file, oldest first',
+          description:
+            'The filters of GET …/logs, every matching line the retention keeps, streamed as ' +
+            '`text/plain` with `Content-Disposition: attachment`.',
+        },
+      },
+      async (req, reply) => {
+        const { project_id, space_id, frame_id } = req.params;
+        const { name, text } = await history.downloadLogs(
+          actorOf(req),
+          project_id,
+          space_id,
+          frame_id,
+          req.query,
+        );
+        return (
+          reply
+            .header('cache-control', 'no-store')
+            // A frame's name may hold quotes or any Unicode; a header's filename stays ASCII.
+            .header(
+              'content-disposition',
+              `attachment; filename="${name.replace(/[^\w.-]/g, '_')}-logs.txt"`,
+            )
+            .type('text/plain; charset=utf-8')
+            .send(Readable.from(text))
+        );
+      },
+    );
+
+    app.get(
       `${base}/events`,
       {
         schema: {
@@ -90,11 +136,12 @@ export function historyRoutes({ history, projectEvents }: Deps): FastifyPluginAs
       },
       async (req, reply) => {
         const { project_id, space_id, frame_id } = req.params;
-        const { limit = 50, cursor } = req.query;
+        const { limit = 50, cursor, tail } = req.query;
         return pageOrStream(
           req,
           reply,
-          () => history.events(actorOf(req), project_id, space_id, frame_id, limit, cursor),
+          () =>
+            history.events(actorOf(req), project_id, space_id, frame_id, { limit, cursor, tail }),
           (lastEventId) =>
             history.followEvents(actorOf(req), project_id, space_id, frame_id, {
               cursor,

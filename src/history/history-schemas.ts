@@ -3,10 +3,36 @@
 import { Type } from 'typebox';
 import { ListOf, ListQuery, Nullable, Timestamp } from '../http/schemas.ts';
 
-export const LogsQuery = Type.Object({
+export const LogSource = Type.Union(
+  [Type.Literal('app'), Type.Literal('build'), Type.Literal('edge')],
+  {
+    description:
+      "Where a line came from: the app's replicas, the build (fetch, build output, the agent's " +
+      'notes on a deployment) or the edge',
+  },
+);
+
+/** Which lines: the filters of a page, a stream and a download alike. */
+const logFilters = {
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Only lines containing this text, ignoring case; `%`, `_` and `\\` are literal',
+    }),
+  ),
   since: Type.Optional(
     Type.String({ format: 'date-time', description: 'RFC 3339: only lines at or after this time' }),
   ),
+  until: Type.Optional(
+    Type.String({ format: 'date-time', description: 'RFC 3339: only lines before this time' }),
+  ),
+  replica: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
+  source: Type.Optional(LogSource),
+};
+
+export const LogsQuery = Type.Object({
+  ...logFilters,
   // Logs come in bulk, so pages are larger than the usual 1..200.
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
@@ -19,8 +45,23 @@ export const LogsQuery = Type.Object({
   ),
 });
 
-// Events page like every list (CONTRACT 1).
-export const EventsQuery = ListQuery;
+export const LogsDownloadQuery = Type.Object(logFilters);
+export const LogsText = Type.String({
+  description: 'One line a line: `<at> <source>[<replica>] <line>`, oldest first',
+});
+
+// Events page like every list (CONTRACT 1); `tail` reads the newest, as for logs (a page that
+// opens on the recent history, then follows the stream from the newest one's id).
+export const EventsQuery = Type.Object({
+  ...ListQuery.properties,
+  tail: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 200,
+      description: 'The newest N events, oldest first; not with cursor',
+    }),
+  ),
+});
 
 export const LogLine = Type.Object(
   {
@@ -28,6 +69,7 @@ export const LogLine = Type.Object(
     replica: Type.Integer(),
     at: Timestamp,
     line: Type.String(),
+    source: LogSource,
   },
   { title: 'LogLine' },
 );

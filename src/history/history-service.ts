@@ -13,24 +13,37 @@ import { iso } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import type { FramesService } from '../frames/frames-service.ts';
 import * as dal from './history-dal.ts';
-import type { EventRow, LogRange, LogRow } from './history-dal.ts';
+import type { EventRow, LogFilter, LogRange, LogRow } from './history-dal.ts';
+import type { LogSource } from '../db/schema.ts';
+import { logText } from './logs-download.ts';
 import { createFollower, type Follow } from './history-follow.ts';
 
 export type { Follow } from './history-follow.ts';
 
 const STREAM_TAIL = 100; // lines a log stream starts with, unless told otherwise
 
-export interface LogsQuery {
+/** The filters of GET …/logs as sent: times are RFC 3339 text, checked by the schema. */
+export interface LogsFilter {
+  q?: string;
   since?: string;
+  until?: string;
+  replica?: number;
+  source?: LogSource;
+}
+export interface LogsQuery extends LogsFilter {
   limit: number;
   cursor?: string;
   tail?: number;
 }
-export interface LogsFollow {
-  since?: string;
+export interface LogsFollow extends LogsFilter {
   cursor?: string;
   tail?: number;
   lastEventId?: string;
+}
+export interface EventsQuery {
+  limit: number;
+  cursor?: string;
+  tail?: number;
 }
 export interface EventsFollow {
   cursor?: string;
@@ -42,6 +55,15 @@ const presentLog = (r: LogRow) => ({
   replica: r.replica,
   at: iso(r.at),
   line: r.line,
+  source: r.source,
+});
+
+const filterOf = (f: LogsFilter): LogFilter => ({
+  q: f.q,
+  since: f.since ? new Date(f.since) : undefined,
+  until: f.until ? new Date(f.until) : undefined,
+  replica: f.replica,
+  source: f.source,
 });
 export const presentEvent = (r: EventRow) => ({
   id: r.id,
@@ -55,6 +77,13 @@ export const presentEvent = (r: EventRow) => ({
 
 const invalid = (path: string, code: string, message: string) =>
   new AppError(422, code, 'Unprocessable content', `${path}: ${message}`, [{ path, message }]);
+
+const tailWithCursor = (what: 'lines' | 'events') =>
+  invalid(
+    'tail',
+    'tail_with_cursor',
+    `reads the newest ${what} and cannot be combined with cursor`,
+  );
 
 /** A log position from a client: digits only, since it reaches a bigint comparison. */
 function logPosition(
@@ -121,32 +150,51 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
     /** Log lines, oldest first; `tail` gives the newest N instead. */
     async logs(actor: Actor, projectId: string, spaceId: string, frameId: string, q: LogsQuery) {
       await open(actor, projectId, spaceId, frameId);
-      const since = q.since ? new Date(q.since) : undefined;
+      const filter = filterOf(q);
       if (q.tail !== undefined) {
-        if (q.cursor !== undefined)
-          throw invalid(
-            'tail',
-            'tail_with_cursor',
-            'reads the newest lines and cannot be combined with cursor',
-          );
-        const rows = await logRows(frameId, { since, limit: q.tail, newest: true });
+        if (q.cursor !== undefined) throw tailWithCursor('lines');
+        const rows = await logRows(frameId, { ...filter, limit: q.tail, newest: true });
         return { data: rows.reverse().map(presentLog), next_cursor: null };
       }
       const after = logPosition(q.cursor, 'cursor');
-      const rows = await logRows(frameId, { after, since, limit: q.limit + 1 });
+      const rows = await logRows(frameId, { ...filter, after, limit: q.limit + 1 });
       return toPage(rows, q.limit, (r) => [String(r.id)], presentLog);
     },
 
-    /** Frame events in creation order. */
+    /**
+     * The matching lines as text, oldest first, read a page at a time after access is checked:
+     * the caller streams it, so a download never holds the frame's lines in memory.
+     */
+    async downloadLogs(
+      actor: Actor,
+      projectId: string,
+      spaceId: string,
+      frameId: string,
+      f: LogsFilter,
+    ) {
+      const frame = await open(actor, projectId, spaceId, frameId);
+      const filter = filterOf(f);
+      return {
+        name: frame.name,
+        text: logText((after, limit) => logRows(frameId, { ...filter, after, limit })),
+      };
+    },
+
+    /** Frame events in creation order; `tail` gives the newest N instead (still oldest first). */
     async events(
       actor: Actor,
       projectId: string,
       spaceId: string,
       frameId: string,
-      limit: number,
-      cursor?: string,
+      q: EventsQuery,
     ) {
+      const { limit, cursor, tail } = q;
       await open(actor, projectId, spaceId, frameId);
+      if (tail !== undefined) {
+        if (cursor !== undefined) throw tailWithCursor('events');
+        const rows = await dal.eventRows(db, frameId, undefined, tail, true);
+        return { data: rows.reverse().map(presentEvent), next_cursor: null };
+      }
       const rows = await eventRows(frameId, eventPosition(cursor, 'cursor'), limit + 1);
       return toPage(rows, limit, (r) => [r.id], presentEvent);
     },
@@ -167,20 +215,22 @@ export function createHistoryService({ db, clock, access, frames, notifier }: De
         o.lastEventId !== undefined
           ? logPosition(o.lastEventId, 'Last-Event-ID')
           : logPosition(o.cursor, 'cursor');
-      const since = o.since ? new Date(o.since) : undefined;
-      const tail = o.tail ?? (since ? undefined : STREAM_TAIL);
+      const filter = filterOf(o);
+      const tail = o.tail ?? (filter.since ? undefined : STREAM_TAIL);
       return follow<LogRow>({
         ...frameFeed('frameplane_logs', frameId, frame.agent_id, actor, projectId),
         event: 'log',
         async start() {
           if (resume !== undefined || tail === undefined) return resume;
           // Begin just before the tail-th newest line; with fewer lines, from the first.
-          const [nth] = await logRows(frameId, { since, limit: 1, newest: true, offset: tail - 1 });
+          const nthNewest = { ...filter, limit: 1, newest: true, offset: tail - 1 };
+          const [nth] = await logRows(frameId, nthNewest);
           return nth ? String(nth.id - 1) : undefined;
         },
-        // `since` keeps filtering live lines: an agent's late report of older lines stays out.
+        // The filters keep applying to live lines: with `since`, an agent's late report of
+        // older lines stays out.
         after: async (position, limit) => ({
-          rows: await logRows(frameId, { after: position, since, limit }),
+          rows: await logRows(frameId, { ...filter, after: position, limit }),
         }),
         key: (r) => String(r.id),
         present: presentLog,

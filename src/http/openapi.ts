@@ -27,6 +27,10 @@ export const TAGS = [
   },
   { name: 'agents', description: 'Agents that run frames, and the sync they call.' },
   { name: 'webhooks', description: 'Git push hooks that deploy frames.' },
+  {
+    name: 'notifications',
+    description: "Outgoing webhooks: a project's events, signed, sent to its endpoints.",
+  },
   { name: 'operator', description: 'Operator actions (ADMIN_TOKEN): billing, owners, the clock.' },
 ];
 

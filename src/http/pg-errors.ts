@@ -60,9 +60,10 @@ const FOREIGN_KEY_CONSTRAINTS: Record<string, () => AppError> = {
 export function fromPgError(err: unknown): AppError | undefined {
   const e = err as PgError;
   if (!e || typeof e !== 'object') return undefined;
-  const foreignKey = e.constraint ? FOREIGN_KEY_CONSTRAINTS[e.constraint] : undefined;
+  const constraint = e.constraint;
+  const foreignKey = constraint ? FOREIGN_KEY_CONSTRAINTS[constraint] : undefined;
   if (e.code === '23503' && foreignKey) return foreignKey();
-  const unique = e.constraint ? UNIQUE_CONSTRAINTS[e.constraint] : undefined;
+  const unique = constraint ? UNIQUE_CONSTRAINTS[constraint] : undefined;
   if (e.code === '23505' && unique) return unique();
   if (e.code === 'P0001' && e.hint === 'owner_immutable')
     return ownerImmutable(e.message ?? 'The team owner is fixed.');

@@ -4,6 +4,7 @@
 // their errors still answer as application/problem+json.
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HeldCount } from '../metrics/held.ts';
 
 export const HEARTBEAT_MS = 15_000;
 // How long a client waits before reconnecting (with Last-Event-ID) after the stream drops.
@@ -38,8 +39,12 @@ export function lastEventId(req: FastifyRequest): string | undefined {
 /**
  * Returns an opener of event streams for routes of `app`. Open streams are ended when the app
  * closes: server.close() waits for every active connection, and a stream never ends by itself.
+ * `held` counts the streams open (metrics).
  */
-export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
+export function eventStreams(
+  app: FastifyInstance,
+  { heartbeatMs = HEARTBEAT_MS, held }: { heartbeatMs?: number; held?: HeldCount } = {},
+) {
   const open = new Set<EventStream>();
   // A stream whose request was still being checked when the app began closing opens after
   // this hook ran: it is closed as soon as it opens, or the server would wait for it forever.
@@ -80,6 +85,7 @@ export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
       closed = true;
       clearInterval(heartbeat);
       open.delete(stream);
+      held?.dec();
       for (const resolve of waiting) resolve(); // a writer waiting for drain must not wait forever
       waiting.clear();
       for (const fn of listeners.splice(0)) fn();
@@ -119,6 +125,7 @@ export function eventStreams(app: FastifyInstance, heartbeatMs = HEARTBEAT_MS) {
       },
     };
     open.add(stream);
+    held?.inc();
     if (closing) stream.close();
     return stream;
   };

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../http/auth.ts';
-import { ListOf, ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
+import { IdParam, ListOf, ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import { InvitationForUser } from '../teams/invitation-schemas.ts';
+import type { InvitationAnswers } from '../teams/invitation-answers.ts';
 import type { IdentityService } from './identity-service.ts';
 import type { SignupService } from './signup-service.ts';
 import * as S from './identity-schemas.ts';
@@ -10,9 +11,14 @@ import * as S from './identity-schemas.ts';
 interface Deps {
   identity: IdentityService;
   signup: SignupService;
+  invitationAnswers: InvitationAnswers;
 }
 
-export function identityRoutes({ identity, signup }: Deps): FastifyPluginAsyncTypebox {
+export function identityRoutes({
+  identity,
+  signup,
+  invitationAnswers,
+}: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['identity'];
 
@@ -112,6 +118,29 @@ export function identityRoutes({ identity, signup }: Deps): FastifyPluginAsyncTy
       },
       async (req) => identity.myInvitations(actorOf(req), req.query.limit ?? 50, req.query.cursor),
     );
+
+    // Answered by id, once the address is proven (teams/invitation-answers.ts): the list above
+    // shows only such an account's invitations, and these answer what it shows.
+    const MyInvitation = Type.Object({ invitation_id: IdParam('inv') });
+    for (const [answer, summary] of [
+      ['accept', 'Accept, by id, an invitation listed for the caller (proven address)'],
+      ['decline', 'Decline, by id, an invitation listed for the caller (proven address)'],
+    ] as const)
+      app.post<{ Params: { invitation_id: string } }>(
+        `/v2/user/invitations/:invitation_id/${answer}`,
+        {
+          schema: {
+            tags,
+            summary,
+            params: MyInvitation,
+            response: { 204: NoContent, ...problemResponses },
+          },
+        },
+        async (req, reply) => {
+          await invitationAnswers[answer](actorOf(req), req.params.invitation_id);
+          return reply.code(204).send(null);
+        },
+      );
 
     app.post(
       '/v2/user/tokens',

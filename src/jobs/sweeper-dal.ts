@@ -1,5 +1,5 @@
-// The sweeper's statements: stuck pulls, and what expires (idempotency keys, log lines). The
-// sweep's own jobs are queued here too (graphile-worker's add_job).
+// The sweeper's statements: stuck pulls, and idempotency keys that expire (log lines: in
+// log-retention-dal.ts). The sweep's own jobs are queued here too (graphile-worker's add_job).
 import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Queryable } from '../db/database.ts';
@@ -46,37 +46,6 @@ export async function oldestPullSince(q: Queryable, frameId: string) {
 
 export async function deleteIdempotencyKeysBefore(q: Queryable, before: Date) {
   await q.deleteFrom('idempotency_keys').where('created_at', '<', before).execute();
-}
-
-/**
- * The one statement that prunes log lines: those older than `before` (through the index on
- * `at`, migrations/0014), and, for each frame, all but its newest `linesPerFrame`. A frame can
- * hold more than that only if its newest and oldest ids lie that far apart; two probes of
- * frame_logs_frame per frame tell, so only frames near the cap are walked, and only over the
- * lines they keep. No part reads the whole table. The two deletes take disjoint rows (`at`
- * splits them), as one statement must not delete a row twice.
- */
-export function pruneLogsStatement(before: Date, linesPerFrame: number) {
-  return sql<{ by_age: number; over_cap: number }>`with by_age as (
-      delete from frame_logs where at < ${before} returning 1
-    ), over_cap as (
-      delete from frame_logs l
-      using frames f
-      cross join lateral (
-        select k.id as floor from frame_logs k where k.frame_id = f.id
-        order by k.id desc offset ${linesPerFrame} limit 1) c
-      where (select max(m.id) - min(m.id) from frame_logs m where m.frame_id = f.id)
-          >= ${linesPerFrame}
-        and l.frame_id = f.id and l.id <= c.floor and l.at >= ${before}
-      returning 1
-    )
-    select (select count(*) from by_age) as by_age, (select count(*) from over_cap) as over_cap`;
-}
-
-/** Prunes log lines; answers how many went for their age and how many over the cap. */
-export async function pruneLogs(q: Queryable, before: Date, linesPerFrame: number) {
-  const { rows } = await pruneLogsStatement(before, linesPerFrame).execute(q);
-  return rows[0] ?? { by_age: 0, over_cap: 0 };
 }
 
 /** Queues a sweep at `runAt`; one job per key, however many instances ask. */

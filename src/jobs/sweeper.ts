@@ -1,6 +1,7 @@
 // The time rules that need a job: e-mails whose delivery job was lost are queued again; a replica
 // stuck pulling its image for more than three minutes trips the back-off; cloud frames wait for
-// a cloud agent; idempotency keys, logs, ended rate-limit windows and idle previews expire.
+// a cloud agent; idempotency keys, logs, frame metrics, ended rate-limit windows and idle
+// previews expire.
 // Runs every minute (see jobs/worker.ts), when a pull deadline falls due, and at once when the
 // operator advances the test clock. Other time rules (expiry, agent liveness) are derived on read.
 import { transaction, type Database, type Queryable } from '../db/database.ts';
@@ -18,14 +19,24 @@ import {
   framesPullingSince,
   lockFrameDesiredState,
   oldestPullSince,
-  pruneLogs,
   queueSweep,
 } from './sweeper-dal.ts';
+import { pruneLogs } from './log-retention-dal.ts';
+import { pruneMetrics } from './metrics-retention-dal.ts';
+import type { LogRetention, MetricsRetention } from '../config.ts';
 
 export const IDEMPOTENCY_HOURS = 24;
-export const LOG_RETENTION = { days: 7, linesPerFrame: 10_000 };
 
-export function createSweeper({ db, clock }: { db: Database; clock: Clock }) {
+interface Deps {
+  db: Database;
+  clock: Clock;
+  /** LOG_RETENTION_DAYS, LOG_RETENTION_LINES_PER_FRAME, LOG_RETENTION_BYTES_PER_FRAME. */
+  logRetention: LogRetention;
+  /** METRICS_MINUTE_RETENTION_HOURS, METRICS_HOUR_RETENTION_DAYS. */
+  metricsRetention: MetricsRetention;
+}
+
+export function createSweeper({ db, clock, logRetention, metricsRetention }: Deps) {
   async function tripStuckPulls(now: Date) {
     const cutoff = new Date(now.getTime() - PULL_TIMEOUT_SECONDS * 1000);
     for (const id of await framesPullingSince(db, cutoff)) {
@@ -45,11 +56,8 @@ export function createSweeper({ db, clock }: { db: Database; clock: Clock }) {
 
   async function expire(now: Date) {
     await deleteIdempotencyKeysBefore(db, new Date(now.getTime() - IDEMPOTENCY_HOURS * 3600_000));
-    await pruneLogs(
-      db,
-      new Date(now.getTime() - LOG_RETENTION.days * 86400_000),
-      LOG_RETENTION.linesPerFrame,
-    );
+    await pruneLogs(db, now, logRetention);
+    await pruneMetrics(db, now, metricsRetention);
     await pruneRateLimits(db, now);
   }
 

@@ -8,7 +8,7 @@
 //   promise nobody handles, which ends the process.
 // - A runner that stops on an error is started again, after a pause, for as long as the
 //   service runs.
-import { run, Logger, type Runner, type TaskList } from 'graphile-worker';
+import { run, Logger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger as Pino } from 'pino';
 import { askForMinuteSweep } from './sweeper-dal.ts';
@@ -20,6 +20,8 @@ export interface JobTasks {
   sweep(): Promise<void>;
   /** Orders the edges' certificates that are due (certificates/); only with ACME. */
   issue_certificates?(): Promise<void>;
+  /** One try of a notification delivery (notifications/delivery.ts). */
+  deliver_notification?(deliveryId: string): Promise<void>;
 }
 
 export interface Worker {
@@ -36,11 +38,19 @@ export async function startWorker(
   tasks: JobTasks,
   log: Pino,
   concurrency = 4,
+  /** Where graphile-worker tells of its jobs (the metrics count failures); kept across restarts. */
+  events?: WorkerEvents,
 ): Promise<Worker> {
   const taskList: TaskList = {
     send_email: async (payload) => tasks.send_email((payload as { email_id: string }).email_id),
     sweep: async () => tasks.sweep(),
     ...(tasks.issue_certificates ? { issue_certificates: tasks.issue_certificates } : {}),
+    ...(tasks.deliver_notification
+      ? {
+          deliver_notification: async (payload: unknown) =>
+            tasks.deliver_notification?.((payload as { delivery_id: string }).delivery_id),
+        }
+      : {}),
   };
   const logger = new Logger((scope) => (level, message, meta) => {
     const child = log.child({ worker: scope.label ?? 'jobs' });
@@ -49,7 +59,15 @@ export async function startWorker(
     else child.debug(meta ?? {}, message);
   });
   const start = () =>
-    run({ pgPool: pool, taskList, concurrency, logger, pollInterval: 1000, noHandleSignals: true });
+    run({
+      pgPool: pool,
+      taskList,
+      concurrency,
+      logger,
+      pollInterval: 1000,
+      noHandleSignals: true,
+      ...(events ? { events } : {}),
+    });
 
   let stopping = false;
   let runner: Runner = await start();

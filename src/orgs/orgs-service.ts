@@ -12,6 +12,7 @@ import type { BaseRole } from '../db/schema.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { conflict, notFound, ownerImmutable } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
+import { notifyOfMembership } from '../notifications/notify.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import { newId } from '../ids.ts';
 import * as teams from '../teams/teams-dal.ts';
@@ -142,6 +143,8 @@ export function createOrgsService({ db, clock, access }: Deps) {
         );
       await transaction(db, async (trx) => {
         await teams.deleteMember(trx, orgId, actor.userId);
+        const left = { teamId: orgId, userId: actor.userId, role: org.role, at: clock.now() };
+        await notifyOfMembership(trx, { ...left, change: 'removed' });
         await recordAudit(trx, actor, clock.now(), {
           teamId: orgId,
           action: 'member.left',

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { startEdge, type Edge, type EdgePlane } from './edge/edge.ts';
 import { wantedCertificates } from './edge/certificates.ts';
 import { serviceReads } from './service-reads.ts';
+import { DEFAULT_METRICS_INTERVAL_MS, MetricsSampler } from './metrics/sampler.ts';
 
 export interface AgentOptions {
   server: string;
@@ -58,6 +59,9 @@ export interface AgentOptions {
   startTimeoutMs?: number;
   /** Builds of a frame's releases kept to roll back to (RELEASES_KEPT; 5). */
   releasesKept?: number;
+  /** How often the agent samples what replicas use and the edge answered
+   *  (METRICS_INTERVAL_SECONDS; 10 s); 0: never. */
+  metricsIntervalMs?: number;
 }
 
 export interface RunningAgent {
@@ -92,7 +96,10 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     o.edgeHttpsPort === undefined
       ? undefined
       : { port: o.edgeHttpsPort, source: serviceReads(o.server, o.token), log: o.log };
+  // The edge's failures go to the frame's log once the sync client exists (just below).
+  let edgeLine = (_frameId: string, _line: string) => {};
   const edge = await startEdge({
+    onLine: (frameId, line) => edgeLine(frameId, line),
     host: o.edgeHost,
     port: o.edgePort,
     https,
@@ -141,6 +148,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     edge: edge.info,
     onAnswer: (frames) => follow(frames),
   });
+  edgeLine = (frameId, line) => client.outbox.log(frameId, 0, line, 'edge');
   const deps: SupervisorDeps = {
     routes: edge.routes,
     gitBaseUrl: o.gitBaseUrl,
@@ -149,7 +157,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     releasesKept: o.releasesKept,
     event: (e) => client.outbox.event(e),
     build: (b) => client.outbox.build(b),
-    line: (frameId, replica, line) => client.outbox.log(frameId, replica, line),
+    line: (frameId, replica, line, source) => client.outbox.log(frameId, replica, line, source),
     changed,
   };
 
@@ -185,6 +193,15 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const saver = setInterval(changed, 10_000);
   saver.unref();
   const loop = client.run();
+  const intervalMs = o.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS;
+  const sampler = new MetricsSampler({
+    intervalMs,
+    frames: () => runners,
+    requests: edge.requests,
+    send: (m) => client.outbox.metrics(m),
+    log: o.log,
+  });
+  if (intervalMs > 0) sampler.start();
   o.log.info(
     {
       server: o.server,
@@ -204,6 +221,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(saver);
+        await sampler.stop();
         stopped = true;
         client.stop();
         await loop;

@@ -44,6 +44,9 @@ Options:
                          reported unhealthy (env FRAME_START_TIMEOUT_SECONDS; default 60)
   --releases-kept N      builds of a frame's last N releases kept to roll back to without
                          building (env RELEASES_KEPT, as the service's; default 5)
+  --metrics-interval S   seconds between two samples of what each replica uses (CPU, memory,
+                         network, restarts) and what the edge answered per frame, sent to the
+                         service (env METRICS_INTERVAL_SECONDS; default 10; 0: none)
   --egress-allow LIST    process runtime: addresses builds may reach besides public ones,
                          comma-separated ADDRESS[/BITS][:PORT] (env BUILD_EGRESS_ALLOW; a
                          private registry mirror, say); this machine and private, link-local
@@ -92,6 +95,7 @@ const parseAgentArgs = (args: string[]) =>
       cpus: { type: 'string' },
       'start-timeout': { type: 'string' },
       'releases-kept': { type: 'string' },
+      'metrics-interval': { type: 'string' },
       hide: { type: 'string', multiple: true },
       registry: { type: 'string' },
       'egress-allow': { type: 'string' },
@@ -148,6 +152,16 @@ async function agentCommand(args: string[]) {
     values['releases-kept'] ?? process.env.RELEASES_KEPT,
     1,
   );
+  const metricsInterval = number(
+    'metrics-interval',
+    values['metrics-interval'] ?? process.env.METRICS_INTERVAL_SECONDS,
+    0,
+  );
+  if (
+    metricsInterval !== undefined &&
+    (metricsInterval > 3600 || (metricsInterval > 0 && metricsInterval < 1))
+  )
+    fail(`--metrics-interval must be 0 or 1 to 3600 seconds, got "${metricsInterval}"`);
   const edgePort = portOption('edge-port', values['edge-port'] ?? process.env.EDGE_HTTP_PORT);
   const edgeHttpsPort = portOption(
     'edge-https-port',
@@ -195,6 +209,7 @@ async function agentCommand(args: string[]) {
     strangers: process.env.FRAMEPLANE_AGENT_STRANGERS === '1',
     startTimeoutMs: startTimeout === undefined ? undefined : startTimeout * 1000,
     releasesKept,
+    metricsIntervalMs: metricsInterval === undefined ? undefined : metricsInterval * 1000,
   });
   const exit = (why: string) => {
     log.info({ why }, 'stopping');

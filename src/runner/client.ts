@@ -23,9 +23,17 @@ import {
 } from './protocol.ts';
 import { restartDelayMs } from './replica.ts';
 import { sleep } from './processes.ts';
-import { checkBuild, checkEvent, checkLog, type Checked } from './sync-check.ts';
+import {
+  checkBuild,
+  checkEvent,
+  checkLog,
+  checkReplicaMetric,
+  checkRequestMetric,
+  type Checked,
+} from './sync-check.ts';
 import { type Batch, type Item, isEmpty, itemsOf, splitBatch } from './sync-split.ts';
 import type { EdgeInfo } from './edge/edge.ts';
+import { MetricsQueue, type Metrics } from './metrics/queue.ts';
 
 export type { Batch } from './sync-split.ts';
 
@@ -35,6 +43,8 @@ export const MAX_BATCH_BYTES = 192 * 1024;
  *  for want of room (only one the server refuses, alone). */
 export const MAX_QUEUED_LOGS = 20_000;
 export const LONG_POLL_SECONDS = 25;
+/** The part of a batch that metrics samples may take, before log lines. */
+export const MAX_METRICS_BYTES = 64 * 1024;
 
 /** The head of the queues that fits one sync: counts and bytes capped, order kept; build
  *  reports (few, small) first. */
@@ -80,6 +90,7 @@ export class Outbox {
   private events: SyncEvent[] = [];
   private logs: SyncLog[] = [];
   private builds: BuildReport[] = [];
+  private samples = new MetricsQueue();
   dropped = 0;
 
   constructor(
@@ -101,14 +112,28 @@ export class Outbox {
     this.onPending('event');
   }
 
-  log(frameId: string, replica: number, line: string) {
-    const l = { frame_id: frameId, replica, at: new Date().toISOString(), line };
+  log(frameId: string, replica: number, line: string, source?: 'app' | 'build' | 'edge') {
+    const at = new Date().toISOString();
+    const l = { frame_id: frameId, replica, at, line, ...(source ? { source } : {}) };
     const ok = this.checked({ kind: 'log', value: l }, checkLog(l)); // a long line is cut there
     if (!ok) return;
     this.logs.push(ok);
     if (this.logs.length > MAX_QUEUED_LOGS)
       this.dropped += this.logs.splice(0, this.logs.length - MAX_QUEUED_LOGS).length;
     this.onPending('log');
+  }
+
+  /** One interval's samples (metrics/sampler.ts); each checked alone, like every item. */
+  metrics(m: Metrics) {
+    for (const value of m.replicas ?? []) {
+      const ok = this.checked({ kind: 'replica_metric', value }, checkReplicaMetric(value));
+      if (ok) this.samples.replica(ok);
+    }
+    for (const value of m.requests ?? []) {
+      const ok = this.checked({ kind: 'request_metric', value }, checkRequestMetric(value));
+      if (ok) this.samples.request(ok);
+    }
+    if (this.samples.size > 0) this.onPending('log');
   }
 
   /** The item to queue, if any. Lines repaired are not told: an app's output would flood
@@ -124,14 +149,16 @@ export class Outbox {
   }
 
   get pending() {
-    return this.events.length + this.logs.length + this.builds.length > 0;
+    return this.events.length + this.logs.length + this.builds.length + this.samples.size > 0;
   }
   get hasEvents() {
     return this.events.length + this.builds.length > 0;
   }
 
   batch(): Batch {
-    return takeBatch(this.events, this.logs, MAX_BATCH_BYTES, this.builds);
+    const { metrics, bytes } = this.samples.take(MAX_METRICS_BYTES);
+    const b = takeBatch(this.events, this.logs, MAX_BATCH_BYTES - bytes, this.builds);
+    return metrics ? { ...b, metrics } : b;
   }
 
   /** Removes what the server took, or refused alone. By identity, not position: a report sent
@@ -140,6 +167,7 @@ export class Outbox {
     this.events = without(this.events, b.events);
     this.builds = without(this.builds, b.builds ?? []);
     this.logs = without(this.logs, b.logs);
+    this.samples.ack(b.metrics);
   }
 }
 
@@ -264,8 +292,7 @@ export class SyncClient {
     let first = true;
     while (!this.stopped.signal.aborted) {
       const batch = this.outbox.batch();
-      const longPoll =
-        !first && batch.events.length === 0 && batch.logs.length === 0 && !batch.builds?.length;
+      const longPoll = !first && isEmpty(batch);
       const own = new AbortController();
       if (longPoll) this.poll = own;
       const started = Date.now();

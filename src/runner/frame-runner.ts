@@ -23,6 +23,7 @@ import {
   RELEASES_KEPT,
   replicaEvent,
   routeOf,
+  type FrameRunning,
   type FrameSupervisor,
   type SupervisorDeps,
 } from './supervisor.ts';
@@ -66,6 +67,8 @@ export class FrameRunner implements FrameSupervisor {
   private kept: Release[] = [];
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
+  /** Restarts after a crash made so far, per replica index (metrics). */
+  private restarts = new Map<number, number>();
 
   constructor(
     readonly frameId: string,
@@ -127,6 +130,17 @@ export class FrameRunner implements FrameSupervisor {
       failed_deployments: [...this.failed],
       kept_releases: this.kept,
     };
+  }
+
+  /** The replicas running now, of the serving set and of one on its way in. */
+  running(): FrameRunning {
+    const instances = [this.current, this.next].flatMap((set) =>
+      [...(set?.slots.values() ?? [])].flatMap((s) => {
+        const r = s.replica;
+        return r && !r.exited ? [{ index: s.index, id: r.ref().id, usage: () => r.usage() }] : [];
+      }),
+    );
+    return { instances, restarts: this.restarts };
   }
 
   /** Takes over what an earlier agent left running; what is gone is started afresh. */
@@ -298,7 +312,7 @@ export class FrameRunner implements FrameSupervisor {
       for (let i = 0; i < set.count; i++) this.report(set, i, 'pulling');
       const s = this.desired;
       const what = `${s.git_repository_owner}/${s.git_repository} at ${s.commit_sha ?? s.git_repository_branch}`;
-      this.deps.line(this.frameId, 0, `[frameplane] deployment ${set.deploymentId}: ${what}`);
+      this.buildLine(`[frameplane] deployment ${set.deploymentId}: ${what}`);
       try {
         const release = await this.deps.runtime.build({
           frameId: this.frameId,
@@ -311,7 +325,7 @@ export class FrameRunner implements FrameSupervisor {
             branch: s.git_repository_branch,
             commitSha: s.commit_sha,
           },
-          onLine: (l) => this.deps.line(this.frameId, 0, l),
+          onLine: (l) => this.buildLine(l),
           // Pulling is the fetch; a long build must not look like a stuck pull (the server trips those).
           onFetched: (sha) => {
             if (set.retired) return;
@@ -333,9 +347,7 @@ export class FrameRunner implements FrameSupervisor {
           image: release.image,
           at: new Date().toISOString(),
         });
-        this.deps.line(
-          this.frameId,
-          0,
+        this.buildLine(
           `[frameplane] starting ${set.count} replica(s) of ${release.commitSha.slice(0, 12)}`,
         );
         await this.enqueue(async () => {
@@ -350,16 +362,22 @@ export class FrameRunner implements FrameSupervisor {
         const message = (err as Error).message.slice(0, 2000);
         if (err instanceof BuildError && err.reason === 'build_failed')
           return this.buildFailed(set, message);
-        this.deps.line(this.frameId, 0, `[frameplane] fetch failed: ${message}`);
-        for (let i = 0; i < set.count; i++)
-          this.report(set, i, 'crashed', { reason: 'image_pull_failed', message });
+        // A clone that failed says so (clone_failed, with git's line); else the fetch failed.
+        const reason = err instanceof BuildError ? err.reason : 'image_pull_failed';
+        this.buildLine(`[frameplane] fetch failed: ${message}`);
+        for (let i = 0; i < set.count; i++) this.report(set, i, 'crashed', { reason, message });
         await sleep(restartDelayMs(attempt), set.abort.signal);
       }
     }
   }
 
+  /** A line of the fetch and build, which the frame's logs file under source `build`. */
+  private buildLine(line: string) {
+    this.deps.line(this.frameId, 0, line, 'build');
+  }
+
   private buildFailed(set: ReplicaSet, message: string) {
-    this.deps.line(this.frameId, 0, `[frameplane] build failed: ${message}`);
+    this.buildLine(`[frameplane] build failed: ${message}`);
     this.deps.build({
       deployment_id: set.deploymentId,
       state: 'failed',
@@ -467,7 +485,10 @@ export class FrameRunner implements FrameSupervisor {
     return {
       report: (type, detail) => {
         if (set.retired) return; // replaced or failed: what it says no longer matters
-        this.report(set, slot.index, type, detail);
+        if (type === 'healthy') slot.failed = undefined;
+        // A restart after a crash says so: the frame is Degraded while it comes up, not Online.
+        const restart = type === 'starting' && slot.failed ? { reason: slot.failed } : undefined;
+        this.report(set, slot.index, type, restart ?? detail);
         this.publish();
         if (type === 'healthy' && set === this.next) void this.enqueue(() => this.promoteIfReady());
         if (type === 'unhealthy' && detail?.reason === 'start_timeout' && this.onTrial(set))
@@ -489,6 +510,7 @@ export class FrameRunner implements FrameSupervisor {
         ? 'unknown status'
         : `exit code ${info.code}`;
     const why = `${how}${info.oom ? ', out of memory' : ''}`;
+    slot.failed = info.oom ? 'oom' : 'crash';
     this.report(set, slot.index, info.oom ? 'oom' : 'crashed', {
       exit_code: info.code,
       signal: info.signal,
@@ -511,8 +533,10 @@ export class FrameRunner implements FrameSupervisor {
         !this.gone &&
         slot.index < set.count &&
         set.slots.get(slot.index) === slot
-      )
+      ) {
+        this.restarts.set(slot.index, (this.restarts.get(slot.index) ?? 0) + 1);
         void this.start(set, slot);
+      }
     }, delay);
     slot.timer.unref();
   }

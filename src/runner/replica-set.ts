@@ -9,6 +9,8 @@ export interface Slot {
   index: number;
   replica?: Replica;
   attempts: number;
+  /** What the replica in the slot last failed of, until one there is healthy again. */
+  failed?: 'crash' | 'oom';
   timer?: NodeJS.Timeout;
   spawning?: boolean;
 }

@@ -98,6 +98,10 @@ export class Replica {
   ref() {
     return this.running.ref();
   }
+  /** What it used so far, as its runtime counts it (metrics). */
+  usage() {
+    return this.running.usage();
+  }
   get endpoint() {
     return this.running.endpoint;
   }

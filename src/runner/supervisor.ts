@@ -5,7 +5,22 @@ import type { BuildReport, DesiredFrame, ReplicaEventType, SyncEvent } from './p
 import type { PersistedFrame } from './state.ts';
 import type { Routes } from './edge/edge.ts';
 import type { FrameRoute } from './edge/table.ts';
-import type { Endpoint } from './runtimes/runtime.ts';
+import type { Endpoint, Usage } from './runtimes/runtime.ts';
+
+/** An instance of a replica running now, for the metrics sampler (metrics/sampler.ts). */
+export interface RunningInstance {
+  index: number;
+  /** Its own id (a container's, a process's, a swarm task's): its counters are its own. */
+  id: string;
+  usage(): Promise<Usage | undefined>;
+}
+
+/** What a frame runs now, for the metrics: its replicas' instances, and the restarts its
+ *  supervisor made so far per replica index (a running count, from the supervisor's start). */
+export interface FrameRunning {
+  instances: RunningInstance[];
+  restarts: ReadonlyMap<number, number>;
+}
 
 export interface FrameSupervisor {
   /** Applies a desired state from the server (a no-op when nothing changed). */
@@ -19,6 +34,7 @@ export interface FrameSupervisor {
   persisted(): PersistedFrame | undefined;
   /** Takes over what an earlier agent left running. */
   adopt(p: PersistedFrame): Promise<void>;
+  running(): FrameRunning;
 }
 
 /** What every supervisor reports through and is told with. */
@@ -30,7 +46,9 @@ export interface SupervisorDeps {
   log: AgentLog;
   event(e: SyncEvent): void;
   build(b: BuildReport): void;
-  line(frameId: string, replica: number, line: string): void;
+  /** A line of the frame's log: the app's (its replicas' output, the agent's notes on them)
+   *  unless told it is the build's. */
+  line(frameId: string, replica: number, line: string, source?: 'app' | 'build'): void;
   /** Something worth persisting changed. */
   changed(): void;
   /** Builds of a frame's releases kept to roll back to, the serving one's included (5). */

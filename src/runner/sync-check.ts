@@ -14,8 +14,12 @@ import {
   MAX_LINE_CHARS,
   SyncEventItem,
   SyncLogItem,
+  SyncReplicaMetricItem,
+  SyncRequestMetricItem,
 } from '../agent-api/sync-items.ts';
 import type { BuildReport, SyncEvent, SyncLog } from './protocol.ts';
+import type { ReplicaMetric } from './metrics/deltas.ts';
+import type { RequestMetric } from './edge/request-meter.ts';
 
 // Both packages are CommonJS with a default export; ESM sees it under .default.
 const Ajv = ((AjvModule as unknown as { default?: unknown }).default ??
@@ -34,6 +38,8 @@ addFormats(ajv);
 const validEvent = ajv.compile<SyncEvent>(SyncEventItem);
 const validBuild = ajv.compile<BuildReport>(BuildReportItem);
 const validLog = ajv.compile<SyncLog>(SyncLogItem);
+const validReplicaMetric = ajv.compile<ReplicaMetric>(SyncReplicaMetricItem);
+const validRequestMetric = ajv.compile<RequestMetric>(SyncRequestMetricItem);
 
 // What the service's JSON parser refuses anywhere in a body, keys included. With the u flag a
 // valid surrogate pair is one code point: only unpaired halves match \p{Cs}.
@@ -65,6 +71,33 @@ export function checkLog(l: SyncLog): Checked<SyncLog> {
     return { ...p, line: cut(p.line, MAX_LINE_CHARS) };
   });
 }
+
+/** A replica's sample: a reading the runtime got wrong (not a whole count, negative, not a
+ *  number) is left out where it may be; the item goes without it. */
+export function checkReplicaMetric(m: ReplicaMetric): Checked<ReplicaMetric> {
+  return verdict(validReplicaMetric, m, (x) => {
+    const out = { ...x };
+    for (const k of COUNTS) {
+      if (out[k] === undefined) continue;
+      const n = Math.round(out[k] as number);
+      if (Number.isSafeInteger(n) && n >= 0) out[k] = n;
+      else delete out[k];
+    }
+    return out;
+  });
+}
+
+export function checkRequestMetric(m: RequestMetric): Checked<RequestMetric> {
+  return verdict(validRequestMetric, m, (x) => x);
+}
+
+const COUNTS = [
+  'memory_bytes',
+  'memory_limit_bytes',
+  'net_rx_bytes',
+  'net_tx_bytes',
+  'restarts',
+] as const;
 
 function verdict<T>(
   valid: ValidateFunction<T>,

@@ -24,6 +24,10 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
+/** Where a log stream starts and which lines it carries (GET …/logs). */
+export type LogsQuery = Omit<NonNullable<paths[LogsPath]['get']['parameters']['query']>, 'limit'>;
+type LogsPath = '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs';
+
 export interface FrameRef {
   project_id: string;
   space_id: string;
@@ -67,7 +71,8 @@ export function createFrameplane(opts: FrameplaneOptions) {
       answer = await pending;
     } catch (err) {
       if (err instanceof FrameplaneError) throw err;
-      throw new FrameplaneError(0, 'unreachable', `${baseUrl}: ${(err as Error).message}`);
+      const detail = `${baseUrl}: ${(err as Error).message}`;
+      throw new FrameplaneError(0, 'unreachable', detail, [], undefined, err);
     }
     if (answer.error !== undefined || !answer.response.ok)
       throw FrameplaneError.from(answer.response, answer.error);
@@ -142,26 +147,30 @@ export function createFrameplane(opts: FrameplaneOptions) {
     }
   }
 
-  /** One of a frame's streams, started from `query` (a resumed one from Last-Event-ID). */
+  /**
+   * One of a frame's streams, started from `query`; a resumed one starts from Last-Event-ID, so
+   * it drops where to start (`tail`, `cursor`) and keeps which lines (the filters).
+   */
   const frameStream =
     (path: 'logs' | 'events', frame: FrameRef, query: Record<string, string | number>): Open =>
-    (req, resume) =>
-      api.GET(`/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/${path}`, {
+    (req, resume) => {
+      const { tail: _tail, cursor: _cursor, ...filters } = query;
+      return api.GET(`/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/${path}`, {
         ...req,
-        params: { path: frameParams(frame), query: resume ? {} : query },
+        params: { path: frameParams(frame), query: resume ? filters : query },
       });
+    };
 
   return {
     api,
     call,
     pages,
     all,
-    /** A frame's log lines, live (`tail`, `since` or `cursor` say where to start). */
-    logs(
-      frame: FrameRef,
-      query: { tail?: number; since?: string; cursor?: string } = {},
-      signal?: AbortSignal,
-    ) {
+    /**
+     * A frame's log lines, live (`tail`, `since` or `cursor` say where to start); the filters
+     * of GET …/logs (`q`, `until`, `replica`, `source`) keep applying.
+     */
+    logs(frame: FrameRef, query: LogsQuery = {}, signal?: AbortSignal) {
       return follow<Schemas['LogLine']>(frameStream('logs', frame, query), signal);
     },
     /**

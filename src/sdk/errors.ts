@@ -24,8 +24,10 @@ export class FrameplaneError extends Error {
     detail: string,
     errors: FieldError[] = [],
     id?: string,
+    /** What failed underneath, for status 0: fetch's error, whose own cause says why. */
+    cause?: unknown,
   ) {
-    super(`${detail} (${status} ${code})`);
+    super(`${detail} (${status} ${code})`, cause === undefined ? undefined : { cause });
     this.status = status;
     this.code = code;
     this.detail = detail;

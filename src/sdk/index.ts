@@ -2,6 +2,7 @@
 export { createFrameplane } from './client.ts';
 export type { Api, Frameplane, FrameplaneOptions, FrameRef, Page, Schemas } from './client.ts';
 export { FrameplaneError } from './errors.ts';
+export { slugOf } from './slug.ts';
 export type { FieldError, Problem } from './errors.ts';
 export type { StreamEvent } from './sse.ts';
 export type { components, operations, paths } from './schema.d.ts';

@@ -182,6 +182,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/user/invitations/{invitation_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept, by id, an invitation listed for the caller (proven address)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postUserInvitationAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/user/invitations/{invitation_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline, by id, an invitation listed for the caller (proven address)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postUserInvitationDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/user/tokens": {
         parameters: {
             query?: never;
@@ -1032,6 +1072,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/logs/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The matching log lines as a text file, oldest first
+         * @description The filters of GET …/logs, every matching line the retention keeps, streamed as `text/plain` with `Content-Disposition: attachment`.
+         *
+         *     Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectSpaceFrameLogsDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/events": {
         parameters: {
             query?: never;
@@ -1068,6 +1130,28 @@ export interface paths {
          *     Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         get: operations["getProjectEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The frame's CPU, memory, network, restarts and requests over a range
+         * @description One point per `step` in [`since`, `until`), oldest first, both aligned to the step; buckets follow the service's clock at the time the agent reported. Usage is summed over replicas (each replica also on its own in `replicas`); a value is null where no sample was sent. Latency percentiles are read from the summed histogram of the edge. A range starting before the minute points are kept (METRICS_MINUTE_RETENTION_HOURS) is read from hour points; more than 1,500 points is 422 `too_many_points`.
+         *
+         *     Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectSpaceFrameMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1482,6 +1566,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's notification endpoints, in creation order (admin)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectNotifications"];
+        put?: never;
+        /**
+         * Add a notification endpoint (admin); its signing secret is shown once
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/notifications/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification endpoint (admin)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectNotification"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a notification endpoint and its delivery log (admin)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        delete: operations["deleteProjectNotification"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a notification endpoint, turn it off or on again (admin)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        patch: operations["patchProjectNotification"];
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/notifications/{endpoint_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret (admin); the new one is shown once
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectNotificationSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/notifications/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event, `ping` (admin); answers the queued delivery
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectNotificationTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/notifications/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's deliveries with every try, newest first (admin)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectNotificationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/notifications/{endpoint_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A delivery with every try (admin)
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        get: operations["getProjectNotificationDeliverie"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/notifications/{endpoint_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again, same event id and body (admin); answers the new one
+         * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
+         */
+        post: operations["postProjectNotificationDeliverieRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/admin/agents": {
         parameters: {
             query?: never;
@@ -1616,6 +1852,26 @@ export interface paths {
          * @description Needs the operator's bearer token (ADMIN_TOKEN).
          */
         post: operations["postAdminClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's own metrics, in Prometheus' text format
+         * @description Needs the operator's bearer token (ADMIN_TOKEN).
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1978,7 +2234,7 @@ export interface components {
                  * @description Why the deployment failed (null unless status is failed)
                  * @enum {string|null}
                  */
-                failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
+                failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "clone_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
                 /** @description What the agent said of the failure (a build log tail), if anything */
                 failure_message: string | null;
                 /**
@@ -2073,7 +2329,7 @@ export interface components {
              * @description Why the deployment failed (null unless status is failed)
              * @enum {string|null}
              */
-            failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
+            failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "clone_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
             /** @description What the agent said of the failure (a build log tail), if anything */
             failure_message: string | null;
             created_by: string | null;
@@ -2154,7 +2410,7 @@ export interface components {
              * @description Why the deployment failed (null unless status is failed)
              * @enum {string|null}
              */
-            failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
+            failure_reason: "crash" | "oom" | "health_check_failed" | "image_pull_failed" | "clone_failed" | "port_in_use" | "build_failed" | "backoff_tripped" | null;
             /** @description What the agent said of the failure (a build log tail), if anything */
             failure_message: string | null;
             created_by: string | null;
@@ -2622,6 +2878,8 @@ export interface components {
              */
             at: string;
             line: string;
+            /** @description Where a line came from: the app's replicas, the build (fetch, build output, the agent's notes on a deployment) or the edge */
+            source: "app" | "build" | "edge";
         };
         /** LogLineList */
         LogLineList: components["schemas"]["ListEnvelope"] & {
@@ -2681,6 +2939,78 @@ export interface components {
         /** ProjectEventList */
         ProjectEventList: components["schemas"]["ListEnvelope"] & {
             data: components["schemas"]["ProjectEvent"][];
+        };
+        /** MetricsPoint */
+        MetricsPoint: {
+            /**
+             * Format: date-time
+             * @description The start of the point's step
+             */
+            at: string;
+            /** @description Summed over replicas: CPU seconds used per second; null without a sample */
+            cpu_cores: number | null;
+            /** @description Summed over replicas: each one's highest memory use in the step; null without a sample */
+            memory_bytes: number | null;
+            /** @description Summed over replicas; null when none was reported */
+            memory_limit_bytes: number | null;
+            /** @description Summed over replicas; null when none was reported */
+            net_rx_bytes_per_second: number | null;
+            /** @description Summed over replicas; null when none was reported */
+            net_tx_bytes_per_second: number | null;
+            restarts: number;
+            /** @description Requests the edge answered, every status class */
+            requests: number;
+            status: {
+                "1xx": number;
+                "2xx": number;
+                "3xx": number;
+                "4xx": number;
+                "5xx": number;
+            };
+            /** @description Read from the edge's latency histogram; null without requests */
+            latency_ms: {
+                p50: number;
+                p95: number;
+                p99: number;
+            } | null;
+        };
+        /** ReplicaMetricsPoint */
+        ReplicaMetricsPoint: {
+            /**
+             * Format: date-time
+             * @description The start of the point's step
+             */
+            at: string;
+            /** @description CPU seconds used per second; null without a sample */
+            cpu_cores: number | null;
+            /** @description The highest memory use sampled in the step; null without a sample */
+            memory_bytes: number | null;
+            /** @description The memory limit; null when none was reported */
+            memory_limit_bytes: number | null;
+        };
+        /** FrameMetrics */
+        FrameMetrics: {
+            frame_id: string;
+            /**
+             * Format: date-time
+             * @description The start of the first point
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The end of the last point
+             */
+            until: string;
+            /** @description Seconds each point covers */
+            step: number;
+            /** @description One per step in [since, until), oldest first */
+            points: components["schemas"]["MetricsPoint"][];
+            /** @description Each replica that reported in the range, by number */
+            replicas: {
+                replica: number;
+                /** @description As `points`, one replica */
+                points: components["schemas"]["ReplicaMetricsPoint"][];
+            }[];
         };
         /** PostProjectSpaceFrameDeployBody */
         PostProjectSpaceFrameDeployBody: {
@@ -2837,7 +3167,7 @@ export interface components {
                 generation?: number;
                 /** @description The deployment whose release the replica runs */
                 deployment_id?: string;
-                /** @description detail.reason: one of crash, oom, health_check_failed, image_pull_failed, port_in_use, build_failed, start_timeout; detail.message: what to show of a failure */
+                /** @description detail.reason: one of crash, oom, health_check_failed, image_pull_failed, clone_failed, port_in_use, build_failed, start_timeout; detail.message: what to show of a failure */
                 detail?: {
                     [key: string]: unknown;
                 };
@@ -2862,7 +3192,36 @@ export interface components {
                 /** Format: date-time */
                 at: string;
                 line: string;
+                /** @description Where the line came from; the app's when absent */
+                source?: "app" | "build" | "edge";
             }[];
+            /** @description Samples since the last sync (about every 10 s): what each replica used, and what the agent's edge answered for each frame. Stored by the service's clock. */
+            metrics?: {
+                replicas?: {
+                    frame_id: string;
+                    replica: number;
+                    seconds: number;
+                    /** @description CPU time used over `seconds` */
+                    cpu_seconds: number;
+                    memory_bytes?: number;
+                    memory_limit_bytes?: number;
+                    net_rx_bytes?: number;
+                    net_tx_bytes?: number;
+                    restarts?: number;
+                }[];
+                requests?: {
+                    frame_id: string;
+                    seconds: number;
+                    status: {
+                        "1xx": number;
+                        "2xx": number;
+                        "3xx": number;
+                        "4xx": number;
+                        "5xx": number;
+                    };
+                    latency: number[];
+                }[];
+            };
             /** @description The agent's edge (CONTRACT 5b), sent with its first sync: where it serves its frames by hostname (`https_port` when it has TLS); null: it has none, and its frames have no `url`. Absent: as last said. */
             edge?: {
                 http_port: number;
@@ -2998,6 +3357,281 @@ export interface components {
                 deployment_id: string | null;
                 skipped?: string;
             }[];
+        };
+        /** NotificationEndpointBody */
+        NotificationEndpointBody: {
+            /**
+             * Format: uri
+             * @description An https:// URL (http:// only where the operator allows it), whose host is not a loopback, private or link-local address; checked again, resolved, at every delivery
+             */
+            url: string;
+            /** @description The events this endpoint receives (a test event, `ping`, always may be sent) */
+            events: ("deploy.started" | "deploy.succeeded" | "deploy.failed" | "frame.online" | "frame.error" | "frame.backoff_tripped" | "frame.suspended" | "domain.verified" | "member.added" | "member.removed")[];
+            /**
+             * @description `json`: the event as JSON; `slack`: `{"text": "…"}`, a sentence for a Slack-compatible incoming webhook
+             * @enum {string}
+             */
+            format?: "json" | "slack";
+        };
+        /** NotificationEndpointWithSecret */
+        NotificationEndpointWithSecret: {
+            id: string;
+            project_id: string;
+            url: string;
+            events: ("deploy.started" | "deploy.succeeded" | "deploy.failed" | "frame.online" | "frame.error" | "frame.backoff_tripped" | "frame.suspended" | "domain.verified" | "member.added" | "member.removed")[];
+            /**
+             * @description `json`: the event as JSON; `slack`: `{"text": "…"}`, a sentence for a Slack-compatible incoming webhook
+             * @enum {string}
+             */
+            format: "json" | "slack";
+            enabled: boolean;
+            /**
+             * @description `manual`: an admin turned it off; `failing`: the service did, after failures
+             * @enum {string|null}
+             */
+            disabled_reason: "manual" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            disabled_at: string | null;
+            /** @description Failed tries in a row of automatic deliveries (0 after a success) */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            failing_since: string | null;
+            created_by: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            updated_at: string;
+            /** @description The signing secret (whsec_…), shown once: here and on rotation */
+            secret: string;
+        };
+        /**
+         * NotificationEndpoint
+         * @example {
+         *       "id": "ntf_01JNQ7W2X3Y4Z5A6B7C8D9E0FG",
+         *       "project_id": "prj_01JNQ7P5Q6R7S8T9V0W1X2Y3ZA",
+         *       "url": "https://hooks.example.com/frameplane",
+         *       "events": [
+         *         "deploy.failed",
+         *         "frame.error",
+         *         "frame.backoff_tripped"
+         *       ],
+         *       "format": "json",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "disabled_at": null,
+         *       "consecutive_failures": 0,
+         *       "failing_since": null,
+         *       "created_by": "usr_01JNQ7M4Z8W2Y3X5V6T7S8R9QA",
+         *       "created_at": "2026-03-02T09:30:00.000Z",
+         *       "updated_at": "2026-03-02T09:30:00.000Z"
+         *     }
+         */
+        NotificationEndpoint: {
+            id: string;
+            project_id: string;
+            url: string;
+            events: ("deploy.started" | "deploy.succeeded" | "deploy.failed" | "frame.online" | "frame.error" | "frame.backoff_tripped" | "frame.suspended" | "domain.verified" | "member.added" | "member.removed")[];
+            /**
+             * @description `json`: the event as JSON; `slack`: `{"text": "…"}`, a sentence for a Slack-compatible incoming webhook
+             * @enum {string}
+             */
+            format: "json" | "slack";
+            enabled: boolean;
+            /**
+             * @description `manual`: an admin turned it off; `failing`: the service did, after failures
+             * @enum {string|null}
+             */
+            disabled_reason: "manual" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            disabled_at: string | null;
+            /** @description Failed tries in a row of automatic deliveries (0 after a success) */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            failing_since: string | null;
+            created_by: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            updated_at: string;
+        };
+        /** NotificationEndpointList */
+        NotificationEndpointList: components["schemas"]["ListEnvelope"] & {
+            data: components["schemas"]["NotificationEndpoint"][];
+        };
+        /** NotificationEndpointPatch */
+        NotificationEndpointPatch: {
+            /**
+             * Format: uri
+             * @description An https:// URL (http:// only where the operator allows it), whose host is not a loopback, private or link-local address; checked again, resolved, at every delivery
+             */
+            url?: string;
+            /** @description The events this endpoint receives (a test event, `ping`, always may be sent) */
+            events?: ("deploy.started" | "deploy.succeeded" | "deploy.failed" | "frame.online" | "frame.error" | "frame.backoff_tripped" | "frame.suspended" | "domain.verified" | "member.added" | "member.removed")[];
+            /**
+             * @description `json`: the event as JSON; `slack`: `{"text": "…"}`, a sentence for a Slack-compatible incoming webhook
+             * @enum {string}
+             */
+            format?: "json" | "slack";
+            /** @description false turns it off; true turns it back on and forgets its failures */
+            enabled?: boolean;
+        };
+        /** NotificationAttempt */
+        NotificationAttempt: {
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            at: string;
+            /** @description The receiver answered 2xx */
+            ok: boolean;
+            status_code: number | null;
+            latency_ms: number;
+            /** @description The answer's first 1 KiB (UTF-8), null without an answer */
+            response_excerpt: string | null;
+            /** @description Why the try failed */
+            error: string | null;
+        };
+        /** NotificationEventBody */
+        NotificationEventBody: {
+            /** @description The event (nev_…): the same in every try and redelivery */
+            id: string;
+            type: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            project: {
+                id: string;
+                name: string;
+            };
+            /** @description Per type (docs/api.md) */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * NotificationDelivery
+         * @example {
+         *       "id": "dlv_01JNQ7X3Y4Z5A6B7C8D9E0F1GH",
+         *       "endpoint_id": "ntf_01JNQ7W2X3Y4Z5A6B7C8D9E0FG",
+         *       "event_id": "nev_01JNQ7X3Y4Z5A6B7C8D9E0F1GJ",
+         *       "event_type": "deploy.failed",
+         *       "status": "succeeded",
+         *       "manual": false,
+         *       "redelivery_of": null,
+         *       "next_attempt_at": null,
+         *       "last_error": null,
+         *       "created_at": "2026-03-02T09:30:00.000Z",
+         *       "finished_at": "2026-03-02T09:30:00.000Z",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "at": "2026-03-02T09:30:00.000Z",
+         *           "ok": false,
+         *           "status_code": 503,
+         *           "latency_ms": 41,
+         *           "response_excerpt": "upstream unavailable",
+         *           "error": "The receiver answered 503, not a 2xx"
+         *         },
+         *         {
+         *           "attempt": 2,
+         *           "at": "2026-03-02T09:30:00.000Z",
+         *           "ok": true,
+         *           "status_code": 200,
+         *           "latency_ms": 12,
+         *           "response_excerpt": "ok",
+         *           "error": null
+         *         }
+         *       ],
+         *       "event": {
+         *         "id": "nev_01JNQ7X3Y4Z5A6B7C8D9E0F1GJ",
+         *         "type": "deploy.failed",
+         *         "created_at": "2026-03-02T09:30:00.000Z",
+         *         "project": {
+         *           "id": "prj_01JNQ7P5Q6R7S8T9V0W1X2Y3ZA",
+         *           "name": "Shop"
+         *         },
+         *         "data": {
+         *           "frame": {
+         *             "id": "frm_01JNQ7R1S2T3V4W5X6Y7Z8A9BC",
+         *             "name": "web",
+         *             "space_id": "spc_01JNQ7Q8R9S0T1V2W3X4Y5Z6AB",
+         *             "preview_of": null
+         *           },
+         *           "deployment": {
+         *             "id": "dep_01JNQ7S4T5V6W7X8Y9Z0A1B2CD",
+         *             "trigger": "push",
+         *             "status": "failed",
+         *             "branch": "main",
+         *             "commit_sha": "9f2c4e1a7b3d5f60718293a4b5c6d7e8f9012345",
+         *             "failure_reason": "build_failed",
+         *             "failure_message": "npm ERR! missing script: build",
+         *             "created_at": "2026-03-02T09:30:00.000Z",
+         *             "finished_at": "2026-03-02T09:30:00.000Z"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        NotificationDelivery: {
+            id: string;
+            endpoint_id: string;
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description A test event or a redelivery: tried once */
+            manual: boolean;
+            redelivery_of: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            next_attempt_at: string | null;
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            finished_at: string | null;
+            /** @description Every try, oldest first */
+            attempts: components["schemas"]["NotificationAttempt"][];
+            event: components["schemas"]["NotificationEventBody"];
+        };
+        /** NotificationDeliveryList */
+        NotificationDeliveryList: components["schemas"]["ListEnvelope"] & {
+            data: components["schemas"]["NotificationDelivery"][];
         };
         /** BillingBody */
         BillingBody: {
@@ -3434,6 +4068,82 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["InvitationForUserList"];
                 };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postUserInvitationAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postUserInvitationDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
             "4XX": {
@@ -5935,8 +6645,15 @@ export interface operations {
     getProjectSpaceFrameLogs: {
         parameters: {
             query?: {
+                /** @description Only lines containing this text, ignoring case; `%`, `_` and `\` are literal */
+                q?: string;
                 /** @description RFC 3339: only lines at or after this time */
                 since?: string;
+                /** @description RFC 3339: only lines before this time */
+                until?: string;
+                replica?: number;
+                /** @description Where a line came from: the app's replicas, the build (fetch, build output, the agent's notes on a deployment) or the edge */
+                source?: "app" | "build" | "edge";
                 limit?: number;
                 cursor?: string;
                 /** @description The newest N lines, oldest first (like `heroku logs -n N`); not with cursor */
@@ -5982,11 +6699,65 @@ export interface operations {
             };
         };
     };
+    getProjectSpaceFrameLogsDownload: {
+        parameters: {
+            query?: {
+                /** @description Only lines containing this text, ignoring case; `%`, `_` and `\` are literal */
+                q?: string;
+                /** @description RFC 3339: only lines at or after this time */
+                since?: string;
+                /** @description RFC 3339: only lines before this time */
+                until?: string;
+                replica?: number;
+                /** @description Where a line came from: the app's replicas, the build (fetch, build output, the agent's notes on a deployment) or the edge */
+                source?: "app" | "build" | "edge";
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One line a line: `<at> <source>[<replica>] <line>`, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getProjectSpaceFrameEvents: {
         parameters: {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description The newest N events, oldest first; not with cursor */
+                tail?: number;
             };
             header?: never;
             path: {
@@ -6051,6 +6822,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectEventList"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectSpaceFrameMetrics: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339: the start of the range; `until` − 1 h when absent */
+                since?: string;
+                /** @description RFC 3339: the end of the range (excluded); the service's now when absent */
+                until?: string;
+                /** @description Seconds a point covers, a multiple of 60 (of 3600 for a range answered from hourly points); when absent the smallest of 60, 300, 900, 3600, 21600 giving at most 360 points */
+                step?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                space_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: FrameMetrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameMetrics"];
                 };
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
@@ -7180,6 +8000,430 @@ export interface operations {
             };
         };
     };
+    getProjectNotifications: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: NotificationEndpointList. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointList"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON of at most 262144 bytes (BODY_LIMIT_BYTES; 413 body_too_large past it). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationEndpointBody"];
+            };
+        };
+        responses: {
+            /** @description Created: NotificationEndpointWithSecret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointWithSecret"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: NotificationEndpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpoint"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteProjectNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchProjectNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON of at most 262144 bytes (BODY_LIMIT_BYTES; 413 body_too_large past it). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description OK: NotificationEndpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpoint"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectNotificationSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: NotificationEndpointWithSecret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationEndpointWithSecret"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectNotificationTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: NotificationDelivery. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectNotificationDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: NotificationDeliveryList. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDeliveryList"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectNotificationDeliverie: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: NotificationDelivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postProjectNotificationDeliverieRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                endpoint_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: NotificationDelivery. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDelivery"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postAdminAgents: {
         parameters: {
             query?: never;
@@ -7469,6 +8713,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PostAdminClockResponse"];
+                };
+            };
+            /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failed on our side: a problem (RFC 9457); quote its `request_id` when reporting it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus' text exposition format (version 0.0.4); docs/operations.md lists the families. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */

@@ -239,3 +239,43 @@ export async function logMail(
     })
     .execute();
 }
+
+/** The caller's address once proven, its row held until the transaction ends: a take-over of
+ *  the address (identity/address-claims.ts) waits for an answer given under it, or goes first. */
+export async function provenAddress(q: Queryable, userId: string) {
+  const row = await q
+    .selectFrom('users')
+    .select('email')
+    .where('id', '=', userId)
+    .where('email_verified_at', 'is not', null)
+    .forShare()
+    .executeTakeFirst();
+  return row?.email;
+}
+
+/**
+ * Accepts or declines, by id, an invitation to `email` that is still open at `now`; the row, or
+ * undefined. One statement, so of two concurrent answers only the first finds the row open.
+ */
+export function answerOpen(
+  q: Queryable,
+  a: { id: string; email: string; userId: string; now: Date; accept: boolean },
+) {
+  const { now } = a;
+  return q
+    .updateTable('invitations')
+    .set(
+      a.accept
+        ? { accepted_at: now, accepted_by: a.userId, closed_at: now }
+        : { declined_at: now, closed_at: now },
+    )
+    .where('id', '=', a.id)
+    .where('email', '=', a.email)
+    .where('closed_at', 'is', null)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('declined_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -20,13 +20,12 @@ import { conflict, forbidden, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { normalizeEmail } from '../mail/address.ts';
-import { presentMember } from './members-service.ts';
 import { type Kind, KIND_NOUN, refuseRole, requireOfKind } from './kinds.ts';
 import { INVITATION_DAYS, invitationStatus } from './invitation-status.ts';
 import { usableInvitation } from './invitation-proof.ts';
+import { joinByInvitation, recordDecline } from './invitation-answers.ts';
 import * as dal from './invitations-dal.ts';
 import type { InvitationRow } from './invitations-dal.ts';
-import * as teams from './teams-dal.ts';
 import { createMailCounter, type InvitationMailLimits } from './invitation-mail-limits.ts';
 import { pageById } from '../db/paging.ts';
 
@@ -249,22 +248,7 @@ export function createInvitationsService({
           await usable(token, email, trx);
           throw conflict('invitation_used', 'This invitation has already been used.');
         }
-        await teams.insertMember(trx, {
-          teamId: inv.team_id,
-          userId: actor.userId,
-          role: inv.role,
-          now,
-        });
-        await recordAudit(trx, actor, now, {
-          teamId: inv.team_id,
-          action: 'invitation.accepted',
-          targetType: 'invitation',
-          targetId: inv.id,
-          after: { user_id: actor.userId, role: inv.role },
-        });
-        const m = await teams.member(trx, inv.team_id, actor.userId);
-        if (!m) throw new Error(`member ${actor.userId} vanished inside its own transaction`);
-        return { team_id: inv.team_id, ...presentMember(m) };
+        return joinByInvitation(trx, actor, inv, now);
       });
     },
 
@@ -275,13 +259,7 @@ export function createInvitationsService({
       await transaction(db, async (trx) => {
         if (!(await dal.declineOpen(trx, inv.id, now)))
           throw conflict('invitation_used', 'This invitation has already been used.');
-        await recordAudit(trx, actor ?? null, now, {
-          teamId: inv.team_id,
-          action: 'invitation.declined',
-          targetType: 'invitation',
-          targetId: inv.id,
-          before: { email: inv.email, role: inv.role },
-        });
+        await recordDecline(trx, actor ?? null, inv, now);
       });
     },
 

@@ -10,6 +10,7 @@ import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound, ownerImmutable } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
+import { notifyOfMembership } from '../notifications/notify.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import * as dal from './teams-dal.ts';
 import { createMemberRosters } from './member-rosters.ts';
@@ -137,6 +138,8 @@ export function createMembersService({ db, clock, access, kind = 'team', memos }
       const before = await target(teamId, userId);
       await transaction(db, async (trx) => {
         if (!(await dal.deleteMember(trx, teamId, userId))) throw notFound('member');
+        const gone = { teamId, userId, role: before.role, at: clock.now() };
+        await notifyOfMembership(trx, { ...gone, change: 'removed' });
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           action: 'member.removed',

@@ -8,6 +8,7 @@ import type { Role } from '../access/roles.ts';
 import { recordAudit } from '../audit/audit-dal.ts';
 import { notFound, ownerImmutable } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
+import { notifyOfMembership } from '../notifications/notify.ts';
 import { decodeCursor, toPage } from '../paging.ts';
 import { newId } from '../ids.ts';
 import * as dal from './teams-dal.ts';
@@ -115,6 +116,8 @@ export function createTeamsService({ db, clock, access }: Deps) {
         throw ownerImmutable('The owner cannot leave the team; delete the team instead.');
       await transaction(db, async (trx) => {
         await dal.deleteMember(trx, teamId, actor.userId);
+        const left = { teamId, userId: actor.userId, role: team.role, at: clock.now() };
+        await notifyOfMembership(trx, { ...left, change: 'removed' });
         await recordAudit(trx, actor, clock.now(), {
           teamId,
           action: 'member.left',

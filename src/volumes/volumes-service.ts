@@ -7,11 +7,10 @@ import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
 import type { FrameScope } from '../frames/frame-scope.ts';
 import type { AccessService } from '../access/access-service.ts';
-import { recordAudit } from '../audit/audit-dal.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { notifyAgents, recordFrameEvent, refreshStatus } from '../frames/frame-events.ts';
+import { notifyAgents, recordPartChange, refreshStatus } from '../frames/frame-events.ts';
 import { bumpGeneration } from '../frames/frames-dal.ts';
 import * as dal from './volumes-dal.ts';
 import type { FramesService } from '../frames/frames-service.ts';
@@ -124,17 +123,14 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
           created_at: now,
         });
         await rollOut(trx, frameId, frame.agent_id, now);
-        await recordFrameEvent(trx, frameId, now, {
-          type: 'volume_added',
-          actorId: actor.userId,
-          detail: { volume_id: v.id, ...input },
-        });
-        await recordAudit(trx, actor, now, {
+        await recordPartChange(trx, actor, now, {
           projectId,
-          action: 'frame.volume_added',
-          targetType: 'volume',
-          targetId: v.id,
-          after: { frame_id: frameId, ...input },
+          frameId,
+          part: 'volume',
+          id: v.id,
+          change: 'added',
+          detail: { volume_id: v.id, ...input },
+          state: { frame_id: frameId, ...input },
         });
         return present(v);
       });
@@ -148,23 +144,16 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
         const v = await dal.deleteVolumeOfFrame(trx, frameId, volumeId);
         if (!v) throw notFound('volume');
         await rollOut(trx, frameId, frame.agent_id, now);
-        const detail = {
-          volume_id: v.id,
-          name: v.name,
-          mount_path: v.mount_path,
-          size_gb: v.size_gb,
-        };
-        await recordFrameEvent(trx, frameId, now, {
-          type: 'volume_removed',
-          actorId: actor.userId,
-          detail,
-        });
-        await recordAudit(trx, actor, now, {
+        const { name, mount_path, size_gb } = v;
+        const detail = { volume_id: v.id, name, mount_path, size_gb };
+        await recordPartChange(trx, actor, now, {
           projectId,
-          action: 'frame.volume_removed',
-          targetType: 'volume',
-          targetId: v.id,
-          before: { frame_id: frameId, ...detail },
+          frameId,
+          part: 'volume',
+          id: v.id,
+          change: 'removed',
+          detail,
+          state: { frame_id: frameId, ...detail },
         });
       });
     },

@@ -30,6 +30,7 @@ export function page({ title, body, stylesheet, script }: Shell): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${escapeHtml(stylesheet)}">
 ${script ? `<script src="${escapeHtml(script)}" defer></script>\n` : ''}</head>
 <body>

@@ -19,6 +19,7 @@ Proving both the mailbox and the password confirms the address.</p>
 </form>
 <div id="result" class="result" hidden>
   <h2 id="result-title" tabindex="-1"></h2><p id="result-text"></p>
+  <p><a id="result-link" href="/console">Open the console</a></p>
 </div>`;
   const title = 'Confirm your e-mail address · Frameplane';
   return page({ title, body, stylesheet: assets.stylesheet, script: assets.script });

@@ -1,7 +1,7 @@
 // Server-rendered pages outside the JSON API: the invitation page that the invitation e-mail
-// links to, and the page of the verification link (its token is in the fragment: nothing to
-// render per token). The token is in the URL, so the page is never cached and never
-// leaks through a Referer. Scripts are separate files because the CSP (helmet) forbids inline
+// links to, the page of the verification link (its token is in the fragment: nothing to
+// render per token), and the site's icon. The token is in the URL, so the page is never
+// cached and never leaks through a Referer. Scripts are separate files because the CSP (helmet) forbids inline
 // ones; their URLs carry a content hash so a browser never pairs a page with an older script.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -15,6 +15,7 @@ const ASSETS = {
   'invitation.js': 'application/javascript; charset=utf-8',
   'invitation.css': 'text/css; charset=utf-8',
   'verify-email.js': 'application/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 } as const;
 type AssetName = keyof typeof ASSETS;
 const BASE = '/invitations/assets';
@@ -62,6 +63,16 @@ export function webRoutes(s: Pick<Services, 'invitations'>): FastifyPluginAsyncT
           .send(files[name].body),
       );
     }
+
+    // The icon every page links (html.ts, console/index.html), and at /favicon.ico, which a
+    // browser asks for by itself (an SVG there is shown by today's browsers).
+    for (const path of ['/favicon.svg', '/favicon.ico'])
+      app.get(path, hidden, async (_req, reply) =>
+        reply
+          .header('cache-control', 'public, max-age=86400')
+          .type(ASSETS['favicon.svg'])
+          .send(files['favicon.svg'].body),
+      );
 
     app.get<{ Params: { token: string } }>('/invitations/:token', hidden, async (req, reply) => {
       const token = req.params.token;

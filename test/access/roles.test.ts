@@ -125,6 +125,7 @@ describe('action matrix (CONTRACT 3)', () => {
     'volume.manage': ['admin', 'owner'],
     'agent.manage': ['admin', 'owner'],
     'webhook.manage': ['admin', 'owner'],
+    'notifications.manage': ['admin', 'owner'],
     'project.delete': ['owner'],
     'project.share': ['owner'],
   };

@@ -46,3 +46,19 @@ export async function openPage(
   page.on('pageerror', (e) => errors.push(e.message));
   return { page, errors, close: () => context.close() };
 }
+
+/**
+ * Every request of the page that failed (no answer) or was answered 400 or more, as
+ * "<status> <url>": a missing asset (a favicon) fails no test on its own otherwise.
+ */
+export function failedRequests(page: Page): string[] {
+  const failed: string[] = [];
+  page.on('requestfailed', (r) => {
+    // Leaving a page aborts its open streams (SSE); that is not a failure of the page.
+    if (r.failure()?.errorText !== 'net::ERR_ABORTED') failed.push(`failed ${r.url()}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+  });
+  return failed;
+}

@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { newProject, newUser } from '../helpers/factories.ts';
 import { replicaEvents, sync } from '../helpers/frames.ts';
-import { asPhone, overflow, person, screenshots, signIn, consoleSuite } from './console.ts';
+import {
+  asPhone,
+  overflow,
+  person,
+  screenshots,
+  signIn,
+  consoleSuite,
+  openProjects,
+} from './console.ts';
 
 const s = consoleSuite();
 
@@ -25,6 +33,8 @@ async function agentReportsHealthy(agentToken: string, frameId: string) {
 }
 
 const status = (page: Page) => page.locator('#frame-status');
+/** Opens one of the frame page's tabs. */
+const tab = (page: Page, name: string) => page.getByRole('tab', { name }).click();
 
 describe('console: frames', () => {
   it('creates a frame on a self-hosted agent; it goes Online and its logs appear live', async () => {
@@ -32,7 +42,7 @@ describe('console: frames', () => {
     const project = await newProject(s.t, annUser, 'Shop');
     const ann = await person(s.browser, s.t.base);
     await signIn(ann.page, annUser.email);
-    await ann.page.getByRole('link', { name: 'Projects' }).first().click();
+    await openProjects(ann.page);
     await ann.page.getByRole('link', { name: 'Shop' }).click();
     // The agent is registered in the console, which shows its install command (token) once.
     await ann.page.getByLabel('Agent name').fill('box');
@@ -60,7 +70,7 @@ describe('console: frames', () => {
     const [, spaceId = '', frameId = ''] =
       /\/spaces\/([^/?#]+)\/frames\/([^/?#]+)/.exec(ann.page.url()) ?? [];
     await expect.poll(() => status(ann.page).textContent()).toBe('Starting');
-    expect(await ann.page.getByText('on a self-hosted agent (online)').count()).toBe(1);
+    expect(await ann.page.locator('#runs-on').textContent()).toBe('A self-hosted agent (online)');
     // Its agent has not said it serves an edge: the hostname, no link.
     const address = ann.page.locator('#frame-address');
     expect(await address.textContent()).toMatch(/^web-[a-z0-9]{6}\.localhost no URL: its agent/);
@@ -82,7 +92,7 @@ describe('console: frames', () => {
     expect(await link.getAttribute('href')).toBe(url);
     expect(await link.getAttribute('target')).toBe('_blank');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
-    await ann.page.locator('#events').getByText('Online').first().waitFor();
+    await ann.page.locator('#recent-events').getByText('Online').first().waitFor();
 
     const line = (text: string) => ({
       frame_id: frameId,
@@ -90,6 +100,7 @@ describe('console: frames', () => {
       at: new Date().toISOString(),
       line: text,
     });
+    await tab(ann.page, 'Logs');
     await sync(s.t, agentToken, { logs: [line('listening on 8080')] });
     await expect
       .poll(() => ann.page.locator('#logs').textContent())
@@ -102,6 +113,7 @@ describe('console: frames', () => {
     await screenshots(ann.page, 'frame');
 
     // A branch change waits for a deploy; the deploy is followed until Online again.
+    await tab(ann.page, 'Settings');
     await ann.page.getByLabel('Branch').fill('next');
     await ann.page.getByRole('button', { name: 'Save settings' }).click();
     await expect
@@ -119,14 +131,20 @@ describe('console: frames', () => {
     });
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
-    await ann.page.getByText('latest deployment succeeded').waitFor();
-    // Its deployment shows the commit (read again on the frame's events).
+    // It serves the commit built (read again on the frame's events), as its deployment says.
+    await tab(ann.page, 'Overview');
+    await expect
+      .poll(() => ann.page.locator('#serving').textContent())
+      .toMatch(/^c0ffee1 \(next\) · manual · /);
+    await tab(ann.page, 'Deployments');
     await expect.poll(() => ann.page.getByTitle('c0ffee12345').textContent()).toBe('c0ffee1');
 
-    // Env: a variable is set, then shown with its value (Ann is the owner).
+    // Env: a variable is set, then shown with its value once revealed (Ann is the owner).
+    await tab(ann.page, 'Environment');
     await ann.page.getByLabel('Variable').fill('GREETING');
-    await ann.page.getByLabel('Value').fill('hello');
+    await ann.page.getByLabel('Value', { exact: true }).fill('hello');
     await ann.page.getByRole('button', { name: 'Set variable' }).click();
+    await ann.page.getByRole('button', { name: 'Reveal the value of GREETING' }).click();
     await ann.page.getByRole('row').filter({ hasText: 'GREETING' }).getByText('hello').waitFor();
 
     // Stop, then start: the status follows.
@@ -137,7 +155,9 @@ describe('console: frames', () => {
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
 
-    // Scale to two replicas: one of two healthy is Degraded until the agent reports both.
+    // Scale to two replicas: the added one comes up while the first serves, so the frame stays
+    // Online throughout (issue 38), never Degraded.
+    await tab(ann.page, 'Settings');
     await ann.page.getByLabel('Replicas').fill('2');
     await ann.page.getByRole('button', { name: 'Save settings' }).click();
     await expect
@@ -148,15 +168,23 @@ describe('console: frames', () => {
       )
       .toBe(2);
 
-    await expect.poll(() => status(ann.page).textContent()).toBe('Degraded');
+    expect(await status(ann.page).textContent()).toBe('Online');
     await agentReportsHealthy(agentToken, frameId);
     await expect.poll(() => status(ann.page).textContent()).toBe('Online');
+    const events = (
+      await s.t.get(`/v2/projects/${project.id}/spaces/${spaceId}/frames/${frameId}/events`, {
+        token: annUser.token,
+      })
+    ).json.data;
+    expect(events.filter((e: { status: string | null }) => e.status === 'Degraded')).toEqual([]);
 
     // A volume, and a domain verified by its DNS record (the test's DNS table).
+    await tab(ann.page, 'Volumes');
     await ann.page.getByLabel('Volume name').fill('data');
     await ann.page.getByLabel('Mount path').fill('/data');
     await ann.page.getByRole('button', { name: 'Add volume' }).click();
     await ann.page.getByText('at /data, 1 GB').waitFor();
+    await tab(ann.page, 'Domains');
     await ann.page.getByLabel('Hostname').fill('shop.example.com');
     await ann.page.getByRole('button', { name: 'Add domain' }).click();
     const record = ann.page.locator('#domains-title + * code, section:has(#domains-title) code');
@@ -167,8 +195,9 @@ describe('console: frames', () => {
     await ann.page.getByRole('button', { name: 'Verify' }).click();
     await ann.page.getByText('verified', { exact: true }).waitFor();
 
-    // The space's list follows its frames live too (one project stream for the space).
-    await ann.page.getByRole('link', { name: '← Space' }).click();
+    // The space's list follows its frames live too (one project stream for the space); the
+    // back link is named after the space.
+    await ann.page.getByRole('link', { name: '← default' }).click();
     const listed = ann.page.getByRole('row').filter({ hasText: 'web' });
 
     await listed.getByText('Online').waitFor();
@@ -187,6 +216,7 @@ describe('console: frames', () => {
 
     // Deleted from its page, the frame leaves the list.
     await ann.page.getByRole('link', { name: 'web', exact: true }).click();
+    await tab(ann.page, 'Settings');
     await ann.page.getByRole('button', { name: 'Delete frame' }).click();
     await ann.page.getByRole('button', { name: 'Yes, delete frame' }).click();
     await ann.page.getByText('No frame in this space yet.').waitFor();

@@ -29,7 +29,8 @@ describe('console: previews', () => {
     const frame = await newFrame(s.t, ann, project.id, space);
     const path = framePath(frame);
     const { push, pr } = await gitHost(s.t, ann.token, project.id);
-    const page = `/console/projects/${project.id}/spaces/${space}/frames/${frame.id}`;
+    // The frame page's tab that holds its previews.
+    const page = `/console/projects/${project.id}/spaces/${space}/frames/${frame.id}?tab=deployments`;
 
     const miaP = await person(s.browser, s.t.base);
     await signIn(miaP.page, mia.email);
@@ -70,12 +71,16 @@ describe('console: previews', () => {
     await expect
       .poll(() => notice.textContent())
       .toMatch(/^Preview of web for branch feature\/x, removed .+ unless pushed to again\.$/);
-    expect(await section(miaP.page).count()).toBe(0);
     // The same page component, now for another frame: none of the parent's events stay listed.
-    expect(await miaP.page.locator('#events').getByText('preview_created').count()).toBe(0);
+    await miaP.page.locator('#recent-events').waitFor();
+    expect(await miaP.page.locator('#recent-events').getByText('Preview created').count()).toBe(0);
     await screenshots(miaP.page, 'preview-of');
+    await miaP.page.getByRole('tab', { name: 'Deployments' }).click();
+    await miaP.page.locator('#deployments-title').waitFor();
+    expect(await section(miaP.page).count()).toBe(0);
     await notice.getByRole('link', { name: 'web' }).click();
     await miaP.page.waitForURL(`**/frames/${frame.id}`);
+    await miaP.page.getByRole('tab', { name: 'Deployments' }).click();
     await section(miaP.page).waitFor();
 
     // A viewer reads the settings and the list, with no form to change them.

@@ -18,7 +18,7 @@ import { closeClean, confirmed, person, screenshots, signIn, consoleSuite } from
 const s = consoleSuite();
 
 const SHA = (c: string) => c.repeat(40);
-const rows = (page: Page) => page.locator('section:has(#releases-title) tbody tr');
+const rows = (page: Page) => page.locator('section:has(#deployments-title) tbody tr');
 const notice = (page: Page) => page.locator('#push-deploys-paused');
 
 describe('console: releases', () => {
@@ -39,7 +39,8 @@ describe('console: releases', () => {
     };
     const v1 = await release({ GREETING: 'hi', OLD: 'o' }, SHA('a'));
     const v2 = await release({ GREETING: 'hello', NEW: 'n' }, SHA('b'));
-    const page = `/console/projects/${project.id}/spaces/${space}/frames/${frame.id}`;
+    // The frame page's tab of its deployments (releases).
+    const page = `/console/projects/${project.id}/spaces/${space}/frames/${frame.id}?tab=deployments`;
 
     const annP = await person(s.browser, s.t.base);
     await signIn(annP.page, ann.email);

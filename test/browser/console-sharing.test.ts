@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { addMember, newTeam, newUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { addOrgMember, newOrg, newOrgProject } from '../helpers/orgs.ts';
-import { person, screenshots, signIn, consoleSuite } from './console.ts';
+import { person, screenshots, signIn, consoleSuite, openProjects } from './console.ts';
 
 const s = consoleSuite();
 
@@ -23,7 +23,7 @@ describe('console: projects, sharing and access', () => {
     const bob = await person(s.browser, s.t.base);
 
     await signIn(ann.page, annUser.email);
-    await ann.page.getByRole('link', { name: 'Projects' }).first().click();
+    await openProjects(ann.page);
     await ann.page.getByText('No project yet').waitFor();
     await ann.page.getByLabel('Name', { exact: true }).fill('Shop');
     await ann.page.getByRole('button', { name: 'Create project' }).click();
@@ -63,7 +63,7 @@ describe('console: projects, sharing and access', () => {
 
     // Bob sees the project at viewer, and no control he could not use.
     await signIn(bob.page, bobUser.email);
-    await bob.page.getByRole('link', { name: 'Projects' }).first().click();
+    await openProjects(bob.page);
     await row(bob.page, 'Shop').getByRole('cell', { name: 'viewer' }).waitFor();
     await bob.page.getByRole('link', { name: 'Shop' }).click();
     await expect.poll(() => bob.page.locator('#my-role').textContent()).toBe('viewer');
@@ -75,19 +75,29 @@ describe('console: projects, sharing and access', () => {
     expect(await bob.page.getByRole('button', { name: 'Create frame' }).count()).toBe(0);
     await bob.page.getByRole('link', { name: 'web', exact: true }).click();
     await bob.page.getByRole('heading', { name: 'web' }).waitFor();
-    await bob.page.getByText('Values are hidden from viewers.').waitFor();
-    expect(await row(bob.page, 'SECRET').textContent()).toContain('hidden');
-    expect(await bob.page.getByText('hunter2').count()).toBe(0);
-    for (const name of [
+    // Every tab: no control a viewer could not use.
+    const forbidden = [
       'Deploy',
       'Stop',
       'Start',
       'Save settings',
       'Set variable',
+      'Reveal the value of SECRET',
       'Add domain',
       'Add volume',
       'Delete frame',
-    ])
+    ];
+    for (const tab of ['Overview', 'Logs', 'Deployments', 'Settings', 'Domains', 'Volumes']) {
+      await bob.page.getByRole('tab', { name: tab }).click();
+      await bob.page.getByRole('tabpanel', { name: tab }).waitFor();
+      for (const name of forbidden)
+        expect(await bob.page.getByRole('button', { name }).count(), `${tab}: ${name}`).toBe(0);
+    }
+    await bob.page.getByRole('tab', { name: 'Environment' }).click();
+    await bob.page.getByText('Values are hidden from viewers.').waitFor();
+    expect(await row(bob.page, 'SECRET').textContent()).toContain('hidden');
+    expect(await bob.page.getByText('hunter2').count()).toBe(0);
+    for (const name of forbidden)
       expect(await bob.page.getByRole('button', { name }).count(), name).toBe(0);
     await screenshots(bob.page, 'frame-viewer');
     // The service agrees: a viewer's deploy is refused.
@@ -95,7 +105,7 @@ describe('console: projects, sharing and access', () => {
     expect(refused.status).toBe(403);
 
     // Raised to member, Bob may deploy.
-    await ann.page.getByRole('link', { name: '← Project' }).click();
+    await ann.page.getByRole('link', { name: '← Shop' }).click();
     await row(ann.page, 'Night Shift').getByLabel('Role of Night Shift').selectOption('member');
     await row(ann.page, 'Night Shift').getByRole('button', { name: 'Change' }).click();
     await expect
@@ -106,6 +116,8 @@ describe('console: projects, sharing and access', () => {
       .toBe('member');
     await bob.page.reload();
     await bob.page.getByRole('button', { name: 'Deploy' }).waitFor();
+    // The reload keeps the Environment tab; a member's values are masked until revealed.
+    await bob.page.getByRole('button', { name: 'Reveal the value of SECRET' }).click();
     await expect.poll(() => row(bob.page, 'SECRET').textContent()).toContain('hunter2');
 
     // Revoked, the project leaves Bob's list.

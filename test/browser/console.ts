@@ -39,12 +39,13 @@ export async function signUp(page: Page, email: string, name: string) {
   await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
 }
 
-/** The page at both widths, as `<name>-desktop.png` and `<name>-phone.png`. */
-export async function screenshots(page: Page, name: string) {
+/** The page at both widths, as `<name>-desktop.png` and `<name>-phone.png`; only its first
+ *  screen when `fullPage` is false (a page as long as the API reference). */
+export async function screenshots(page: Page, name: string, fullPage = true) {
   mkdirSync(SHOTS, { recursive: true });
   for (const [size, viewport] of Object.entries(SIZES)) {
     await page.setViewportSize(viewport);
-    await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage });
   }
   await page.setViewportSize(SIZES.desktop);
 }
@@ -63,6 +64,13 @@ export async function signIn(page: Page, email: string) {
   await page.getByLabel('Password').fill(FACTORY_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
+}
+
+/** Opens the project list from the menu, and waits until it is the page shown: the home page
+ *  (a dashboard) names projects too, and a link looked for before it is gone may be its. */
+export async function openProjects(page: Page) {
+  await page.getByRole('link', { name: 'Projects' }).first().click();
+  await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
 }
 
 /** The app on a real port and Chromium, for one test file; both closed after it. */

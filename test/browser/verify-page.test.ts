@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { invitationToken, newTeam, newUser } from '../helpers/factories.ts';
-import { launchBrowser, listeningApp, openPage } from './browser.ts';
+import { failedRequests, launchBrowser, listeningApp, openPage } from './browser.ts';
+import { screenshots } from './console.ts';
 import { capture } from '../helpers/checked.ts';
 
 let t: Awaited<ReturnType<typeof listeningApp>>;
@@ -41,10 +42,13 @@ describe('verification page', () => {
     const { page, errors, close } = await openPage(browser);
     await page.goto(`${t.base}/verify-email#token=${encodeURIComponent(token)}`);
     expect(new URL(page.url()).hash).toBe(''); // out of the address bar and the history
+    // The wrong password below is a refusal the test provokes: watched from the right one on.
+    let failed: string[] = [];
 
     await page.getByLabel('Password').fill('wrong-password');
     await page.getByRole('button', { name: 'Confirm address' }).click();
     await expect.poll(() => page.locator('#message').textContent()).toContain('not the one chosen');
+    failed = failedRequests(page);
     await page.getByLabel('Password').fill('dora-long-password');
     await page.getByRole('button', { name: 'Confirm address' }).click();
     await page.locator('#result').waitFor();
@@ -52,7 +56,12 @@ describe('verification page', () => {
     expect((await t.get('/v2/user', { token: s.json.access_token })).json.email_verified).toBe(
       true,
     );
+    await screenshots(page, 'verify-email');
+    // The console takes over the page's session: no second sign-in.
+    await page.getByRole('link', { name: 'Open the console' }).click();
+    await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe(email);
     expect(realErrors(errors)).toEqual([]);
+    expect(failed).toEqual([]);
     await close();
   });
 
@@ -61,6 +70,9 @@ describe('verification page', () => {
     await page.goto(`${t.base}/verify-email`);
     await page.locator('#result').waitFor();
     expect(await page.locator('#result').textContent()).toContain('This link is incomplete');
+    expect(await page.getByRole('link', { name: 'Open the console' }).getAttribute('href')).toBe(
+      '/console',
+    );
     expect(realErrors(errors)).toEqual([]);
     await close();
   });

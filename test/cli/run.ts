@@ -35,8 +35,14 @@ export interface Started {
   done: Promise<Run>;
 }
 
-export function start(args: string[], env: Record<string, string>, input?: string): Started {
+export function start(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  cwd?: string,
+): Started {
   const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: env.XDG_CONFIG_HOME ?? tmpdir(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -79,13 +85,18 @@ export async function run(
   env: Record<string, string>,
   input?: string,
   ms = 20_000,
+  cwd?: string,
 ): Promise<Run> {
-  const p = start(args, env, input);
+  const p = start(args, env, input, cwd);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), ms);
   const result = await p.done;
   clearTimeout(timer);
   return result;
 }
+
+/** `run` in the directory `cwd` (for `frameplane link`, which reads the directory). */
+export const runIn = (cwd: string, args: string[], env: Record<string, string>, input?: string) =>
+  run(args, env, input, 20_000, cwd);
 
 /** Runs `args --json`, expects exit 0 and answers stdout parsed (undefined when empty). */
 export async function runJson(args: string[], env: Record<string, string>) {

@@ -113,7 +113,7 @@ describe('exit codes and errors', () => {
 
     const notLoggedIn = await run(['projects', 'list'], env);
     expect(notLoggedIn.code).toBe(3);
-    expect(notLoggedIn.stderr).toContain('not logged in');
+    expect(notLoggedIn.stderr).toContain('Not logged in');
     expect((await run(['whoami'], { ...env, FRAMEPLANE_TOKEN: 'fp_wrong' })).code).toBe(3);
     expect((await run(['projects', 'list', '--bogus'], withToken)).code).toBe(2);
     expect((await run(['teams'], withToken)).code).toBe(2);
@@ -132,7 +132,7 @@ describe('exit codes and errors', () => {
       FRAMEPLANE_SERVER: 'http://127.0.0.1:1',
     });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toContain('unreachable');
+    expect(unreachable.stderr).toContain('cannot reach the server http://127.0.0.1:1');
 
     const help = await run(['--help'], env);
     expect(help.code).toBe(0);

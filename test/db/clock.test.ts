@@ -1,7 +1,7 @@
 // The test clock's offset is shared through the database, and only a service started with
 // TEST_CLOCK=1 follows it: one started without ignores a stored offset and clears it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, createPool, type Database } from '../../src/db/database.ts';
+import { createDatabase, type Database } from '../../src/db/database.ts';
 import { discardTestClockOffset, systemClock } from '../../src/clock.ts';
 import { readClockOffset } from '../../src/db/clock-dal.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
@@ -10,7 +10,7 @@ let db: Database;
 const HOUR_MS = 3_600_000;
 
 beforeAll(async () => {
-  db = createDatabase(createPool(await freshDatabaseUrl(), { max: 2 }));
+  db = createDatabase(await freshDatabaseUrl(), { max: 2 });
 });
 afterAll(() => db.destroy());
 

@@ -2,17 +2,14 @@
 // first call, inside transactions too, and refuse a query whose text depends on its arguments.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type pg from 'pg';
-import { createDatabase, createPool, transaction, type Database } from '../../src/db/database.ts';
-import { compiledOnce, readsOnly } from '../../src/db/compiled.ts';
+import { createDatabase, transaction, type Database } from '../../src/db/database.ts';
+import { compiledOnce } from '../../src/db/compiled.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 
-let pool: pg.Pool;
 let db: Database;
 
 beforeAll(async () => {
-  pool = createPool(await freshDatabaseUrl(), { max: 2 });
-  db = createDatabase(pool);
+  db = createDatabase(await freshDatabaseUrl(), { max: 2 });
   // A users row is enough: the builder is typed by our schema.
   for (const [id, name] of [
     ['u1', 'Ada'],
@@ -62,39 +59,18 @@ describe('compiledOnce', () => {
     await expect(byColumn(db, 'name')).rejects.toThrow(/written into the SQL text/);
   });
 
-  it('runs outside a transaction as a named prepared statement, on a client it gives back', async () => {
-    const one = createPool(await freshDatabaseUrl(), { max: 1 });
-    const single = createDatabase(one);
+  it('runs outside a transaction as a prepared statement, prepared once', async () => {
+    const single = createDatabase(await freshDatabaseUrl(), { max: 1 });
     try {
       await sql`insert into users (id, email, name, password_hash, created_at) values ('v1', 'v1@example.com', 'Vera', 'x', now())`.execute(
         single,
       );
       for (let i = 0; i < 3; i++) expect(await byIdAndName(single, 'v1', 'x', 1)).toHaveLength(1);
-      expect(one.idleCount).toBe(1);
       const prepared = await sql<{ n: number }>`select count(*)::int as n
         from pg_prepared_statements where statement like '%"email" like%'`.execute(single);
       expect(prepared.rows[0]?.n).toBe(1);
     } finally {
       await single.destroy();
     }
-  });
-});
-
-describe('readsOnly: the compiled text decides the lane', () => {
-  it.each([
-    ['select "id" from "frames" where "id" = $1', true],
-    ['with x as (select 1) select * from x', true],
-    ['select "updated_at", "deleted_at" from "frames"', true],
-    ['select * from "frames" where "id" = $1 for update', false],
-    ['select * from "frames" for no key update', false],
-    ['select * from "frames" for share', false],
-    ['select 1 from pg_advisory_xact_lock($1)', false],
-    ['with f as (update "frames" set "version" = 1 returning *) select * from f', false],
-    ['with e as (insert into "frame_events" select 1) select 1', false],
-    ['insert into "t" values ($1)', false],
-    ['update "t" set "a" = $1', false],
-    ['delete from "t"', false],
-  ])('%s → %s', (text, expected) => {
-    expect(readsOnly(text)).toBe(expected);
   });
 });

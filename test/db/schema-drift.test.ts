@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, createPool, type Database } from '../../src/db/database.ts';
+import { createDatabase, type Database } from '../../src/db/database.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 
 /** Tables of the database that schema.ts leaves out on purpose. */
@@ -103,7 +103,7 @@ export declare const rows: { [T in keyof DB]: Selectable<DB[T]> };\n`;
 
 let db: Database;
 beforeAll(async () => {
-  db = createDatabase(createPool(await freshDatabaseUrl(), { max: 1 }));
+  db = createDatabase(await freshDatabaseUrl(), { max: 1 });
 });
 afterAll(() => db.destroy());
 

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createDatabase, createPool, type Database, transaction } from '../../src/db/database.ts';
+import { createDatabase, type Database, transaction } from '../../src/db/database.ts';
 import { createWaker, wakeAfterCommit } from '../../src/db/waker.ts';
 import { freshDatabaseUrl } from '../helpers/database.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -17,15 +17,10 @@ const heard: Array<[string, string]> = [];
 
 beforeAll(async () => {
   url = await freshDatabaseUrl();
-  const pool = createPool(url, { max: 2 });
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: typeof query }).query = (...args) => {
-      statements++;
-      return query(...args);
-    };
-  });
-  db = createDatabase(pool);
+  db = createDatabase(url, { max: 2, onStatement: () => statements++ });
+  // Both connections open before anything is counted: postgres.js reads the array types on
+  // each new connection first.
+  await Promise.all([sql`select 1`.execute(db), sql`select 2`.execute(db)]);
   listener = new pg.Client({ connectionString: url });
   await listener.connect();
   listener.on('notification', (n) => heard.push([n.channel, n.payload ?? '']));
@@ -37,7 +32,7 @@ afterAll(async () => {
   await db.destroy();
 });
 
-/** Statements sent on `db`'s pool while `work` runs. */
+/** Statements sent on `db`'s connections while `work` runs. */
 async function statementsDuring(work: () => Promise<void>) {
   const before = statements;
   await work();
@@ -94,7 +89,7 @@ describe('the waker', () => {
   });
 
   it('reports a failed statement to onError and keeps working', async () => {
-    const other = createDatabase(createPool(url, { max: 1 }));
+    const other = createDatabase(url, { max: 1 });
     const waker = createWaker(other);
     const errors: unknown[] = [];
     waker.onError = (err) => errors.push(err);

@@ -3,7 +3,7 @@
 // runs (--version, agent --help, and a call to this service through the bundled SDK).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,12 @@ it('serves a package that installs without a registry and runs', async () => {
   );
   const bin = join(prefix, 'bin', 'frameplane');
   expect((await exec(bin, ['--version'], { env })).stdout.trim()).toBe(pkg.version);
+  // --help points to `help exit-codes`; the package's README is the README's CLI section.
+  const exitCodes = await exec(bin, ['help', 'exit-codes'], { env });
+  expect(exitCodes.stdout).toMatch(/^ {2}3 {2}not logged in/m);
+  const readme = readFileSync(join(prefix, 'lib/node_modules/frameplane/README.md'), 'utf8');
+  expect(readme).toMatch(/^## The command line$/m);
+  expect(readme).toContain('`frameplane help exit-codes` prints this table');
   const agentHelp = await exec(bin, ['agent', '--help'], { env });
   expect(agentHelp.stdout).toMatch(/^Usage: frameplane agent --server URL --token TOKEN/);
 

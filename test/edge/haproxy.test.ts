@@ -9,6 +9,7 @@ import { Agent, createServer, request, type IncomingMessage, type Server } from 
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEdge, type Edge } from '../../src/runner/edge/edge.ts';
 import type { FrameRoute } from '../../src/runner/edge/table.ts';
@@ -21,6 +22,8 @@ let edge: Edge;
 let port: number;
 const servers: Server[] = [];
 let release: () => void = () => {};
+/** Route changes the plane reported it could not apply. */
+const refused: string[] = [];
 /** The apps that have received a /slow request, in order. */
 const slowOn: string[] = [];
 
@@ -62,14 +65,26 @@ const nameOf = async (host: string, path = '/') => {
   const r = await hit(port, path, host);
   return 'body' in r && r.status === 200 ? (JSON.parse(r.body).name as string) : r;
 };
+/** Waits until the app `name` answers at `host`; a timeout says what answered instead. */
+async function servedBy(host: string, name: string, timeoutMs = 60_000) {
+  let last: unknown;
+  const answers = async () => {
+    last = await nameOf(host);
+    return last === name || undefined;
+  };
+  await until(`${name} at ${host}`, answers, timeoutMs, () => JSON.stringify({ last, refused }));
+}
 const pid = () => Number(readFileSync(join(dir, 'edge', 'haproxy.pid'), 'utf8'));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fp-haproxy-'));
-  edge = await startEdge({ port: 0, plane: 'haproxy', dir: join(dir, 'edge'), slots: 50 });
+  // What the plane could not apply is told in a failure's message (a test then says why).
+  const log = pino({ level: 'error' }, { write: (line: string) => void refused.push(line) });
+  edge = await startEdge({ port: 0, plane: 'haproxy', dir: join(dir, 'edge'), slots: 50, log });
   port = edge.info!.http_port;
 });
 afterAll(async () => {
+  expect(refused).toEqual([]);
   await edge?.close();
   for (const s of servers) s.close();
   rmSync(dir, { recursive: true, force: true });
@@ -80,7 +95,7 @@ it('routes each host to its replicas, on loopback and by a Unix socket, round ro
   const a2 = await app('a2', { path: join(dir, 'a2.sock') });
   const started = pid();
   edge.routes.set(route('a', ['A.example.test.', 'shop.example.org'], [a1, a2]));
-  await until('a routed', async () => (await nameOf('a.example.test')) === 'a1' || undefined);
+  await servedBy('a.example.test', 'a1');
   const names = new Set<string>();
   for (let i = 0; i < 6; i++) names.add((await nameOf('a.example.test:8000')) as string);
   expect([...names].sort()).toEqual(['a1', 'a2']);
@@ -188,7 +203,7 @@ it("a tunnel to one frame outlives another frame's route changes", async () => {
   const c2 = await app('c2');
   edge.routes.set(route('b', ['b.example.test'], [b]));
   edge.routes.set(route('c', ['c.example.test'], [c1]));
-  await until('b and c', async () => (await nameOf('c.example.test')) === 'c1' || undefined);
+  await servedBy('c.example.test', 'c1');
   const socket = connect(port, '127.0.0.1');
   socket.write(
     'GET / HTTP/1.1\r\nHost: b.example.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n',
@@ -215,13 +230,13 @@ it('a deploy moves new requests to the new replica and drains the old one', asyn
   const v1 = await app('v1');
   const v2 = await app('v2');
   edge.routes.set(route('d', ['d.example.test'], [v1]));
-  await until('v1', async () => (await nameOf('d.example.test')) === 'v1' || undefined);
+  await servedBy('d.example.test', 'v1');
   const slowBefore = slowOn.length;
   const slow = hit(port, '/slow', 'd.example.test', 10_000); // in flight on v1
   await waitFor('the slow request to reach v1', () => slowOn.slice(slowBefore).includes('v1'));
   edge.routes.set(route('d', ['d.example.test'], [v2]));
   const drained = edge.routes.drain([v1]);
-  await until('v2', async () => (await nameOf('d.example.test')) === 'v2' || undefined);
+  await servedBy('d.example.test', 'v2');
   let done = false;
   void drained.then(() => (done = true));
   // A fixed time on purpose: proves the drain does not end while v1 has a request in flight.
@@ -235,17 +250,34 @@ it('a deploy moves new requests to the new replica and drains the old one', asyn
 it('a replica back in its route while it drains serves again at once', async () => {
   const r1 = await app('r1');
   edge.routes.set(route('f', ['f.example.test'], [r1]));
-  await until('r1', async () => (await nameOf('f.example.test')) === 'r1' || undefined);
+  await servedBy('f.example.test', 'r1');
   const slowBefore = slowOn.length;
   const slow = hit(port, '/slow', 'f.example.test', 10_000); // keeps it draining
   await waitFor('the slow request to reach r1', () => slowOn.slice(slowBefore).includes('r1'));
   edge.routes.set(route('f', ['f.example.test'], [])); // a failed health check
   edge.routes.set(route('f', ['f.example.test'], [r1])); // and a passed one
   const started = Date.now();
-  await until('r1 again', async () => (await nameOf('f.example.test')) === 'r1' || undefined);
+  await servedBy('f.example.test', 'r1');
   expect(Date.now() - started).toBeLessThan(2000);
   release();
   expect(await slow).toMatchObject({ status: 200 });
+});
+
+it("a replica's address that moves to another frame while it drains serves there at once", async () => {
+  // As a container's address, freed by one frame and given to another's replica. The plane
+  // once waited for the drain inside its queue of changes, which the drain's end waits on.
+  const x = await app('x');
+  edge.routes.set(route('g', ['g.example.test'], [x]));
+  await servedBy('g.example.test', 'x');
+  const slowBefore = slowOn.length;
+  const slow = hit(port, '/slow', 'g.example.test', 10_000); // keeps x draining in g
+  await waitFor('the slow request to reach x', () => slowOn.slice(slowBefore).includes('x'));
+  edge.routes.remove('g');
+  edge.routes.set(route('h', ['h.example.test'], [x]));
+  await servedBy('h.example.test', 'x', 5_000);
+  release();
+  expect(await slow).toMatchObject({ status: 200 });
+  edge.routes.remove('h');
 });
 
 it('refuses ambiguous and oversized requests; a smuggled request is never read', async () => {

@@ -150,7 +150,8 @@ describe('replicas and the latest deployment kept on the frame row', () => {
     expect(await expectSummariesExact()).toBe(4);
 
     const pulling = (await t.get(framePath(frames[2]), { token: ann.token })).json;
-    expect(pulling.status).toBe('Starting');
+    // Scaled up: the added replica pulls while the two others serve (issue 38: not Degraded).
+    expect(pulling.status).toBe('Online');
     expect(pulling.backoff.pulling_since).toMatch(/Z$/);
 
     expect((await t.del(framePath(frames[0]), { token: ann.token })).status).toBe(200);

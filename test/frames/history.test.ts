@@ -3,9 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { expectProblem, newProject, newUser, projectWithReaders } from '../helpers/factories.ts';
+import { expectProblem, newProject, newUser } from '../helpers/factories.ts';
 import {
   cloudAgent,
+  frameWithReaders,
   defaultSpace,
   framePath,
   newFrame,
@@ -37,16 +38,7 @@ const logsOf = (s: Awaited<ReturnType<typeof openStream>>) => s.of('log').map((e
 const untilFollowing = (before: number, n = 1) =>
   waitFor(`${n} new stream(s) to follow`, () => t.following() >= before + n);
 
-/** An owner with a frame on a cloud agent of its own, a viewer (through a team grant) and an outsider. */
-async function world(name: string) {
-  const { ann, viewer, outsider, project } = await projectWithReaders(t);
-  const space = await defaultSpace(t, ann, project.id);
-  const agent = await cloudAgent(t, name);
-  const frame = await newFrame(t, ann, project.id, space);
-  // Place it on this test's agent (the least-loaded choice may have picked another test's).
-  await t.db.updateTable('frames').set({ agent_id: agent.id }).where('id', '=', frame.id).execute();
-  return { ann, viewer, outsider, agent, frame, path: framePath(frame) };
-}
+const world = (name: string) => frameWithReaders(t, name);
 
 const line = (frameId: string, text: string, at = new Date().toISOString(), replica = 0) => ({
   frame_id: frameId,
@@ -78,6 +70,7 @@ describe('GET …/logs', () => {
       replica: 1,
       at: '2030-01-01T00:00:01.000Z',
       line: 'line 1',
+      source: 'app',
     });
 
     const seen: string[] = [];
@@ -175,6 +168,16 @@ describe('GET …/events', () => {
     } while (cursor);
     expect(paged).toEqual(ids);
     expectProblem(await t.get(`${path}/events`, { token: outsider.token }), 404);
+
+    // The newest two, oldest first: where a page that shows the recent history starts.
+    const tail = await t.get(`${path}/events?tail=2`, { token: viewer.token });
+    expect(tail.status, tail.text).toBe(200);
+    expect(tail.json).toEqual({ data: all.json.data.slice(-2), next_cursor: null });
+    const first: any = await t.get(`${path}/events?limit=1`, { token: ann.token });
+    const both = await t.get(`${path}/events?tail=2&cursor=${first.json.next_cursor}`, {
+      token: ann.token,
+    });
+    expectProblem(both, 422, 'tail_with_cursor');
   });
 });
 

@@ -43,6 +43,7 @@ const REASONS = [
   'oom',
   'health_check_failed',
   'image_pull_failed',
+  'clone_failed',
   'port_in_use',
   'build_failed',
   'start_timeout',
@@ -52,6 +53,7 @@ const ERRORS = [
   'oom',
   'health_check_failed',
   'image_pull_failed',
+  'clone_failed',
   'port_in_use',
   'build_failed',
 ];
@@ -148,7 +150,7 @@ const TABLE: Array<[string, FrameFacts, { status: string; reason: string | null 
     { status: 'Stopped', reason: null },
   ],
 
-  // Starting: a deploy or re-roll in progress, replicas pulling or starting, or nothing reported.
+  // Starting: a deploy or re-roll in progress, or nothing healthy and replicas on their way.
   [
     'deploy in progress, all healthy',
     running({ deployInProgress: true, replicas: [r('healthy'), r('healthy')] }),
@@ -160,13 +162,8 @@ const TABLE: Array<[string, FrameFacts, { status: string; reason: string | null 
     { status: 'Starting', reason: null },
   ],
   [
-    'a replica pulling',
-    running({ replicas: [r('healthy'), r('pulling')] }),
-    { status: 'Starting', reason: null },
-  ],
-  [
-    'a replica starting',
-    running({ replicas: [r('starting'), r('healthy')] }),
+    'nothing healthy, a replica starting',
+    running({ replicas: [r('starting')] }),
     { status: 'Starting', reason: null },
   ],
   [
@@ -210,14 +207,87 @@ const TABLE: Array<[string, FrameFacts, { status: string; reason: string | null 
     { status: 'Degraded', reason: 'oom' },
   ],
   [
-    'one healthy, one not reported (scaled up)',
-    running({ replicaCount: 2, replicas: [r('healthy')] }),
-    { status: 'Degraded', reason: null },
-  ],
-  [
     'one healthy, one stopped',
     running({ replicas: [r('healthy'), r('stopped')] }),
     { status: 'Degraded', reason: null },
+  ],
+
+  // Scale-up (issue 38): the added replicas come up while the others serve; Online until one
+  // of them fails or stays unhealthy past its start window (the agent says start_timeout).
+  [
+    'scale-up: the added replica not reported yet',
+    running({ replicaCount: 2, replicas: [r('healthy')] }),
+    { status: 'Online', reason: null },
+  ],
+  [
+    'scale-up: the added replicas pulling and starting',
+    running({ replicaCount: 3, replicas: [r('healthy'), r('pulling'), r('starting')] }),
+    { status: 'Online', reason: null },
+  ],
+  [
+    'scale-up: the added replica starting before the first',
+    running({ replicas: [r('starting'), r('healthy')] }),
+    { status: 'Online', reason: null },
+  ],
+  [
+    'scale-up: the added replica never answered in its start window',
+    running({ replicas: [r('healthy'), r('unhealthy', 'start_timeout')] }),
+    { status: 'Degraded', reason: 'health_check_failed' },
+  ],
+  [
+    'scale-up: the added replica crashed, others still coming up',
+    running({ replicaCount: 3, replicas: [r('healthy'), r('starting'), r('crashed')] }),
+    { status: 'Degraded', reason: 'crash' },
+  ],
+  [
+    'scale-up with nothing healthy yet: Starting',
+    running({ replicaCount: 3, replicas: [r('starting'), r('pulling')] }),
+    { status: 'Starting', reason: null },
+  ],
+
+  // Scale-down: the replicas beyond replica_count do not count, whatever they are doing.
+  [
+    'scale-down: the removed replica still healthy',
+    running({ replicaCount: 1, replicas: [r('healthy'), r('healthy')] }),
+    { status: 'Online', reason: null },
+  ],
+  [
+    'scale-down: the removed replica stopping',
+    running({ replicaCount: 1, replicas: [r('healthy'), r('stopped')] }),
+    { status: 'Online', reason: null },
+  ],
+  [
+    'scale-down: the kept replica still starting',
+    running({ replicaCount: 1, replicas: [r('starting'), r('healthy')] }),
+    { status: 'Starting', reason: null },
+  ],
+
+  // A replica that fails after it started: Degraded while the others serve, also while the
+  // agent restarts it (it says what the replica failed of), until it is healthy again.
+  [
+    'failed after start: unhealthy after being healthy',
+    running({ replicas: [r('healthy'), r('unhealthy', 'http_500')] }),
+    { status: 'Degraded', reason: 'health_check_failed' },
+  ],
+  [
+    'failed after start: restarting after a crash',
+    running({ replicas: [r('healthy'), r('starting', 'crash')] }),
+    { status: 'Degraded', reason: 'crash' },
+  ],
+  [
+    'failed after start: restarting after running out of memory',
+    running({ replicas: [r('starting', 'oom'), r('healthy')] }),
+    { status: 'Degraded', reason: 'oom' },
+  ],
+  [
+    'failed after start: restarting, nothing else healthy',
+    running({ replicaCount: 1, replicas: [r('starting', 'crash')] }),
+    { status: 'Starting', reason: null },
+  ],
+  [
+    'failed after start: healthy again after its restart',
+    running({ replicas: [r('healthy'), r('healthy')] }),
+    { status: 'Online', reason: null },
   ],
 
   // Error: nothing healthy, at least one failed; the reason names the failure.
@@ -240,6 +310,11 @@ const TABLE: Array<[string, FrameFacts, { status: string; reason: string | null 
     'image pull failed',
     running({ replicaCount: 1, replicas: [r('crashed', 'image_pull_failed')] }),
     { status: 'Error', reason: 'image_pull_failed' },
+  ],
+  [
+    'the source could not be cloned',
+    running({ replicaCount: 1, replicas: [r('crashed', 'clone_failed')] }),
+    { status: 'Error', reason: 'clone_failed' },
   ],
   [
     'no health check answer in time',
@@ -371,7 +446,7 @@ describe('frameStatus: the transition table', () => {
     );
   });
 
-  it('Error always carries one of the six failure reasons', () => {
+  it('Error always carries one of the seven failure reasons', () => {
     fc.assert(
       fc.property(factsArb, (facts) => {
         const got = frameStatus(facts);
@@ -651,8 +726,11 @@ class Model {
   }
 
   apply(e: Ev) {
-    if (e.kind === 'stop') this.desired = 'stopped';
-    else if (e.kind === 'start' && !this.pastDue && this.desired === 'stopped') {
+    if (e.kind === 'stop') {
+      if (this.desired !== 'stopped') this.newDesiredState();
+      this.desired = 'stopped';
+    } else if (e.kind === 'start' && !this.pastDue && this.desired === 'stopped') {
+      this.newDesiredState();
       this.desired = 'running';
       this.tripped = false;
       this.sinceFresh = [];
@@ -667,11 +745,14 @@ class Model {
       this.deploying = false;
       this.buildFailed = true;
     } else if (e.kind === 'scale') {
+      if (e.count !== this.replicaCount) this.newDesiredState();
       this.replicaCount = e.count;
       if (this.deploying && this.slots().every((s) => s?.state === 'healthy'))
         this.deploying = false;
-    } else if (e.kind === 'billing') this.pastDue = e.pastDue;
-    else if (e.kind === 'report') {
+    } else if (e.kind === 'billing') {
+      if (e.pastDue !== this.pastDue) this.newDesiredState();
+      this.pastDue = e.pastDue;
+    } else if (e.kind === 'report') {
       this.reports.set(e.replica, { state: e.type, reason: e.reason });
       this.sinceFresh.push(e.type);
       if (this.deploying) {
@@ -684,6 +765,7 @@ class Model {
         else if (this.slots().every((s) => s?.state === 'healthy')) this.deploying = false;
       }
       if (this.desired === 'running' && this.streak >= CRASH_THRESHOLD_IN_SPEC) {
+        this.newDesiredState();
         this.desired = 'stopped';
         this.tripped = true;
         this.deploying = false;
@@ -693,6 +775,11 @@ class Model {
 
   slots() {
     return Array.from({ length: this.replicaCount }, (_, i) => this.reports.get(i));
+  }
+
+  /** A new desired state: a replica stopped under the old one has yet to say what it does now. */
+  newDesiredState() {
+    for (const [i, s] of this.reports) if (s.state === 'stopped') this.reports.delete(i);
   }
 
   status(): { status: string; reason: string | null } {
@@ -705,21 +792,31 @@ class Model {
       return { status: 'Stopped', reason: up ? 'stopping' : null };
     }
     const slots = this.slots();
-    if (this.deploying || slots.some((s) => s?.state === 'pulling' || s?.state === 'starting'))
-      return { status: 'Starting', reason: null };
+    if (this.deploying) return { status: 'Starting', reason: null };
     const healthy = slots.filter((s) => s?.state === 'healthy').length;
     if (healthy === this.replicaCount) return { status: 'Online', reason: null };
     const why = slots.map((s) => (s ? Model.why(s) : null)).filter((x) => x !== null);
-    if (healthy > 0) return { status: 'Degraded', reason: why[0] ?? null };
+    // Not reported, pulling or starting: on its way up (the agent says when its window passed).
+    const onItsWay = (s: (typeof slots)[number]) =>
+      !s || s.state === 'pulling' || s.state === 'starting';
+    if (healthy > 0) {
+      if (why.length > 0) return { status: 'Degraded', reason: at(why, 0) };
+      const up = slots.every((s) => s?.state === 'healthy' || onItsWay(s));
+      return { status: up ? 'Online' : 'Degraded', reason: null };
+    }
+    if (slots.some((s) => s && onItsWay(s))) return { status: 'Starting', reason: null };
     if (why.length > 0) return { status: 'Error', reason: at(why, 0) };
     // The first build failed and nothing runs: nothing will, until the next deploy.
     if (this.buildFailed) return { status: 'Error', reason: 'build_failed' };
     return { status: 'Starting', reason: null };
   }
 
-  /** Why a replica failed: what the agent said when it said a known reason, else its state. */
+  /**
+   * Why a replica failed: what the agent said when it said a known reason (also of one it
+   * restarts: pulling or starting again), else its state.
+   */
   static why(s: { state: ReplicaState; reason: string | null }): string | null {
-    if (!['unhealthy', 'crashed', 'oom', 'stopped'].includes(s.state)) return null;
+    if (s.state === 'healthy') return null;
     if (s.reason === 'start_timeout') return 'health_check_failed';
     if (s.reason && ERRORS.includes(s.reason)) return s.reason;
     return (
@@ -776,20 +873,76 @@ describe('frame status over any sequence of events', () => {
       ],
     } as unknown as FrameWithFacts;
     expect(frameStatus(factsOf(row)).status).not.toBe('Online');
-    // The same for replica_count 2 with replicas 1 and 2 healthy and replica 0 silent: not all healthy.
+    // replica_count 2: replica 0 silent, replica 1 starting, replica 2 (a leftover) healthy:
+    // nothing of the frame serves yet.
     const two = {
       ...row,
       replica_count: 2,
       replicas: [1, 2].map((replica) => ({
         replica,
         generation: 2,
-        state: 'healthy',
+        state: replica === 1 ? 'starting' : 'healthy',
         reason: null,
         deployment_id: null,
         since: '2026-01-01T00:00:00Z',
       })),
     } as unknown as FrameWithFacts;
-    expect(frameStatus(factsOf(two)).status).toBe('Degraded');
+    expect(frameStatus(factsOf(two)).status).toBe('Starting');
+  });
+});
+
+describe('scaling, through the rows the sync keeps (factsOf)', () => {
+  const frame = (generation: number, states: string[]) =>
+    ({
+      billing_status: 'active',
+      desired_state: 'running',
+      backoff_tripped_at: null,
+      replica_count: states.length,
+      generation,
+      latest_deployment: { id: 'dep_x', status: 'succeeded', generation: 1, trigger: 'manual' },
+      replicas: states.map((state, replica) => ({
+        replica,
+        generation: 3,
+        state,
+        reason: null,
+        deployment_id: 'dep_x',
+        since: '2026-01-01T00:00:00Z',
+      })),
+    }) as unknown as FrameWithFacts;
+
+  it('a replica stopped by a scale-down and wanted again by a scale-up is coming up', () => {
+    // Scaled down to 1 at generation 3 (replica 1 reported stopped), up to 2 at generation 4.
+    expect(frameStatus(factsOf(frame(4, ['healthy', 'stopped'])))).toEqual({
+      status: 'Online',
+      reason: null,
+    });
+    // Stopped under the current generation: the agent stopped a replica it should run.
+    expect(frameStatus(factsOf(frame(3, ['healthy', 'stopped'])))).toEqual({
+      status: 'Degraded',
+      reason: null,
+    });
+  });
+
+  it('a healthy replica with the others only on their way up is Online', () => {
+    const comingUp = fc.constantFrom<ObservedReplica | undefined>(
+      undefined,
+      r('pulling'),
+      r('starting'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(comingUp, { minLength: 1, maxLength: 4 }),
+        fc.nat({ max: 4 }),
+        (others, at) => {
+          const replicas = [...others];
+          replicas.splice(Math.min(at, replicas.length), 0, r('healthy'));
+          expect(frameStatus(running({ replicaCount: replicas.length, replicas }))).toEqual({
+            status: 'Online',
+            reason: null,
+          });
+        },
+      ),
+    );
   });
 });
 

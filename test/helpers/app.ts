@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createDatabase, createPool } from '../../src/db/database.ts';
+import { createDatabase, createPgPool } from '../../src/db/database.ts';
 import { systemClock } from '../../src/clock.ts';
 import { sealer } from '../../src/secrets.ts';
 import { createServices } from '../../src/services.ts';
@@ -128,8 +128,9 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
     ...(process.env.MEMO ? { MEMO: process.env.MEMO } : {}),
     ...opts.env,
   });
-  const pool = createPool(url, { max: 10 });
-  const db = createDatabase(pool);
+  const db = createDatabase(url, { max: 10 });
+  // The job queue's own, as in src/main.ts; only made when the test runs the worker.
+  const pool = opts.worker ? createPgPool(url, 6) : undefined;
   const clock = systemClock(db, { testClock: config.testClock });
   await clock.refresh();
   const notifier = createNotifier(url);
@@ -142,7 +143,7 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   const app = await buildApp(core, services);
   let barriers = 0;
   const log = opts.logger ?? pino({ level: 'silent' });
-  const worker = opts.worker
+  const worker = pool
     ? await startWorker(
         pool,
         {
@@ -155,6 +156,7 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
             log,
           }),
           sweep: () => services.timeRules.runDue(clock.now()),
+          deliver_notification: services.notificationJobs.deliver,
         },
         log,
       )
@@ -186,7 +188,6 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
   return {
     app: app as App,
     db,
-    pool,
     clock,
     config,
     services,
@@ -226,6 +227,7 @@ export async function testAppOn(url: string, opts: TestAppOptions = {}) {
       await worker?.stop();
       await notifier.close();
       await db.destroy();
+      await pool?.end();
     },
   };
 }

@@ -235,6 +235,48 @@ export async function invitationTo(w: World, email: string) {
 
 const someoneElse = () => `someone-${unique()}@example.test`;
 
+/** An invitation's id, to `email` from a fresh team of the host; the address is made proven
+ *  (the only kind of account that answers by id). */
+async function invitationIdTo(w: World, email: string) {
+  const team = await newTeam(w.t, w.host, `Host ${unique()}`);
+  const inv = await ok(
+    w.t.post(`/v2/teams/${team.id}/invitations`, {
+      token: w.host.token,
+      body: { email, role: 'member' },
+    }),
+    201,
+  );
+  const now = w.t.clock.now();
+  await w.t.db
+    .updateTable('users')
+    .set({ email_verified_at: now })
+    .where('email', '=', email)
+    .execute();
+  return inv.id as string;
+}
+
+/** Both answers by id: to the caller's own proven address, and to someone else's (404). */
+const answersById = (['accept', 'decline'] as const).flatMap((answer): Endpoint[] => [
+  {
+    method: 'POST',
+    route: `/v2/user/invitations/{invitation_id}/${answer}`,
+    variant: 'addressed to the caller',
+    expect: signedIn(204),
+    prepare: async (w, c) => ({
+      path: `/v2/user/invitations/${await invitationIdTo(w, personOf(w, c).email)}/${answer}`,
+    }),
+  },
+  {
+    method: 'POST',
+    route: `/v2/user/invitations/{invitation_id}/${answer}`,
+    variant: 'addressed to someone else',
+    expect: signedIn(404),
+    prepare: async (w) => ({
+      path: `/v2/user/invitations/${await invitationIdTo(w, someoneElse())}/${answer}`,
+    }),
+  },
+]);
+
 export const ENDPOINTS: Endpoint[] = [
   // Identity (CONTRACT 2).
   {
@@ -300,6 +342,7 @@ export const ENDPOINTS: Endpoint[] = [
     expect: signedIn(200),
     prepare: async () => ({ path: '/v2/user/invitations' }),
   },
+  ...answersById,
   {
     method: 'POST',
     route: '/v2/user/tokens',
@@ -643,7 +686,113 @@ export const ENDPOINTS: Endpoint[] = [
     expect: minRole('admin', 200),
     prepare: async (w) => ({ path: `/v2/teams/${w.team.id}/audit` }),
   },
+  ...notificationEndpoints(),
 ];
+
+// Notification endpoints (docs/api.md, Notifications): every route is the project's admins'.
+// The world's app runs no job worker, so the deliveries made here are never sent.
+const notificationBody = { url: 'https://hooks.example.com/matrix', events: ['deploy.failed'] };
+
+async function freshEndpoint(w: World) {
+  return ok<{ id: string }>(
+    w.t.post(`/v2/projects/${w.project.id}/notifications`, {
+      token: w.users.owner.token,
+      body: notificationBody,
+    }),
+    201,
+  );
+}
+
+/** One endpoint and one delivery of it per world, for the calls that do not use them up. */
+const sharedEndpoints = new WeakMap<World, Promise<{ path: string; delivery: string }>>();
+function sharedEndpoint(w: World) {
+  let found = sharedEndpoints.get(w);
+  if (!found) {
+    found = (async () => {
+      const path = `/v2/projects/${w.project.id}/notifications/${(await freshEndpoint(w)).id}`;
+      const ping = await ok<{ id: string }>(
+        w.t.post(`${path}/test`, { token: w.users.owner.token }),
+        202,
+      );
+      return { path, delivery: `${path}/deliveries/${ping.id}` };
+    })();
+    sharedEndpoints.set(w, found);
+  }
+  return found;
+}
+
+function notificationEndpoints(): Endpoint[] {
+  const base = '/v2/projects/{project_id}/notifications';
+  const one = `${base}/{endpoint_id}`;
+  const delivery = `${one}/deliveries/{delivery_id}`;
+  const shared =
+    (suffix = '') =>
+    async (w: World) => ({
+      path: `${(await sharedEndpoint(w)).path}${suffix}`,
+    });
+  return [
+    {
+      method: 'POST',
+      route: base,
+      expect: minRole('admin', 201),
+      prepare: async (w) => ({
+        path: `/v2/projects/${w.project.id}/notifications`,
+        body: notificationBody,
+      }),
+    },
+    {
+      method: 'GET',
+      route: base,
+      expect: minRole('admin', 200),
+      prepare: async (w) => ({ path: `/v2/projects/${w.project.id}/notifications` }),
+    },
+    { method: 'GET', route: one, expect: minRole('admin', 200), prepare: shared() },
+    {
+      method: 'PATCH',
+      route: one,
+      expect: minRole('admin', 200),
+      prepare: async (w) => ({ ...(await shared()(w)), body: { format: 'slack' } }),
+    },
+    {
+      method: 'DELETE',
+      route: one,
+      expect: minRole('admin', 204),
+      prepare: async (w) => ({
+        path: `/v2/projects/${w.project.id}/notifications/${(await freshEndpoint(w)).id}`,
+      }),
+    },
+    {
+      method: 'POST',
+      route: `${one}/secret`,
+      expect: minRole('admin', 200),
+      prepare: shared('/secret'),
+    },
+    {
+      method: 'POST',
+      route: `${one}/test`,
+      expect: minRole('admin', 202),
+      prepare: shared('/test'),
+    },
+    {
+      method: 'GET',
+      route: `${one}/deliveries`,
+      expect: minRole('admin', 200),
+      prepare: shared('/deliveries'),
+    },
+    {
+      method: 'GET',
+      route: delivery,
+      expect: minRole('admin', 200),
+      prepare: async (w) => ({ path: (await sharedEndpoint(w)).delivery }),
+    },
+    {
+      method: 'POST',
+      route: `${delivery}/redeliver`,
+      expect: minRole('admin', 202),
+      prepare: async (w) => ({ path: `${(await sharedEndpoint(w)).delivery}/redeliver` }),
+    },
+  ];
+}
 
 /** OpenAPI paths of the area this catalogue must cover completely. */
 export function inMatrixArea(route: string): boolean {

@@ -81,6 +81,21 @@ export async function cloudWorld(t: TestApp) {
   return { ann, project, space, agent };
 }
 
+/**
+ * An owner with a frame placed on a cloud agent of its own (`name`), a viewer through a team
+ * grant and an outsider: the readers of a frame's history.
+ */
+export async function frameWithReaders(t: TestApp, name: string) {
+  const { projectWithReaders } = await import('./factories.ts');
+  const { ann, viewer, outsider, project } = await projectWithReaders(t);
+  const space = await defaultSpace(t, ann, project.id);
+  const agent = await cloudAgent(t, name);
+  const frame = await newFrame(t, ann, project.id, space);
+  // Place it on this agent (the least-loaded choice may have picked another test's).
+  await t.db.updateTable('frames').set({ agent_id: agent.id }).where('id', '=', frame.id).execute();
+  return { ann, viewer, outsider, agent, frame, path: framePath(frame) };
+}
+
 /** What the agent is told of one frame now. */
 export async function toldOf(t: TestApp, agentToken: string, frameId: string) {
   const state = await sync(t, agentToken);

@@ -132,6 +132,18 @@ export async function buildWorld(t: TestApp): Promise<World> {
   );
   // The deployment its creation made (not a release: a rollback to it answers 409).
   const deployments = await ok(t.get(`${framePath}/deployments`, { token: owner.token }), 200);
+  // A notification endpoint and a delivery of its test event (no worker runs: never sent).
+  const endpoint = await ok(
+    t.post(`${projectPath}/notifications`, {
+      token: owner.token,
+      body: { url: 'https://hooks.example.com/world', events: ['deploy.failed'] },
+    }),
+    201,
+  );
+  const delivery = await ok(
+    t.post(`${projectPath}/notifications/${endpoint.id}/test`, { token: owner.token }),
+    202,
+  );
   return {
     owner,
     outsider,
@@ -149,6 +161,8 @@ export async function buildWorld(t: TestApp): Promise<World> {
       domain_id: domain.id,
       volume_id: volume.id,
       deployment_id: deployments.data[0].id,
+      endpoint_id: endpoint.id,
+      delivery_id: delivery.id,
       token: await invitationToken(t, owner.email),
       hostname: frame.hostname,
     },
@@ -177,6 +191,8 @@ export const PARAM_PREFIX: Record<string, string> = {
   domain_id: ID_PREFIXES.domain,
   volume_id: ID_PREFIXES.volume,
   deployment_id: ID_PREFIXES.deployment,
+  endpoint_id: ID_PREFIXES.notification_endpoint,
+  delivery_id: ID_PREFIXES.notification_delivery,
 };
 
 const ulid = monotonicFactory();

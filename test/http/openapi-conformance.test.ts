@@ -102,7 +102,8 @@ describe('every operation', () => {
 describe('examples and schemas', () => {
   it('shows an example of each main record, valid against its schema', () => {
     const c = conformance(doc);
-    for (const name of ['Team', 'Member', 'Invitation', 'Project', 'Grant', 'Frame']) {
+    const names = ['Team', 'Member', 'Invitation', 'Project', 'Grant', 'Frame'];
+    for (const name of [...names, 'NotificationEndpoint', 'NotificationDelivery']) {
       const schema = doc.components.schemas[name];
       expect(schema.examples, name).toEqual([EXAMPLES[name]]);
       expect(c.validate({ $ref: `#/components/schemas/${name}` }, EXAMPLES[name]), name).toEqual(

@@ -7,7 +7,7 @@
 // lost is queued again and delivered.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_HOURS, LOG_RETENTION } from '../../src/jobs/sweeper.ts';
+import { IDEMPOTENCY_HOURS } from '../../src/jobs/sweeper.ts';
 import { PULL_TIMEOUT_SECONDS } from '../../src/frames/backoff.ts';
 import { newId } from '../../src/ids.ts';
 import { hashSecret, newSecret } from '../../src/secrets.ts';
@@ -226,6 +226,7 @@ describe('expiry', () => {
     expect(keys).toContain(young);
   });
 
+  const LOG_RETENTION = { days: 7, linesPerFrame: 10_000 }; // the defaults
   it(`log lines older than ${LOG_RETENTION.days} days go, and each frame keeps its newest ${LOG_RETENTION.linesPerFrame}`, async () => {
     const agent = await t.db
       .selectFrom('agents')

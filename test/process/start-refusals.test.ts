@@ -8,7 +8,9 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, killAll, startInstance, SECRET_KEY } from '../faults/helpers/service.ts';
+import { createServer } from 'node:net';
 import { freePort } from '../helpers/smtp.ts';
+import { freshDatabaseUrl } from '../helpers/database.ts';
 
 let parent: string;
 let dataDir: string;
@@ -40,9 +42,14 @@ async function refusedStart(env: Record<string, string>) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Both streams in one log, and stderr alone: the two pipes interleave in no fixed order.
   let log = '';
+  let stderr = '';
   child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => {
+    log += d;
+    stderr += d;
+  });
   const code = await new Promise<number | string>((resolve) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -53,7 +60,7 @@ async function refusedStart(env: Record<string, string>) {
       resolve(c ?? signal ?? 'unknown');
     });
   });
-  return { code, log };
+  return { code, log, stderr };
 }
 
 describe('starts that are refused', () => {
@@ -93,5 +100,71 @@ describe('starts that are refused', () => {
     expect(r.log).toContain('secret.key does not hold a key as Frameplane generates them');
     expect(r.log).not.toContain('Frameplane is ready');
     expect(existsSync(join(dataDir, 'frameplane.pid'))).toBe(false);
+  });
+
+  // Issue 38: what a person who mistyped a setting reads: one line, the setting named, no stack.
+  const oneLine = (log: string) =>
+    log
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim());
+
+  it('a port in use: says which, and to set PORT', { timeout: 60_000 }, async () => {
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((r) => taken.listen(port, '127.0.0.1', r));
+    try {
+      const r = await refusedStart({ PORT: String(port), DATABASE_URL: await freshDatabaseUrl() });
+      expect(r.code, r.log).toBe(1);
+      expect(oneLine(r.log)).toEqual([
+        `Frameplane did not start: port ${port} on 127.0.0.1 is in use by another program; set PORT to a free port`,
+      ]);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('a port in use after the embedded database started: that database is stopped too', {
+    timeout: 90_000,
+  }, async () => {
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((r) => taken.listen(port, '127.0.0.1', r));
+    try {
+      rmSync(join(dataDir, 'secret.key'), { force: true });
+      const r = await refusedStart({ PORT: String(port) });
+      expect(r.code, r.log).toBe(1);
+      expect(oneLine(r.stderr).at(-1)).toContain(`port ${port} on 127.0.0.1 is in use`);
+      expect(r.log).toContain('embedded PostgreSQL started');
+      // A server shut down cleanly removes its pid file; one left running keeps it.
+      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+      expect(existsSync(join(dataDir, 'frameplane.pid'))).toBe(false);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('DATABASE_URL that is not a URL: names it and shows the form, not the value', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await refusedStart({ DATABASE_URL: 'not-a-url-with-s3cret' });
+    expect(r.code, r.log).toBe(1);
+    expect(oneLine(r.log)).toHaveLength(1);
+    expect(r.log).toContain('Frameplane did not start: DATABASE_URL must be a postgres:// URL');
+    expect(r.log).not.toContain('s3cret');
+  });
+
+  it('DATABASE_URL where nothing answers: names the host, not the password', {
+    timeout: 60_000,
+  }, async () => {
+    const port = await freePort();
+    const r = await refusedStart({ DATABASE_URL: `postgres://me:s3cret@127.0.0.1:${port}/app` });
+    expect(r.code, r.log).toBe(1);
+    // The service listens before it migrates, so stdout holds what it logged until then;
+    // the reason is stderr's one line.
+    expect(oneLine(r.stderr)).toEqual([
+      `Frameplane did not start: DATABASE_URL: cannot connect to 127.0.0.1:${port}/app: nothing answers there (connection refused)`,
+    ]);
+    expect(oneLine(r.log).filter((l) => /^\s+at /.test(l) || l.includes('s3cret'))).toEqual([]);
   });
 });

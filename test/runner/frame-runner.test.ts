@@ -77,6 +77,7 @@ function fakeRuntime(behaviour: Record<string, Behaviour>) {
         },
         detach() {},
         ref: () => ({ id: `${spec.deploymentId}/${spec.index}`, endpoint, cursor: '' }),
+        usage: async () => undefined,
       };
     },
     adopt: async () => undefined,
@@ -317,6 +318,36 @@ describe('a first deploy (nothing serves)', () => {
     );
     expect(w.started.filter((d) => d === 'v1').length).toBeGreaterThanOrEqual(4);
     expect(r.persisted()?.failed_deployments).toEqual([]);
+    // A restart says what it follows (the service shows the frame Degraded, not Online, while
+    // it comes up beside healthy ones); the first start says nothing.
+    const zero = w.events.filter((e) => e.replica === 0);
+    const firstCrash = zero.findIndex((e) => e.type === 'crashed');
+    const starts = (from: number, to?: number) =>
+      zero.slice(from, to).filter((e) => e.type === 'starting');
+    expect(starts(0, firstCrash).length).toBeGreaterThan(0);
+    expect(starts(0, firstCrash).every((e) => e.detail?.reason === undefined)).toBe(true);
+    expect(starts(firstCrash).length).toBeGreaterThan(0);
+    expect(starts(firstCrash).every((e) => e.detail?.reason === 'crash')).toBe(true);
+  });
+});
+
+describe('scaling', () => {
+  it('an added replica starts as new (no reason) and becomes healthy; a removed one stops', {
+    timeout: 30_000,
+  }, async () => {
+    const w = await serving({});
+    await w.r.update({ ...w.spec(2, 'v1'), replica_count: 3 });
+    await until('replica 2 healthy', async () =>
+      w.of('v1', ['healthy']).some((e) => e.replica === 2 && e.generation === 2),
+    );
+    const added = w.of('v1', ['starting']).filter((e) => e.replica === 2);
+    expect(added).toHaveLength(1);
+    expect(added[0]?.detail?.reason).toBeUndefined();
+    await w.r.update({ ...w.spec(3, 'v1'), replica_count: 1 });
+    await until('replicas 1 and 2 stopped', async () =>
+      [1, 2].every((i) => w.of('v1', ['stopped']).some((e) => e.replica === i)),
+    );
+    await w.answers('hello v1');
   });
 });
 

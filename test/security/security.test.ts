@@ -194,6 +194,7 @@ function validSample(s: Schema | undefined, name = ''): unknown {
   switch (s.type) {
     case 'string':
       if (s.format === 'email') return 'someone@example.test';
+      if (s.format === 'uri') return 'https://probe.example.com/hook';
       if (name === 'owner_id') return world.outsider.id;
       if (name.endsWith('_id') && PARAM_PREFIX[name]) return world.ids[name];
       if (name === 'hostname') return 'probe.example.com';
@@ -210,7 +211,7 @@ function validSample(s: Schema | undefined, name = ''): unknown {
     case 'boolean':
       return true;
     case 'array':
-      return [];
+      return Array.from({ length: s.minItems ?? 0 }, () => validSample(s.items, name));
     case 'object': {
       // The required fields; a PATCH body (none required, at least one) gets its first field.
       const props = Object.entries<Schema>(s.properties ?? {});

@@ -15,36 +15,40 @@ export function FrameActions({ frame, canOperate }: { frame: Frame; canOperate: 
   const stop = useWrite(() => fp().call(fp().api.POST(`${path}/stop`, params(ref))), refresh);
   const start = useWrite(() => fp().call(fp().api.POST(`${path}/start`, params(ref))), refresh);
   const busy = deploy.isPending || stop.isPending || start.isPending;
-  const pending = frame.pending_changes;
+  if (!canOperate) return null;
   return (
-    <>
-      {pending.length > 0 && (
-        <p className="notice" id="pending-changes">
-          Saved, not yet deployed: {pending.join(', ')}.{canOperate && ' Deploy to run them.'}
-        </p>
-      )}
-      {canOperate && (
-        <div className="actions toolbar">
-          <button
-            type="button"
-            className="primary"
-            disabled={busy}
-            onClick={() => deploy.mutate(undefined)}
-          >
-            Deploy
+    <div className="frame-actions">
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          onClick={() => deploy.mutate(undefined)}
+        >
+          Deploy
+        </button>
+        {frame.desired_state === 'running' ? (
+          <button type="button" disabled={busy} onClick={() => stop.mutate(undefined)}>
+            Stop
           </button>
-          {frame.desired_state === 'running' ? (
-            <button type="button" disabled={busy} onClick={() => stop.mutate(undefined)}>
-              Stop
-            </button>
-          ) : (
-            <button type="button" disabled={busy} onClick={() => start.mutate(undefined)}>
-              Start
-            </button>
-          )}
-        </div>
-      )}
+        ) : (
+          <button type="button" disabled={busy} onClick={() => start.mutate(undefined)}>
+            Start
+          </button>
+        )}
+      </div>
       <Problem error={deploy.error ?? stop.error ?? start.error} />
-    </>
+    </div>
+  );
+}
+
+/** The settings saved but not yet deployed, if any. */
+export function PendingChanges({ frame, canOperate }: { frame: Frame; canOperate: boolean }) {
+  const pending = frame.pending_changes;
+  if (pending.length === 0) return null;
+  return (
+    <p className="notice" id="pending-changes">
+      Saved, not yet deployed: {pending.join(', ')}.{canOperate && ' Deploy to run them.'}
+    </p>
   );
 }

@@ -1,5 +1,5 @@
-// Deleting a frame (admins): its domains and volumes are released with it, and the page goes
-// back to the space.
+// The danger zone at the end of a frame's settings: deleting the frame (admins). Its domains
+// and volumes are released with it, and the page goes back to the space.
 import { useNavigate } from 'react-router';
 import { fp, useWrite } from '../api.ts';
 import { type Frame, params } from '../data/frames.ts';
@@ -19,9 +19,12 @@ export function FrameDelete({ frame }: { frame: Frame }) {
     [['space', frame.space_id, 'frames']],
   );
   return (
-    <section aria-labelledby="delete-title">
-      <h2 id="delete-title">Delete the frame</h2>
-      <p className="muted">Its replicas stop; its domains and volumes are released.</p>
+    <section className="danger-zone" aria-labelledby="danger-title">
+      <h2 id="danger-title">Danger zone</h2>
+      <h3>Delete the frame</h3>
+      <p className="muted">
+        Its replicas stop; its domains and volumes are released. This cannot be undone.
+      </p>
       <ConfirmButton
         label="Delete frame"
         question={`Delete ${frame.name}?`}

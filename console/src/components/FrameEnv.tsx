@@ -1,9 +1,12 @@
 // A frame's env vars. Viewers get the names only (the API answers every value as null); members
-// add, change and delete them (PATCH merges; null deletes). Edits wait for a deploy.
+// add, change and delete them (PATCH merges; null deletes), and see each value once they reveal
+// it (FrameEnvRow). Edits wait for a deploy.
 import { fp, useRead, useWrite } from '../api.ts';
 import { type FrameRef, frameKey, params } from '../data/frames.ts';
+import { FrameEnvRow } from './FrameEnvRow.tsx';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
+import { Table } from './Table.tsx';
 
 const PATH = '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/env';
 
@@ -22,35 +25,22 @@ export function FrameEnv({ frame, canEdit }: { frame: FrameRef; canEdit: boolean
         {(e) => (
           <>
             {!e.values_visible && <p className="muted">Values are hidden from viewers.</p>}
-            <table>
-              <tbody>
+            {Object.keys(e.vars).length === 0 ? (
+              <p className="muted">No variable yet.</p>
+            ) : (
+              <Table head={['Name', 'Value']} actions stacked>
                 {Object.entries(e.vars).map(([name, value]) => (
-                  <tr key={name}>
-                    <th scope="row">{name}</th>
-                    <td>
-                      {value === null ? (
-                        <span className="muted">hidden</span>
-                      ) : (
-                        <code>{value}</code>
-                      )}
-                    </td>
-                    {canEdit && (
-                      <td>
-                        <button
-                          type="button"
-                          className="danger"
-                          aria-label={`Delete ${name}`}
-                          disabled={patch.isPending}
-                          onClick={() => patch.mutate({ [name]: null })}
-                        >
-                          Delete
-                        </button>
-                      </td>
-                    )}
-                  </tr>
+                  <FrameEnvRow
+                    key={name}
+                    name={name}
+                    value={value}
+                    canEdit={canEdit}
+                    busy={patch.isPending}
+                    set={(v, onSaved) => patch.mutate({ [name]: v }, { onSuccess: onSaved })}
+                  />
                 ))}
-              </tbody>
-            </table>
+              </Table>
+            )}
           </>
         )}
       </Loaded>

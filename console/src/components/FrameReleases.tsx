@@ -1,4 +1,5 @@
-// A frame's releases (issue 36), newest first: what each ran and, in one line, what it changed
+// A frame's deployments, which are its releases (issue 36), newest first: what each ran (commit
+// and branch), how it ended (a failure's reason in words) and, in one line, what it changed
 // against the release before it. Members roll back to an earlier release: its build again,
 // nothing built, with the env it ran or with today's. Viewers read the same list; the line
 // names env keys only, so that no value shows in a list (members read them on the API).
@@ -9,13 +10,14 @@ import { ConfirmButton } from './Confirm.tsx';
 import { Problem } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
 import { Table } from './Table.tsx';
+import { dateTime, reasonText, shortSha } from './words.ts';
 
 type Release = Schemas['Release'];
 const PATH = '/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/deployments';
 // One page: agents keep only the newest builds, so an older release could not be run again.
 const SHOWN = 20;
 
-const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '?');
+const short = (sha: string | null) => (sha ? shortSha(sha) : '?');
 
 /** What a release changed, in one line: commits, env keys (+ added, ~ changed, − removed),
  *  settings; a rollback, restart or config release names the build it runs. */
@@ -54,8 +56,8 @@ export function FrameReleases({ frame, canOperate }: { frame: Frame; canOperate:
   const serving = frame.serving?.deployment_id;
   const env = today ? "today's env" : 'the env it ran';
   return (
-    <section aria-labelledby="releases-title">
-      <h2 id="releases-title">Releases</h2>
+    <section aria-labelledby="deployments-title">
+      <h2 id="deployments-title">Deployments</h2>
       {canOperate && (
         <p>
           <label>
@@ -74,9 +76,10 @@ export function FrameReleases({ frame, canOperate }: { frame: Frame; canOperate:
           >
             {page.data.map((r) => (
               <tr key={r.id}>
-                <td>{new Date(r.created_at).toLocaleString()}</td>
+                <td>{dateTime(r.created_at)}</td>
                 <td data-label="Commit">
-                  {r.commit_sha ? <code>{short(r.commit_sha)}</code> : '-'}
+                  {r.commit_sha ? <code title={r.commit_sha}>{short(r.commit_sha)}</code> : '-'}
+                  <span className="muted"> {r.git_repository_branch}</span>
                 </td>
                 <td data-label="Trigger">{r.trigger}</td>
                 <td>
@@ -86,6 +89,11 @@ export function FrameReleases({ frame, canOperate }: { frame: Frame; canOperate:
                       {' '}
                       <span className="badge">serving</span>
                     </>
+                  )}
+                  {r.failure_reason && (
+                    <span className="failure" title={r.failure_reason}>
+                      {reasonText(r.failure_reason, r.failure_message)}
+                    </span>
                   )}
                 </td>
                 {/* Labelled only when it says something: stacked, an empty cell shows nothing. */}

@@ -1,7 +1,8 @@
 // The caller's teams or orgs, with their role and member count, and a form to create one (the
 // creator is its owner).
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useWrite } from '../api.ts';
+import { slugOf, useWrite } from '../api.ts';
 import { capital, type Group, type GroupKind, useGroups } from '../data/groups.ts';
 import { Field, formValues, Problem, Submit } from './Form.tsx';
 import { Loaded } from './Loaded.tsx';
@@ -16,6 +17,10 @@ export function GroupsPage<G extends Group, R extends string>({
 }) {
   const groups = useGroups(kind);
   const navigate = useNavigate();
+  // The slug follows the name, as the CLI makes it, until the user types one of their own.
+  const [name, setName] = useState('');
+  const [ownSlug, setOwnSlug] = useState<string>();
+  const slug = ownSlug ?? (name.trim() ? slugOf(name, kind.kind) : '');
   const create = useWrite(
     (body: { name: string; slug: string }) => kind.create(body),
     [kind.listKey],
@@ -56,11 +61,20 @@ export function GroupsPage<G extends Group, R extends string>({
             create.mutate({ name, slug }, { onSuccess: open });
           }}
         >
-          <Field label="Name" name="name" required error={create.error} />
+          <Field
+            label="Name"
+            name="name"
+            required
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            error={create.error}
+          />
           <Field
             label="Slug"
             name="slug"
             required
+            value={slug}
+            onChange={(e) => setOwnSlug(e.currentTarget.value)}
             hint={`e.g. ${kind.slugExample}`}
             error={create.error}
           />

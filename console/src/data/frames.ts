@@ -36,18 +36,34 @@ function useStream(start: (signal: AbortSignal) => Promise<void>, deps: unknown[
   return error;
 }
 
+/** How many of the frame's newest events the page opens with. */
+const RECENT = 50;
+
 /**
- * The frame's events as they happen; each one makes the frame, its deployments and its
- * settings be read again, so the status shown follows a stop, start or deploy to its end.
+ * The frame's recent events, newest first, then each one as it happens; each new one makes the
+ * frame, its deployments and its settings be read again, so the status shown follows a stop,
+ * start or deploy to its end. `loaded` says the history has been read.
  */
 export function useLiveEvents(frame: FrameRef) {
   const client = useQueryClient();
   const [events, setEvents] = useState<FrameEvent[]>([]);
+  const [loaded, setLoaded] = useState(false);
   const error = useStream(
     async (signal) => {
       // Another frame's page (a preview's link) reuses the component: its events start afresh.
       setEvents([]);
-      for await (const e of fp().events(frame, {}, signal)) {
+      setLoaded(false);
+      // Typed as JSON or the event stream (the operation declares both); this asks for JSON.
+      const recent = (await fp().call(
+        fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames/{frame_id}/events', {
+          params: { ...params(frame).params, query: { tail: RECENT } },
+          signal,
+        }),
+      )) as { data: FrameEvent[] };
+      setEvents([...recent.data].reverse());
+      setLoaded(true);
+      // From the newest event read (Last-Event-ID): none is lost or shown twice between them.
+      for await (const e of fp().events(frame, {}, signal, recent.data.at(-1)?.id)) {
         setEvents((list) => [e.data, ...list].slice(0, KEEP));
         await client.invalidateQueries({ queryKey: frameKey(frame) });
         // The space's list is not shown now; it is read again when it is.
@@ -56,19 +72,26 @@ export function useLiveEvents(frame: FrameRef) {
     },
     [frame.id],
   );
-  return { events, error };
+  return { events, loaded, error };
 }
 
-/** The frame's log lines: the last 100, then each new one. */
-export function useLiveLogs(frame: FrameRef) {
+/** What the log view searches for: a piece of text, one source (the API's filters). */
+export interface LogFilter {
+  q?: string;
+  source?: LogLine['source'];
+}
+
+/** The frame's log lines that match `filter`: the last 100, then each new one. */
+export function useLiveLogs(frame: FrameRef, filter: LogFilter = {}) {
   const [lines, setLines] = useState<LogLine[]>([]);
   const error = useStream(
     async (signal) => {
       setLines([]);
-      for await (const e of fp().logs(frame, { tail: 100 }, signal))
+      const query = { tail: 100, ...(filter.q ? { q: filter.q } : {}), source: filter.source };
+      for await (const e of fp().logs(frame, query, signal))
         setLines((list) => [...list, e.data].slice(-KEEP));
     },
-    [frame.id],
+    [frame.id, filter.q, filter.source],
   );
   return { lines, error };
 }

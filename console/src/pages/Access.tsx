@@ -1,10 +1,11 @@
 // "Who has access and why" (GET /v2/projects/<id>/access): the owner, each team the project is
 // shared with, and each person with their effective role and every path that gives it.
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import type { Schemas } from '../api.ts';
 import { Loaded } from '../components/Loaded.tsx';
 import { OrgLink } from '../components/OrgLink.tsx';
-import { useAccess } from '../data/projects.ts';
+import { useAccess, useProject } from '../data/projects.ts';
+import { BackLink } from '../components/BackLink.tsx';
 import { Table } from '../components/Table.tsx';
 
 type Access = Schemas['ProjectAccess'];
@@ -24,11 +25,10 @@ function because(via: Via, teams: Map<string, string>): string {
 export function AccessPage() {
   const { projectId = '' } = useParams();
   const access = useAccess(projectId);
+  const project = useProject(projectId);
   return (
     <>
-      <p>
-        <Link to={`/console/projects/${projectId}`}>← Project</Link>
-      </p>
+      <BackLink to={`/console/projects/${projectId}`} name={project.data?.name} />
       <h1>Who has access and why</h1>
       <Loaded query={access}>
         {(a) => {

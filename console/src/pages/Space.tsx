@@ -2,13 +2,14 @@
 // one of the project's self-hosted agents. The list follows its frames live, on one connection
 // (the project's event stream for this space).
 import { Link, useNavigate, useParams } from 'react-router';
-import { atLeast, fp, useMe, useList, useRead, useWrite, type Schemas } from '../api.ts';
+import { atLeast, fp, useMe, useList, useWrite, type Schemas } from '../api.ts';
 import { Field, formValues, Problem, RenameForm, Select, Submit } from '../components/Form.tsx';
 import { FrameAddress } from '../components/FrameAddress.tsx';
 import { Loaded } from '../components/Loaded.tsx';
 import { useLiveSpace } from '../data/frames.ts';
 import { useAgents } from '../data/agents.ts';
-import { useProject } from '../data/projects.ts';
+import { useProject, useSpace } from '../data/projects.ts';
+import { BackLink } from '../components/BackLink.tsx';
 import { Table } from '../components/Table.tsx';
 
 type CreateFrame = Schemas['CreateFrameBody'];
@@ -93,13 +94,7 @@ function NewFrame({ project_id, space_id }: { project_id: string; space_id: stri
 export function SpacePage() {
   const { projectId = '', spaceId = '' } = useParams();
   const project = useProject(projectId);
-  const space = useRead(['space', spaceId], () =>
-    fp().call(
-      fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}', {
-        params: { path: { project_id: projectId, space_id: spaceId } },
-      }),
-    ),
-  );
+  const space = useSpace(projectId, spaceId);
   const listKey = ['space', spaceId, 'frames'];
   const frames = useList(listKey, (cursor) =>
     fp().api.GET('/v2/projects/{project_id}/spaces/{space_id}/frames', {
@@ -110,9 +105,7 @@ export function SpacePage() {
   const live = useLiveSpace(projectId, spaceId, listKey);
   return (
     <>
-      <p>
-        <Link to={`/console/projects/${projectId}`}>← {project.data?.name ?? 'Project'}</Link>
-      </p>
+      <BackLink to={`/console/projects/${projectId}`} name={project.data?.name} />
       <h1>{space.data?.name ?? 'Space'}</h1>
       <section aria-labelledby="frames-title">
         <h2 id="frames-title">Frames</h2>
@@ -122,7 +115,7 @@ export function SpacePage() {
             list.length === 0 ? (
               <p className="muted">No frame in this space yet.</p>
             ) : (
-              <Table head={['Frame', 'Address', 'Status', 'Repository', 'Replicas']}>
+              <Table head={['Frame', 'Address', 'Status', 'Repository', 'Replicas']} stacked>
                 {list.map((f) => (
                   <tr key={f.id}>
                     <td>
@@ -136,10 +129,10 @@ export function SpacePage() {
                     <td>
                       <span className={`badge status-${f.status}`}>{f.status}</span>
                     </td>
-                    <td>
+                    <td data-label="Repository">
                       {f.git_repository_owner}/{f.git_repository}@{f.git_repository_branch}
                     </td>
-                    <td>{f.replica_count}</td>
+                    <td data-label="Replicas">{f.replica_count}</td>
                   </tr>
                 ))}
               </Table>

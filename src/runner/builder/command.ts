@@ -21,7 +21,17 @@ export interface RunOptions {
 const plain = (cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }) =>
   spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 
-/** Runs a command; rejects with its last lines unless it exits 0. */
+/** A command that did not exit 0: how it ended (`exit 128`, `SIGKILL`), and its last lines. */
+export class CommandFailed extends Error {
+  constructor(
+    message: string,
+    readonly how: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs a command; rejects with its last lines unless it exits 0 (a CommandFailed). */
 export function run(cmd: string, args: string[], o: RunOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const child = (o.spawner ?? plain)(cmd, args, { cwd: o.cwd, env: o.env });
@@ -48,8 +58,9 @@ export function run(cmd: string, args: string[], o: RunOptions): Promise<void> {
       if (code === 0) return resolve();
       const how = signal ?? `exit ${code}`;
       reject(
-        new Error(
+        new CommandFailed(
           `${[cmd, ...args].join(' ')} failed (${how})${tail.length ? `: ${tail.join(' | ')}` : ''}`,
+          String(how),
         ),
       );
     });

@@ -1,6 +1,7 @@
 // Fetches a deployment's source with the git CLI: the branch's head (or the pushed commit) into
 // a directory, and answers the commit it holds, so a deployment records exactly what it runs.
-import { run, firstLine } from './command.ts';
+import { CommandFailed, firstLine, run } from './command.ts';
+import { gitErrorLine, hidePlaces } from './git-said.ts';
 import { BuildError, type FetchSpec } from '../runtimes/runtime.ts';
 
 /** Where the git host keeps owner/repo: a URL (https://, file://…) or a plain directory. */
@@ -41,45 +42,62 @@ export async function fetchSource(o: {
   onLine(l: string): void;
   signal?: AbortSignal;
 }) {
+  const { owner, repo, branch, commitSha } = o.source;
+  const name = `${owner}/${repo}`;
   let url: string;
   try {
-    url = repositoryUrl(o.source.gitBaseUrl, o.source.owner, o.source.repo);
+    url = repositoryUrl(o.source.gitBaseUrl, owner, repo);
   } catch (err) {
-    throw new BuildError('image_pull_failed', (err as Error).message);
+    throw new BuildError('clone_failed', `could not clone ${name}: ${(err as Error).message}`);
   }
+  const hide = hidePlaces({
+    url,
+    base: o.source.gitBaseUrl,
+    owner,
+    repo,
+    paths: [o.into, o.cwd],
+  });
+  const said: string[] = [];
   const common = {
     cwd: o.cwd,
     env: gitEnv(),
-    onLine: o.onLine,
+    onLine: (l: string) => {
+      const shown = hide(l);
+      said.push(shown);
+      o.onLine(shown);
+    },
     signal: o.signal,
     timeoutMs: 5 * 60_000,
   };
+  let step = `clone ${name} (branch ${branch})`;
   try {
     await run(
       'git',
       // --no-local: from a plain directory, git would hardlink the host's object files into
       // the checkout, which is then handed to the tenant (process runtime).
-      [
-        'clone',
-        '--quiet',
-        '--no-local',
-        '--depth',
-        '1',
-        '--branch',
-        o.source.branch,
-        '--',
-        url,
-        o.into,
-      ],
+      ['clone', '--quiet', '--no-local', '--depth', '1', '--branch', branch, '--', url, o.into],
       common,
     );
-    if (o.source.commitSha) await checkoutCommit(o.source.commitSha, { ...common, cwd: o.into });
+    if (commitSha) {
+      step = `check out commit ${commitSha} of ${name} (branch ${branch})`;
+      said.length = 0;
+      await checkoutCommit(commitSha, { ...common, cwd: o.into });
+    }
     const sha = await firstLine('git', ['rev-parse', 'HEAD'], { ...common, cwd: o.into });
     if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error('git rev-parse HEAD gave no commit');
     return sha;
   } catch (err) {
-    throw new BuildError('image_pull_failed', (err as Error).message);
+    const why = (err instanceof CommandFailed && gitErrorLine(said)) || how(err);
+    throw new BuildError('clone_failed', `could not ${step}: ${why}`);
   }
+}
+
+/** How git ended when it said nothing: never its command line, which names host paths. */
+function how(err: unknown): string {
+  if (err instanceof CommandFailed)
+    return err.how === 'SIGKILL' ? 'git was stopped (time limit or cancelled)' : `git ${err.how}`;
+  const code = (err as NodeJS.ErrnoException).code;
+  return code ? `git could not run (${code})` : (err as Error).message;
 }
 
 /** The pushed commit, when the branch head has moved on since: fetched by id, else deepened. */

@@ -9,6 +9,8 @@ import { EdgeServer, EDGE_DEFAULTS, type EdgeServerOptions } from './server.ts';
 import { HaproxyPlane } from './haproxy/plane.ts';
 import { freePort } from '../processes.ts';
 import { RoutingTable, type FrameRoute } from './table.ts';
+import { RequestMeter } from './request-meter.ts';
+import { EdgeLines } from './edge-lines.ts';
 
 /** What the agent tells the service about its edge on its first sync (CONTRACT 5b). */
 export interface EdgeInfo {
@@ -34,13 +36,18 @@ export interface Edge {
   info: EdgeInfo | null;
   /** With HTTPS: the certificates it serves, which follow the desired state. */
   certificates?: EdgeCertificates;
+  /** What it answered per frame, for the metrics sampler. */
+  requests: RequestMeter;
   close(): Promise<void>;
 }
 
 /** How long a replica taken out of its route may finish its requests before it is stopped. */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
-export interface EdgeOptions extends Partial<Omit<EdgeServerOptions, 'table' | 'tls'>> {
+export interface EdgeOptions
+  extends Partial<Omit<EdgeServerOptions, 'table' | 'tls' | 'requests' | 'lines'>> {
+  /** Where a line of the edge's own failures for a frame goes (its log, source `edge`). */
+  onLine?: (frameId: string, line: string) => void;
   /** No port: no data plane. */
   port?: number;
   /** HTTPS too, on this port (0: any), with certificates from `source`; needs `port`. */
@@ -70,6 +77,8 @@ interface Plane {
 async function haproxyPlane(
   o: EdgeOptions,
   table: RoutingTable,
+  requests: RequestMeter,
+  lines: EdgeLines | undefined,
   drainTimeoutMs: number,
   certificates?: EdgeCertificates,
 ) {
@@ -82,6 +91,8 @@ async function haproxyPlane(
     };
   return new HaproxyPlane({
     table,
+    requests,
+    lines,
     dir: o.dir,
     host: o.host ?? '127.0.0.1',
     httpPort: o.port || (await freePort()),
@@ -98,21 +109,25 @@ async function haproxyPlane(
 
 export async function startEdge(o: EdgeOptions = {}): Promise<Edge> {
   const table = new RoutingTable();
+  const requests = new RequestMeter();
+  const lines = o.onLine && new EdgeLines(o.onLine);
   let server: Plane | undefined;
   const https = o.port === undefined ? undefined : o.https;
   const certificates = https && new EdgeCertificates(https.source, https.log);
   const drainMs = o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
   if (o.port !== undefined && o.plane === 'haproxy') {
-    server = await haproxyPlane(o, table, drainMs, certificates);
+    server = await haproxyPlane(o, table, requests, lines, drainMs, certificates);
   } else if (o.port !== undefined) {
     const tls = https && certificates && { ...https, certificates };
-    const { https: _, ...rest } = o;
-    server = new EdgeServer({ ...rest, host: o.host ?? '127.0.0.1', port: o.port, table, tls });
+    const { https: _, onLine: __, ...rest } = o;
+    const host = o.host ?? '127.0.0.1';
+    server = new EdgeServer({ ...rest, host, port: o.port, table, tls, requests, lines });
   }
   await server?.listen();
   return {
     table,
     certificates,
+    requests,
     info: server ? { http_port: server.port, https_port: server.httpsPort ?? null } : null,
     routes: {
       set: (route) => table.set(route),

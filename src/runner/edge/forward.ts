@@ -63,6 +63,13 @@ function capped(req: IncomingMessage, max: number): Readable {
   return out;
 }
 
+export interface ForwardHooks {
+  /** The answer is done: sent whole, or its connection closed. */
+  closed?(): void;
+  /** No replica answered: the edge sends its 502 or 504 page; undici's error code. */
+  failed?(code: string): void;
+}
+
 export function forward(
   upstreams: Upstreams,
   req: IncomingMessage,
@@ -71,12 +78,14 @@ export function forward(
   first: number,
   proto: 'http' | 'https',
   maxBodyBytes: number,
+  hooks: ForwardHooks = {},
 ) {
   const headers = upstreamHeaders(req, proto);
   const body = hasBody(req) ? capped(req, maxBodyBytes) : null;
   let controller: Dispatcher.DispatchController | undefined;
   let clientGone = false;
   res.once('close', () => {
+    hooks.closed?.();
     if (res.writableFinished) return;
     clientGone = true;
     controller?.abort(new Error('client closed the connection'));
@@ -123,6 +132,7 @@ export function forward(
           const resend =
             CLOSED_UNDER_US.has(code) && body === null && IDEMPOTENT.has(req.method as string);
           if ((unsent || resend) && tried + 1 < ends.length) return attempt(tried + 1);
+          hooks.failed?.(code);
           sendPage(
             req,
             res,

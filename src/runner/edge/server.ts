@@ -5,6 +5,8 @@
 // HTTP/1.1); undici carries requests to replicas (forward.ts, tunnel.ts). Routes are read per
 // request: a change is one map write, and the server is never restarted for it, so no open
 // connection of any frame (keep-alive or WebSocket) notices another frame's route changing.
+// Each answer for a frame is counted (request-meter.ts): its status, and its time from the
+// request's head to the answer's end (or its connection's close).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +16,12 @@ import { answerChallenge, CHALLENGE_PREFIX, redirectToHttps } from './acme-answe
 import type { CertificateSource, EdgeCertificates } from './certificates.ts';
 import { ambiguity } from './headers.ts';
 import { declaredTooLarge, forward, sendPage } from './forward.ts';
+import { page } from './pages.ts';
 import type { RoutingTable } from './table.ts';
 import { refuseUpgrade, tunnel } from './tunnel.ts';
 import { Upstreams, type UpstreamOptions } from './upstreams.ts';
+import type { RequestMeter } from './request-meter.ts';
+import { type EdgeLines, pageDesc, upstreamDesc } from './edge-lines.ts';
 
 export interface EdgeServerOptions {
   host: string;
@@ -36,6 +41,10 @@ export interface EdgeServerOptions {
   /** Largest request body passed to an app (413 beyond). */
   maxBodyBytes?: number;
   upstream?: Partial<UpstreamOptions>;
+  /** Where each answer for a frame is counted. */
+  requests?: RequestMeter;
+  /** Where the answers it made itself instead of an app are told (a frame's log). */
+  lines?: EdgeLines;
 }
 
 export const EDGE_DEFAULTS = {
@@ -144,21 +153,54 @@ export class EdgeServer {
   private request(req: IncomingMessage, res: ServerResponse, proto: 'http' | 'https') {
     if (ambiguity(req)) return sendPage(req, res, 'bad_request');
     const target = this.o.table.resolve(req.headers.host);
-    if (target.kind === 'page') return sendPage(req, res, target.page);
+    const started = performance.now();
+    const { frameId } = target;
+    let failed: string | undefined; // why the edge answered itself
+    // Once the answer is done (its last byte out, or its connection closed): its status, if one
+    // was sent. No listener of its own: a page is done once sent, forward() tells its close.
+    const done = () => {
+      if (frameId === undefined || !res.headersSent) return;
+      const ms = performance.now() - started;
+      this.o.requests?.record(frameId, res.statusCode, ms);
+      if (failed && res.statusCode >= 500) {
+        const [path = '/'] = (req.url ?? '/').split('?');
+        const method = req.method ?? '-';
+        this.o.lines?.failed(frameId, { status: res.statusCode, desc: failed, method, path, ms });
+      }
+    };
     const max = this.o.maxBodyBytes ?? EDGE_DEFAULTS.maxBodyBytes;
-    if (declaredTooLarge(req, max)) return sendPage(req, res, 'too_large');
+    if (target.kind === 'page' || declaredTooLarge(req, max)) {
+      failed = target.kind === 'page' ? pageDesc(target.page) : undefined;
+      sendPage(req, res, target.kind === 'page' ? target.page : 'too_large');
+      return done();
+    }
     const ends = target.upstreams;
-    forward(this.upstreams, req, res, ends, this.turn(target.frameId, ends.length), proto, max);
+    const first = this.turn(target.frameId, ends.length);
+    const hooks = {
+      closed: done,
+      failed: (code: string) => {
+        failed = upstreamDesc(code);
+      },
+    };
+    forward(this.upstreams, req, res, ends, first, proto, max, hooks);
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, proto: 'http' | 'https') {
     socket.on('error', () => socket.destroy());
     if (ambiguity(req)) return refuseUpgrade(req, socket, 'bad_request');
     const target = this.o.table.resolve(req.headers.host);
-    if (target.kind === 'page') return refuseUpgrade(req, socket, target.page);
+    const started = performance.now();
+    const { frameId } = target;
+    const answered = (status: number) =>
+      frameId !== undefined &&
+      this.o.requests?.record(frameId, status, performance.now() - started);
+    if (target.kind === 'page') {
+      answered(page(target.page).status);
+      return refuseUpgrade(req, socket, target.page);
+    }
     const ends = target.upstreams;
     const first = this.turn(target.frameId, ends.length);
-    tunnel(this.upstreams, this.tunnels, req, socket, head, ends, first, proto);
+    tunnel(this.upstreams, this.tunnels, req, socket, head, ends, first, proto, answered);
   }
 
   /** Resolves once no request is in flight to these replicas, or after `timeoutMs`. */

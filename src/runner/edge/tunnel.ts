@@ -38,6 +38,8 @@ export function tunnel(
   ends: readonly Endpoint[],
   first: number,
   proto: 'http' | 'https',
+  /** Told the status the client gets (101 once switched), for the edge's counts. */
+  answered: (status: number) => void = () => {},
 ) {
   const headers = upstreamHeaders(req, proto);
   const upgrade = req.headers.upgrade as string;
@@ -49,7 +51,7 @@ export function tunnel(
     if (upstreams.closed) return void client.destroy(); // the edge is closing
     const end = ends[(first + tried) % ends.length] as Endpoint;
     const done = upstreams.begin(end);
-    let answered = false;
+    let responded = false;
     upstreams.pool(end).dispatch(
       { path: req.url as string, method: req.method as string, headers, upgrade },
       {
@@ -59,6 +61,7 @@ export function tunnel(
         onRequestUpgrade(_c, _status, parsed, upstream) {
           done();
           if (clientGone) return void upstream.destroy();
+          answered(101);
           tunnels.add(client);
           tunnels.add(upstream);
           client.write(head(101, parsed));
@@ -78,7 +81,8 @@ export function tunnel(
         onResponseStart(c, status, headers) {
           if (status < 200) return;
           if (clientGone) return c.abort(new Error('client closed the connection'));
-          answered = true;
+          responded = true;
+          answered(status);
           client.write(head(status, downstreamHeaders(headers), true));
         },
         onResponseData(_c, chunk) {
@@ -91,9 +95,10 @@ export function tunnel(
         onResponseError(_c, err) {
           done();
           if (clientGone) return;
-          if (answered) return void client.destroy();
+          if (responded) return void client.destroy();
           const code = (err as { code?: string }).code ?? '';
           if (CONNECT_FAILURES.has(code) && tried + 1 < ends.length) return attempt(tried + 1);
+          answered(page('bad_gateway').status);
           refuseUpgrade(req, client, 'bad_gateway');
         },
       },

@@ -10,6 +10,7 @@ import { buildImage, inspectImage, LABEL, pruneImages } from '../builder/image.t
 import { APP_USER, runAsUser } from '../builder/dockerfile.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import { ensureBridgeNetwork } from './docker-network.ts';
+import { dockerUsage } from '../metrics/docker-stats.ts';
 import type {
   ExitInfo,
   ReplicaRef,
@@ -139,6 +140,7 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
         logs.stop();
       },
       ref: () => ({ id: container.id, endpoint, cursor: logs.cursor() }),
+      usage: async () => (removed ? undefined : dockerUsage(docker, container.id)),
     };
   }
 

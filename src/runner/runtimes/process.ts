@@ -33,6 +33,7 @@ import { cgroupSupport, disposeCgroup, findCgroup, type Cgroup, type Limits } fr
 import { createConfinement } from './confine.ts';
 import { baseEnv, buildRelease, recordedRelease, recordOf } from './process-build.ts';
 import { sandboxSupport } from './sandbox.ts';
+import { processUsage } from '../metrics/process-usage.ts';
 import type { Endpoint, ExitInfo, ReplicaRef, ReplicaRuntime, RunningReplica } from './runtime.ts';
 
 export interface ProcessOptions {
@@ -134,6 +135,10 @@ export function createProcessRuntime(o: ProcessOptions): ReplicaRuntime {
         cursor: `${logFile}:${tailer.offset()}`,
         ...(cgroup ? { cgroup: cgroup.name } : {}),
       }),
+      usage: async () =>
+        over || pid <= 0 || !isAlive(pid, startTime)
+          ? undefined
+          : processUsage(pid, cgroup?.group.dirs),
     };
   }
 

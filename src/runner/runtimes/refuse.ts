@@ -19,6 +19,7 @@ export function refusingSupervisor(why: string) {
         deps.build({ deployment_id: s.deployment_id, state: 'failed', message: why, at: nowIso() });
       },
       remove: async () => {},
+      running: () => ({ instances: [], restarts: new Map() }),
       detach: () => (spec ? { spec, sets: [], failed_builds: [...refused] } : undefined),
       shutdown: async () => {},
       persisted: () => (spec ? { spec, sets: [], failed_builds: [...refused] } : undefined),

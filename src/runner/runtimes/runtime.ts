@@ -58,6 +58,21 @@ export interface ReplicaRef {
   cgroup?: string;
 }
 
+/**
+ * What a replica used, as its runtime counts it (metrics/): counters since it started, gauges
+ * as they are now. Each field only where the runtime knows it.
+ */
+export interface Usage {
+  /** CPU time used since it started, in seconds. */
+  cpuSeconds?: number;
+  /** Memory in use now, without the page cache the kernel may reclaim. */
+  memoryBytes?: number;
+  memoryLimitBytes?: number;
+  /** Bytes received and sent since it started. */
+  netRxBytes?: number;
+  netTxBytes?: number;
+}
+
 export interface RunningReplica {
   readonly endpoint: Endpoint;
   /** Settles once the replica has exited; never while it runs detached. */
@@ -67,6 +82,8 @@ export interface RunningReplica {
   /** Stops watching it and leaves it running, for the next agent to adopt. */
   detach(): void;
   ref(): ReplicaRef;
+  /** What it used so far (metrics/sampler.ts); undefined once it is gone. Never throws. */
+  usage(): Promise<Usage | undefined>;
 }
 
 export interface BuildRequest {
@@ -93,10 +110,13 @@ export interface ReplicaRuntime {
   forget(frameId: string): Promise<void>;
 }
 
-/** A deployment that cannot become a release: its source could not be fetched, or not built. */
+/**
+ * A deployment that cannot become a release: its source could not be cloned (clone_failed), its
+ * image not pushed or the request not taken (image_pull_failed), or it did not build.
+ */
 export class BuildError extends Error {
   constructor(
-    readonly reason: 'image_pull_failed' | 'build_failed',
+    readonly reason: 'clone_failed' | 'image_pull_failed' | 'build_failed',
     message: string,
   ) {
     super(message);

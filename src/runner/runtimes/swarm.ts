@@ -17,6 +17,7 @@ import {
   nowIso,
   replicaEvent,
   routeOf,
+  type FrameRunning,
   type FrameSupervisor,
   type SupervisorDeps,
 } from '../supervisor.ts';
@@ -32,6 +33,7 @@ import {
   type TaskView,
 } from './swarm-service.ts';
 import { runAsUser } from '../builder/dockerfile.ts';
+import { dockerUsage } from '../metrics/docker-stats.ts';
 
 export interface SwarmOptions {
   docker: Docker;
@@ -90,9 +92,17 @@ class SwarmFrame implements FrameSupervisor {
   private health = new Map<string, Health>();
   private reported = new Map<number, string>();
   private failuresSeen = new Set<string>();
+  /** What each slot's task of a release last failed of, until one in the slot is healthy. */
+  private slotFailed = new Map<number, { deploymentId: string; reason: 'crash' | 'oom' }>();
   private timer?: NodeJS.Timeout;
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
+  /** The tasks of the last poll that run on this node, whose containers the Engine here reads. */
+  private local: TaskView[] = [];
+  /** Failed tasks seen per slot index: each one swarm replaced is a restart (metrics). */
+  private restarts = new Map<number, number>();
+  /** Tasks made before (an earlier agent's) are not this supervisor's restarts. */
+  private readonly since = nowIso();
 
   constructor(
     readonly frameId: string,
@@ -145,6 +155,15 @@ class SwarmFrame implements FrameSupervisor {
       failed_deployments: [...this.failed],
       swarm: this.release && { ...this.release, previous: this.previous },
     };
+  }
+
+  /** The tasks running on this node (others' usage is their node's Engine's to read). */
+  running(): FrameRunning {
+    const instances = this.local.flatMap((t) => {
+      const id = t.containerId;
+      return id ? [{ index: t.slot - 1, id, usage: () => dockerUsage(this.o.docker, id) }] : [];
+    });
+    return { instances, restarts: this.restarts };
   }
 
   adopt(p: PersistedFrame) {
@@ -250,14 +269,13 @@ class SwarmFrame implements FrameSupervisor {
           if (this.building !== job || job.abort.signal.aborted) return;
           this.building = undefined;
           const message = err.message.slice(0, 2000);
-          this.deps.line(
-            this.frameId,
-            0,
-            `[frameplane] ${err instanceof BuildError && err.reason === 'image_pull_failed' ? 'fetch' : 'build'} failed: ${message}`,
-          );
-          if (err instanceof BuildError && err.reason === 'image_pull_failed') {
+          // A clone or a push that failed is retried; a build that failed is final.
+          const reason = err instanceof BuildError ? err.reason : 'build_failed';
+          const what = reason === 'build_failed' ? 'build' : 'fetch';
+          this.deps.line(this.frameId, 0, `[frameplane] ${what} failed: ${message}`);
+          if (reason !== 'build_failed') {
             for (let i = 0; i < (this.spec?.replica_count ?? 0); i++)
-              this.report(i, 'crashed', job.deploymentId, { reason: 'image_pull_failed', message });
+              this.report(i, 'crashed', job.deploymentId, { reason, message });
             // Fetched again on the next change of the desired state; the server's back-off counts these.
             return;
           }
@@ -410,6 +428,7 @@ class SwarmFrame implements FrameSupervisor {
   }
 
   private stopPolling() {
+    this.local = [];
     clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -417,7 +436,10 @@ class SwarmFrame implements FrameSupervisor {
   /** One look at the tasks: failures reported once each, health checked, each slot's state reported on change. */
   private async poll() {
     const spec = this.spec;
-    if (!spec || this.gone || spec.desired_state !== 'running') return;
+    if (!spec || this.gone || spec.desired_state !== 'running') {
+      this.local = [];
+      return;
+    }
     let tasks: TaskView[];
     try {
       tasks = await tasksOf(this.o.docker, this.frameId);
@@ -425,9 +447,12 @@ class SwarmFrame implements FrameSupervisor {
       return;
     }
     const self = await this.self();
+    this.local = tasks.filter((t) => t.state === 'running' && t.nodeId === self && t.slot > 0);
     for (const t of tasks) {
       if (!FAILED.has(t.state) || this.failuresSeen.has(t.id)) continue;
       this.failuresSeen.add(t.id);
+      if (t.slot > 0 && t.createdAt >= this.since)
+        this.restarts.set(t.slot - 1, (this.restarts.get(t.slot - 1) ?? 0) + 1);
       // A failed release's further failures (swarm restarts it until its rollback) are not news.
       if (this.failed.has(t.deploymentId)) continue;
       const oom =
@@ -444,6 +469,10 @@ class SwarmFrame implements FrameSupervisor {
         message: t.error,
       });
       this.reported.delete(t.slot - 1);
+      this.slotFailed.set(t.slot - 1, {
+        deploymentId: t.deploymentId,
+        reason: oom ? 'oom' : 'crash',
+      });
       if (this.onTrial(t))
         void this.releaseFailed(t.deploymentId, `a task exited (${t.error ?? 'failed'})`);
     }
@@ -493,11 +522,19 @@ class SwarmFrame implements FrameSupervisor {
       const key = `${t.id}/${type}`;
       if (this.reported.get(index) === key) continue;
       this.reported.set(index, key);
+      if (type === 'healthy') this.slotFailed.delete(index);
+      // A task swarm restarts after a failure says so (the frame is Degraded, not Online).
+      const failed = this.slotFailed.get(index);
+      const restart = failed?.deploymentId === t.deploymentId ? failed.reason : undefined;
       this.report(
         index,
         type,
         t.deploymentId,
-        type === 'unhealthy' ? { reason: 'start_timeout' } : undefined,
+        type === 'unhealthy'
+          ? { reason: 'start_timeout' }
+          : restart
+            ? { reason: restart }
+            : undefined,
       );
       if (type === 'unhealthy' && this.onTrial(t))
         void this.releaseFailed(t.deploymentId, `task ${slot} never passed its health check`);

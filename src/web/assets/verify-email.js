@@ -65,7 +65,7 @@
       sessionStorage.setItem('frameplane.session', JSON.stringify(session));
       finish(
         'Address confirmed',
-        `${data.user.email} is confirmed, and you are signed in.`,
+        `${data.user.email} is confirmed, and you are signed in: the console opens with it.`,
         'success',
       );
       return;

@@ -2,7 +2,7 @@
 // data layer (no password hashing per user), and reads of what the service stored. Everything
 // under test still goes through the child processes' HTTP.
 import { randomBytes } from 'node:crypto';
-import { createDatabase, createPool, type Database } from '../../../src/db/database.ts';
+import { createDatabase, type Database } from '../../../src/db/database.ts';
 import { newId } from '../../../src/ids.ts';
 import { hashSecret, newSecret, sealer } from '../../../src/secrets.ts';
 import { SECRET_KEY } from './service.ts';
@@ -15,7 +15,7 @@ export interface SeedUser {
 }
 
 export function openDatabase(url: string): Database {
-  return createDatabase(createPool(url, { max: 4 }));
+  return createDatabase(url, { max: 4 });
 }
 
 export const unique = () => randomBytes(5).toString('hex');

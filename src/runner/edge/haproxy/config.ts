@@ -6,6 +6,7 @@
 // frame's slot or to the backend of the page that says why it does not answer. Pure.
 import { CHALLENGE_PREFIX } from '../acme-answers.ts';
 import { page, rawPage, RETRY_AFTER_SECONDS, type EdgePage } from '../pages.ts';
+import { LOG_FORMAT } from './access-log.ts';
 
 export interface HaproxyConfig {
   /** Where the config, the pages, the map and the admin socket live (the agent's, 0700). */
@@ -38,6 +39,8 @@ export const CRT_LIST = 'certificates.list';
 /** Where the agent answers the ACME challenges HAProxy passes it. */
 export const ACME_SOCKET = 'acme.sock';
 export const SOCKET = 'admin.sock';
+/** The named pipe of HAProxy's access lines, which the agent reads (access-follow.ts). */
+export const ACCESS_PIPE = 'access.pipe';
 export const slotName = (i: number) => `slot_${i}`;
 export const pageBackend = (kind: EdgePage) => `page_${kind}`;
 
@@ -134,9 +137,16 @@ export function renderConfig(c: HaproxyConfig): string {
     'global',
     `  stats socket ${c.dir}/${SOCKET} mode 600 level admin`,
     '  maxconn 8000',
+    // One short line per request into the pipe the agent gave as fd 3 (access-follow.ts): the
+    // edge's counts per frame. Written without blocking: dropped, never waited for.
+    '  log fd@3 format raw local0',
     '',
     'defaults',
     '  mode http',
+    '  log global',
+    `  log-format "${LOG_FORMAT}"`,
+    // A connection that sent no request (a port check) is no request.
+    '  option dontlognull',
     '  option http-keep-alive',
     '  option redispatch',
     // A replica that refuses the connection (gone between two health checks) costs nothing:

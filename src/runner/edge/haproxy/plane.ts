@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Endpoint } from '../../runtimes/runtime.ts';
 import { endpointKey, normalizeHost, type FrameRoute, type RoutingTable } from '../table.ts';
 import {
+  ACCESS_PIPE,
   ACME_SOCKET,
   CRT_LIST,
   isTemplateServer,
@@ -27,6 +28,10 @@ import {
   type HaproxyConfig,
 } from './config.ts';
 import { RuntimeApi } from './runtime-api.ts';
+import { frameOfLine, parseAccessLine } from './access-log.ts';
+import { type AccessPipe, openAccessPipe } from './access-follow.ts';
+import type { RequestMeter } from '../request-meter.ts';
+import { type EdgeLines, pageDesc, terminationDesc } from '../edge-lines.ts';
 import { HaproxyTls, type HaproxyTlsOptions } from './tls.ts';
 
 export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots' | 'httpsPort'> {
@@ -38,6 +43,10 @@ export interface HaproxyPlaneOptions extends Omit<HaproxyConfig, 'slots' | 'http
   /** Frames it can route at once (backends made at start). */
   slots?: number;
   drainTimeoutMs: number;
+  /** Where each answer for a frame is counted, from HAProxy's access lines. */
+  requests?: RequestMeter;
+  /** Where the answers it made itself instead of an app are told (a frame's log). */
+  lines?: EdgeLines;
 }
 
 const serverName = (e: Endpoint) =>
@@ -59,11 +68,15 @@ interface SlotServers {
   spare: string[];
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** What HAProxy answers a state change that it made: nothing. */
+const ok = (answer: string) => answer === '';
 
 export class HaproxyPlane {
   private child?: ChildProcess;
   private api: RuntimeApi;
   private slots = new Map<string, number>();
+  /** Which frame holds each slot taken: the frame of an access line naming it. */
+  private slotFrames = new Map<number, string>();
   private free: number[];
   /** Per slot, its servers. */
   private servers = new Map<number, SlotServers>();
@@ -75,6 +88,7 @@ export class HaproxyPlane {
   private stopListening?: () => void;
   private exited?: Promise<void>;
   private tls?: HaproxyTls;
+  private accessLog?: AccessPipe;
 
   constructor(private o: HaproxyPlaneOptions) {
     this.api = new RuntimeApi(join(o.dir, SOCKET));
@@ -100,11 +114,21 @@ export class HaproxyPlane {
     const config = { ...this.o, slots: this.free.length, httpsPort: this.o.https?.port };
     writeFileSync(cfg, renderConfig(config), { mode: 0o600 });
     let output = '';
-    const child = spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Only the end of what it says is kept: the reason it did not start.
+    const said = (d: Buffer | string) => {
+      output = `${output}${d}`.slice(-4000);
+    };
+    // Its log (fd 3): the pipe of its access lines, read by the agent.
+    this.accessLog?.close();
+    const log = openAccessPipe(join(dir, ACCESS_PIPE), (line) => this.accessLine(line));
+    this.accessLog = log;
+    const child = spawn('haproxy', ['-db', '-f', cfg], {
+      stdio: ['ignore', 'pipe', 'pipe', log.fd],
+    });
     this.child = child;
     writeFileSync(join(dir, 'haproxy.pid'), String(child.pid ?? ''));
-    child.stdout?.on('data', (d) => (output += d));
-    child.stderr?.on('data', (d) => (output += d));
+    child.stdout?.on('data', said);
+    child.stderr?.on('data', said);
     this.exited = new Promise((r) => child.once('exit', () => r()));
     const failed = new Promise<never>((_, reject) =>
       child.once('error', (err) => reject(new Error(`haproxy did not start: ${err.message}`))),
@@ -139,6 +163,24 @@ export class HaproxyPlane {
     await this.applying;
   }
 
+  /** Counts the request of an access line. */
+  private accessLine(line: string) {
+    const l = parseAccessLine(line);
+    if (!l) return;
+    const frameId = frameOfLine(
+      l,
+      (slot) => this.slotFrames.get(slot),
+      (host) => this.o.table.resolve(host).frameId,
+    );
+    if (frameId === undefined) return;
+    this.o.requests?.record(frameId, l.status, l.ms);
+    if (l.status < 500) return;
+    // Its own pages (the backends page_<kind>), or a replica that failed the request.
+    const page = l.backend.startsWith('page_') ? l.backend.slice('page_'.length) : undefined;
+    const desc = page ? pageDesc(page) : terminationDesc(l.ended);
+    if (desc) this.o.lines?.failed(frameId, { ...l, desc });
+  }
+
   private queue(frameId: string, work: () => Promise<void>) {
     this.applying = this.applying
       .then(work)
@@ -159,6 +201,7 @@ export class HaproxyPlane {
       slot = this.free.shift();
       if (slot === undefined) throw new Error('haproxy plane: no backend slot left');
       this.slots.set(frameId, slot);
+      this.slotFrames.set(slot, frameId);
     }
     // Replicas first, so that a host never points at a slot without them.
     if (slot !== undefined) await this.setServers(slot, after?.upstreams ?? []);
@@ -167,6 +210,7 @@ export class HaproxyPlane {
     );
     if (!after && slot !== undefined) {
       this.slots.delete(frameId);
+      this.slotFrames.delete(slot);
       this.free.push(slot);
     }
     for (const host of hosts) await this.mapHost(host, this.backendOf(host));
@@ -204,16 +248,17 @@ export class HaproxyPlane {
     const backend = slotName(slot);
     for (const [key, e] of wanted) {
       if (held.has(key)) continue;
-      const leaving = [...this.draining].find((l) => l.key === key);
-      if (leaving?.slot === slot && !leaving.replaced) {
+      // Another frame's replica that had this address may still drain: its server is in its
+      // own backend, apart. (Waiting for it here would wait on this queue, which it needs.)
+      const leaving = [...this.draining].find((l) => l.key === key && l.slot === slot);
+      if (leaving && !leaving.replaced) {
         // The same replica back in its route (a health check that failed once): ready again.
         leaving.cancelled = true;
         this.draining.delete(leaving);
-        await this.api.command(`set server ${backend}/${leaving.name} state ready`);
+        await this.api.expect(`set server ${backend}/${leaving.name} state ready`, ok);
         held.set(key, { name: leaving.name, e });
         continue;
       }
-      if (leaving?.slot !== slot) await leaving?.done; // another frame's replica had this address
       held.set(key, { name: await this.addServer(slot, e), e });
     }
     for (const [key, { name }] of held) {
@@ -225,7 +270,7 @@ export class HaproxyPlane {
 
   /** No new requests to the server; it is taken out once its requests have ended. */
   private async startDrain(slot: number, key: string, name: string, replaced: boolean) {
-    await this.api.command(`set server ${slotName(slot)}/${name} state drain`);
+    await this.api.expect(`set server ${slotName(slot)}/${name} state drain`, ok);
     const leaving: Leaving = { slot, key, name, replaced, cancelled: false, done: undefined };
     leaving.done = this.retire(leaving).finally(() => this.draining.delete(leaving));
     this.draining.add(leaving);
@@ -240,7 +285,7 @@ export class HaproxyPlane {
       await this.api.expect(`set server ${backend}/${spare} addr ${e.host} port ${e.port}`, (a) =>
         /changed|no need/.test(a),
       );
-      await this.api.command(`set server ${backend}/${spare} state ready`);
+      await this.api.expect(`set server ${backend}/${spare} state ready`, ok);
       return spare;
     }
     const name = serverName(e);
@@ -314,6 +359,7 @@ export class HaproxyPlane {
     await this.tls?.close();
     this.child?.kill('SIGTERM');
     await this.exited;
+    this.accessLog?.close();
   }
 }
 
