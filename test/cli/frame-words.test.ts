@@ -29,7 +29,7 @@ describe('frame words', { timeout: 60_000 }, () => {
     await sync(t, agent.token, {
       events: replicaEvents(frame.id, 1, 'stopped', { generation: told.generation }),
     });
-    const stopped = await wait.done;
+    const stopped = await wait.ended();
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(stopped.stderr).toMatch(/web: Stopped\n$/);
 

@@ -63,7 +63,7 @@ describe('frames', () => {
     await deploy.waitForStderr(/^web: /m);
     expect(deploy.child.exitCode).toBeNull();
     await agentReportsHealthy(agent.token, frame.id);
-    const done = await deploy.done;
+    const done = await deploy.ended();
     expect(done.code, done.stderr).toBe(0);
     const final = JSON.parse(done.stdout); // --json: stdout is the frame and nothing else
     expect(final).toMatchObject({ status: 'Online', latest_deployment: { status: 'succeeded' } });
@@ -111,7 +111,7 @@ describe('frames', () => {
     await deploy.waitForStderr(/^api: /m); // deployed, and waiting
     const stop = await t.post(`${framePath(frame)}/stop`, { token: ann.token });
     expect(stop.status, stop.text).toBe(202);
-    const done = await deploy.done;
+    const done = await deploy.ended();
     expect(done.code, done.stderr).toBe(6);
     expect(done.stderr).toMatch(/api: Stopped\n$/);
     expect(done.stdout).toBe('');
@@ -174,7 +174,7 @@ describe('frames', () => {
         { deployment_id: d.deployment_id, state: 'failed', message: 'npm run build exited 2' },
       ],
     });
-    const done = await deploy.done;
+    const done = await deploy.ended();
     expect(done.code, done.stderr).toBe(6);
     expect(done.stderr).toContain(`deployment ${d.deployment_id} failed: build_failed`);
     expect(done.stderr).toContain('npm run build exited 2');

@@ -94,7 +94,7 @@ describe('frames logs with filters', () => {
     });
     await follow.waitForOutput(/ERROR: disk$/m);
     follow.child.kill('SIGINT');
-    const done = await follow.done;
+    const done = await follow.ended();
     expect(done.code).toBe(0);
     expect(done.stdout).not.toContain('all fine');
   });

@@ -33,6 +33,8 @@ export interface Started {
   /** The same on stderr, where the CLI shows progress (say, a --wait's status lines). */
   waitForStderr(pattern: RegExp, ms?: number): Promise<void>;
   done: Promise<Run>;
+  /** `done`, or after `ms` the CLI killed and an error that shows what it printed. */
+  ended(ms?: number): Promise<Run>;
 }
 
 export function start(
@@ -77,6 +79,21 @@ export function start(
     waitForOutput: (pattern, ms = 15_000) => waitForText('stdout', () => stdout, pattern, ms),
     waitForStderr: (pattern, ms = 15_000) => waitForText('stderr', () => stderr, pattern, ms),
     done,
+    ended: async (ms = 20_000) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          const said = `stdout: ${stdout}\nstderr: ${stderr}`;
+          reject(new Error(`the CLI ran on after ${ms} ms (${args.join(' ')})\n${said}`));
+        }, ms);
+      });
+      try {
+        return await Promise.race([done, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }
 
