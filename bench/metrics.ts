@@ -76,7 +76,7 @@ async function main() {
         `${(sim.bytes / 2 ** 20).toFixed(1)} MiB, ingest ${ms(sim.ingestMs)} ms a sync`,
     );
 
-    const service = await startService(url, 'warn');
+    let service = await startService(url, 'warn');
     try {
       const agent = at(data.agents, 0);
       const sync = (body: object): Step => ({
@@ -125,7 +125,12 @@ async function main() {
       const query = (q: string) => [[{ method: 'GET' as const, token, path: path(q) }]];
       log(`\n(c) 24 h of one frame (3 replicas), ${QUERY_CONNECTIONS} connections`);
       await run(query(''), QUERY_CONNECTIONS); // warm-up
-      const c = { default: [] as Run[], minutes: [] as Run[], alone: [] as Run[] };
+      const c = {
+        default: [] as Run[],
+        minutes: [] as Run[],
+        alone: [] as Run[],
+        cold: [] as Run[],
+      };
       for (let round = 0; round < ROUNDS; round++) {
         c.alone.push(await run(query('')));
         c.default.push(
@@ -137,7 +142,14 @@ async function main() {
       }
       log(`  default step ${line(c.default)}\n  by minutes   ${line(c.minutes)}`);
       log(`  1 connection ${line(c.alone)}`);
-      const results = [...a.without, ...a.with, ...c.default, ...c.minutes, ...c.alone];
+      // The first look at a frame, as every look without the memo of closed steps.
+      await service.close();
+      service = await startService(url, 'warn', { MEMO: 'off' });
+      await run(query(''), QUERY_CONNECTIONS); // warm-up
+      for (let round = 0; round < ROUNDS; round++)
+        c.cold.push(await run(query(''), QUERY_CONNECTIONS));
+      log(`  MEMO=off     ${line(c.cold)}`);
+      const results = [...a.without, ...a.with, ...c.default, ...c.minutes, ...c.alone, ...c.cold];
       const errors = results.reduce((n, r) => n + r.errors + r.timeouts + non2xx(r), 0);
       const figures = { quick, frames: FRAMES, perSync: PER_SYNC, seconds: SECONDS };
       const file = writeReport(RESULTS, {

@@ -75,12 +75,16 @@ function startFlags(): string[] {
  * The service, at its default log level (`info`: a line per request) unless `logLevel` says
  * otherwise; its log is thrown away unless BENCH_SERVICE_LOG names a file to append it to.
  */
-export async function startService(databaseUrl: string, logLevel?: string): Promise<Measured> {
+export async function startService(
+  databaseUrl: string,
+  logLevel?: string,
+  env: Record<string, string> = {},
+): Promise<Measured> {
   const fd = openSync(process.env.BENCH_SERVICE_LOG ?? '/dev/null', 'a');
   try {
     return await start(
       await serviceBundle(),
-      { DATABASE_URL: databaseUrl, ...(logLevel ? { BENCH_LOG_LEVEL: logLevel } : {}) },
+      { ...env, DATABASE_URL: databaseUrl, ...(logLevel ? { BENCH_LOG_LEVEL: logLevel } : {}) },
       fd,
       startFlags(),
     );

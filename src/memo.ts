@@ -23,6 +23,10 @@ export const MEMO_RULES = {
     'the revoked tokens, loaded when the LISTEN connection comes up and kept by NOTIFY; ' +
     'unknown (so the database is asked) while it is down (identity/revocations.ts)',
   rosters: "a team's members, reused while the team's version holds (teams/member-rosters.ts)",
+  'metrics-steps':
+    "a frame's metrics points of steps that ended more than 2 minutes ago, as JSON text: the " +
+    'ingest dates samples by the service clock on arrival, so such a step no longer changes ' +
+    '(frame-metrics/closed-steps.ts)',
   'agent-env':
     "a deployment's opened env for the agents' sync, per deployment id (agent-api/desired-state.ts)",
 } as const;

@@ -32,6 +32,7 @@ import { createReleaseHistory } from './deployments/release-history.ts';
 import { createPreviewsService } from './previews/previews-service.ts';
 import { createHistoryService } from './history/history-service.ts';
 import { createFrameMetricsService } from './frame-metrics/frame-metrics-service.ts';
+import { createClosedSteps } from './frame-metrics/closed-steps.ts';
 import { createProjectEventsService } from './history/project-events-service.ts';
 import { createEnvService } from './env/env-service.ts';
 import { createDomainsService } from './domains/domains-service.ts';
@@ -170,6 +171,7 @@ export function createServices(core: Core) {
       clock,
       access,
       minuteRetentionHours: config.growth.metricsRetention.minuteHours,
+      closedSteps: createClosedSteps(memos),
     }),
     projectEvents: createProjectEventsService({ db, clock, access, notifier }),
     env: createEnvService({

@@ -2,6 +2,7 @@
 // requests its edge answered, as points of one step over a range.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../http/auth.ts';
+import { jsonOrText } from '../http/json-text.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { FrameParams } from '../frames/frames-schemas.ts';
 import type { FrameMetricsService } from './frame-metrics-service.ts';
@@ -32,9 +33,11 @@ export function frameMetricsRoutes({
             'is 422 `too_many_points`.',
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const { project_id, space_id, frame_id } = req.params;
-        return frameMetrics.metrics(actorOf(req), project_id, space_id, frame_id, req.query);
+        const actor = actorOf(req);
+        const text = await frameMetrics.metrics(actor, project_id, space_id, frame_id, req.query);
+        return jsonOrText(reply, text);
       },
     );
   };

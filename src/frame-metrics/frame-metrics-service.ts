@@ -1,5 +1,6 @@
 // A frame's metrics (issue 39): the points of a range, read from the minute or hour sums the
-// agents' syncs add to (metrics-ingest.ts). Who may read them: whoever may read the project.
+// agents' syncs add to (metrics-ingest.ts), as JSON text (closed-steps.ts remembers the steps
+// that can no longer change). Who may read them: whoever may read the project.
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -7,7 +8,9 @@ import type { AccessService } from '../access/access-service.ts';
 import { fieldError, notFound } from '../errors.ts';
 import { iso } from '../http/schemas.ts';
 import { frameSums } from './metrics-query-dal.ts';
-import { buildPoints } from './metrics-points.ts';
+import type { Static } from 'typebox';
+import type { FrameMetrics } from './frame-metrics-schemas.ts';
+import type { ClosedSteps } from './closed-steps.ts';
 import { isRangeError, metricsRange, type RangeAsked } from './metrics-range.ts';
 
 interface Deps {
@@ -16,9 +19,11 @@ interface Deps {
   access: Pick<AccessService, 'requireProject'>;
   /** METRICS_MINUTE_RETENTION_HOURS: a range older than this is read from hour points. */
   minuteRetentionHours: number;
+  closedSteps: ClosedSteps;
 }
 
-export function createFrameMetricsService({ db, clock, access, minuteRetentionHours }: Deps) {
+export function createFrameMetricsService(deps: Deps) {
+  const { db, clock, access, minuteRetentionHours, closedSteps } = deps;
   return {
     async metrics(
       actor: Actor,
@@ -28,18 +33,22 @@ export function createFrameMetricsService({ db, clock, access, minuteRetentionHo
       asked: RangeAsked,
     ) {
       await access.requireProject(actor.userId, projectId, 'project.read');
-      const range = metricsRange(asked, clock.now(), minuteRetentionHours);
+      const now = clock.now();
+      const range = metricsRange(asked, now, minuteRetentionHours);
       if (isRangeError(range)) throw fieldError(range.path, range.code, range.message);
-      // The frame's place and its sums in one statement: a frame elsewhere is 404 like none.
-      const sums = await frameSums(db, { projectId, spaceId, frameId, ...range });
-      if (!sums) throw notFound('frame');
-      return {
+      const head = {
         frame_id: frameId,
         since: iso(range.since),
         until: iso(range.until),
         step: range.step,
-        ...buildPoints(range, sums.usage, sums.requests),
-      };
+      } satisfies Omit<Static<typeof FrameMetrics>, 'points' | 'replicas'>;
+      // The frame's place is read with its rows, in one statement, whatever is remembered: a
+      // frame elsewhere is 404 like none.
+      const text = await closedSteps.text(frameId, range, head, now, (rest) =>
+        frameSums(db, { projectId, spaceId, frameId, ...rest }),
+      );
+      if (text === undefined) throw notFound('frame');
+      return text;
     },
   };
 }

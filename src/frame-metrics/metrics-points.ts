@@ -3,7 +3,9 @@
 // Rates are each replica's sums over the seconds its samples covered, then summed over
 // replicas; percentiles are read from the summed latency histogram.
 import { LATENCY_BOUNDS_MS } from '../agent-api/sync-items.ts';
+import type { Static } from 'typebox';
 import type { Range } from './metrics-range.ts';
+import type { MetricsPoint, ReplicaMetricsPoint } from './frame-metrics-schemas.ts';
 
 /** One replica's sums over one stored row (or, added up, over one step). */
 export interface ReplicaSums {
@@ -149,16 +151,48 @@ function usageOf(series: Array<Array<ReplicaSums | undefined>>, i: number) {
 }
 
 /** One replica's point: what `usageOf` answers of it alone, without its sums' arrays. */
-const replicaPoint = (at: string, r: ReplicaSums | undefined) => ({
+export const replicaPoint = (at: string, r: ReplicaSums | undefined): ReplicaPoint => ({
   at,
   cpu_cores: r ? round6(r.cpu_seconds / r.seconds) : null,
   memory_bytes: r ? r.memory_max_bytes : null,
   memory_limit_bytes: r ? r.memory_limit_bytes : null,
 });
 
-/** The answer's points (and each replica's), one per step of the range, oldest first; times
- *  as RFC 3339 text. */
-export function buildPoints(range: Range, replicaRows: ReplicaSums[], requestRows: RequestSums[]) {
+/** The points as the answer's schema has them: answers are sent as their JSON text
+ *  (closed-steps.ts), so these types are what holds them to the schema. */
+export type ReplicaPoint = Static<typeof ReplicaMetricsPoint>;
+export type FramePoint = Static<typeof MetricsPoint>;
+
+/** One step of an answer: the frame's point and the point of each replica that said. */
+export interface Step {
+  point: FramePoint;
+  replicas: Map<number, ReplicaPoint>;
+}
+
+function framePoint(
+  at: string,
+  usage: ReturnType<typeof usageOf>,
+  req: RequestSums | undefined,
+): FramePoint {
+  const [s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0] = req?.status ?? [];
+  return {
+    at,
+    ...usage.usage,
+    net_rx_bytes_per_second: usage.net_rx_bytes_per_second,
+    net_tx_bytes_per_second: usage.net_tx_bytes_per_second,
+    restarts: usage.restarts,
+    requests: s1 + s2 + s3 + s4 + s5,
+    status: { '1xx': s1, '2xx': s2, '3xx': s3, '4xx': s4, '5xx': s5 },
+    latency_ms: req ? percentiles(req.latency) : null,
+  };
+}
+
+/** The steps of the range from the stored rows, oldest first; times as RFC 3339 text. */
+export function buildSteps(
+  range: Range,
+  replicaRows: ReplicaSums[],
+  requestRows: RequestSums[],
+): Step[] {
   const stepMs = range.step * 1000;
   const count = (range.until.getTime() - range.since.getTime()) / stepMs;
   const since = range.since.getTime();
@@ -176,25 +210,32 @@ export function buildPoints(range: Range, replicaRows: ReplicaSums[], requestRow
     const i = slot(r.at);
     if (i >= 0 && i < count) requests[i] = addRequests(requests[i], r);
   }
-  const order = [...byReplica.keys()].sort((a, b) => a - b);
-  const series = order.map((replica) => byReplica.get(replica) ?? []);
-  const times = Array.from({ length: count }, (_, i) => new Date(since + i * stepMs).toISOString());
-  const points = times.map((at, i) => {
-    const { usage, ...rest } = usageOf(series, i);
-    const req = requests[i];
-    const [s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0] = req?.status ?? [];
-    return {
-      at,
-      ...usage,
-      ...rest,
-      requests: s1 + s2 + s3 + s4 + s5,
-      status: { '1xx': s1, '2xx': s2, '3xx': s3, '4xx': s4, '5xx': s5 },
-      latency_ms: req ? percentiles(req.latency) : null,
-    };
+  const series = [...byReplica.entries()];
+  return Array.from({ length: count }, (_, i) => {
+    const at = new Date(since + i * stepMs).toISOString();
+    const replicas = new Map<number, ReplicaPoint>();
+    for (const [replica, sums] of series) {
+      const r = sums[i];
+      if (r) replicas.set(replica, replicaPoint(at, r));
+    }
+    const usage = usageOf(
+      series.map(([, sums]) => sums),
+      i,
+    );
+    return { point: framePoint(at, usage, requests[i]), replicas };
   });
-  const replicas = order.map((replica, k) => ({
+}
+
+/** The replicas that said anything in the steps, in order. */
+export const replicasOf = (steps: Array<{ replicas: Map<number, unknown> }>) =>
+  [...new Set(steps.flatMap((s) => [...s.replicas.keys()]))].sort((a, b) => a - b);
+
+/** The answer's points (and each replica's), one per step of the range, oldest first. */
+export function buildPoints(range: Range, replicaRows: ReplicaSums[], requestRows: RequestSums[]) {
+  const steps = buildSteps(range, replicaRows, requestRows);
+  const replicas = replicasOf(steps).map((replica) => ({
     replica,
-    points: times.map((at, i) => replicaPoint(at, series[k]?.[i])),
+    points: steps.map((s) => s.replicas.get(replica) ?? replicaPoint(s.point.at, undefined)),
   }));
-  return { points, replicas };
+  return { points: steps.map((s) => s.point), replicas };
 }
