@@ -73,4 +73,6 @@ export function showSecret(e: Endpoint & { secret: string }) {
       process.stderr,
     ),
   );
+  if (e.previous_secret_expires_at)
+    note(`The previous secret signs too until ${e.previous_secret_expires_at}.`);
 }

@@ -145,12 +145,18 @@ export function register(program: Command) {
     });
   group
     .command('rotate-secret <endpoint>')
-    .description('a new signing secret (admin): the old one signs nothing from now on')
+    .description('a new signing secret (admin); the old one stops signing at once, or later')
+    .option(
+      '--expire-previous-in <hours>',
+      'the old secret goes on signing next to the new one for this long (0-24)',
+      '0',
+    )
     .requiredOption(...projectOption)
-    .action(async (ref: string, opts: { project: string }, cmd: Command) => {
+    .action(async (ref: string, opts: { project: string; expirePreviousIn: string }, cmd) => {
       const { fp, show } = context(cmd);
       const path = await findEndpoint(fp, opts.project, ref);
-      show(await fp.call(fp.api.POST(`${ONE}/secret`, { params: { path } })), showSecret);
+      const body = { expire_previous_in_hours: Number(opts.expirePreviousIn) };
+      show(await fp.call(fp.api.POST(`${ONE}/secret`, { params: { path }, body })), showSecret);
     });
   group
     .command('deliveries <endpoint>')

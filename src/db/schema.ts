@@ -398,7 +398,7 @@ export interface DB {
     received_at: Timestamp;
     keep_until: Timestamp;
   };
-  /** Outgoing notification webhooks of a project (migrations/0031). */
+  /** Outgoing notification webhooks of a project (migrations/0031, 0032). */
   notification_endpoints: {
     id: string;
     project_id: string;
@@ -406,6 +406,9 @@ export interface DB {
     events: string[];
     format: 'json' | 'slack';
     secret_sealed: string;
+    /** A rotated secret that goes on signing until it expires (migrations/0032). */
+    previous_secret_sealed: string | null;
+    previous_secret_expires_at: Timestamp | null;
     enabled: Generated<boolean>;
     disabled_reason: 'manual' | 'failing' | null;
     disabled_at: Timestamp | null;

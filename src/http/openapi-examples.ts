@@ -126,6 +126,7 @@ export const EXAMPLES: Record<string, unknown> = {
     disabled_at: null,
     consecutive_failures: 0,
     failing_since: null,
+    previous_secret_expires_at: null,
     created_by: usr,
     created_at: at,
     updated_at: at,

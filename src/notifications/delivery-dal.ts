@@ -15,6 +15,7 @@ export function pendingDeliveryForUpdate(q: Queryable, id: string) {
     .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.body', 'd.manual'])
     .select(['d.attempts', 'd.next_attempt_at', 'd.created_at'])
     .select(['e.url', 'e.format', 'e.secret_sealed', 'e.enabled', 'e.project_id'])
+    .select(['e.previous_secret_sealed', 'e.previous_secret_expires_at'])
     .select('p.name as project_name')
     .where('d.id', '=', id)
     .where('d.status', '=', 'pending')

@@ -49,8 +49,15 @@ export function createNotificationDelivery(deps: Deps) {
 
   function send(d: Pending, at: Date): Promise<Outcome> {
     const body = renderBody(d.body as EventBody, d.format);
+    const secrets = [d.secret_sealed];
+    if (
+      d.previous_secret_sealed &&
+      d.previous_secret_expires_at &&
+      at < d.previous_secret_expires_at
+    )
+      secrets.push(d.previous_secret_sealed);
     const signature = signatureOf(
-      sealer.open(d.secret_sealed),
+      secrets.map((s) => sealer.open(s)),
       Math.floor(at.getTime() / 1000),
       body,
     );

@@ -11,6 +11,8 @@ const ENDPOINT_COLUMNS = [
   'events',
   'format',
   'secret_sealed',
+  'previous_secret_sealed',
+  'previous_secret_expires_at',
   'enabled',
   'disabled_reason',
   'disabled_at',

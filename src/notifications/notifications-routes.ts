@@ -108,15 +108,24 @@ export function notificationRoutes({
       `${one}/secret`,
       {
         config: { secretAnswer: LOST_SECRET },
+        // A request with no body at all (no Content-Type) rotates with the defaults, as it did
+        // before the body had fields; a body sent must be an object, as everywhere.
+        preValidation: async (req) => {
+          if (req.body === undefined && req.headers['content-type'] === undefined) req.body = {};
+        },
         schema: {
           tags,
           summary: 'Rotate the signing secret (admin); the new one is shown once',
           params: S.EndpointParams,
+          body: S.SecretRotation,
           response: { 200: S.EndpointWithSecret, ...problemResponses },
         },
       },
-      async (req) =>
-        notifications.rotateSecret(actorOf(req), req.params.project_id, req.params.endpoint_id),
+      async (req) => {
+        const { project_id, endpoint_id } = req.params;
+        const hours = req.body.expire_previous_in_hours ?? 0;
+        return notifications.rotateSecret(actorOf(req), project_id, endpoint_id, hours);
+      },
     );
 
     app.post(

@@ -80,6 +80,10 @@ const endpointFields = {
     description: 'Failed tries in a row of automatic deliveries (0 after a success)',
   }),
   failing_since: NullableTimestamp,
+  previous_secret_expires_at: {
+    ...NullableTimestamp,
+    description: 'Until then the secret before the last rotation signs too (a second v1)',
+  },
   created_by: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -97,6 +101,24 @@ export const EndpointWithSecret = Type.Object(
   { title: 'NotificationEndpointWithSecret' },
 );
 export const EndpointList = ListOf(NotificationEndpoint);
+
+/** The longest a rotated secret may go on signing. */
+export const MAX_PREVIOUS_HOURS = 24;
+export const SecretRotation = Type.Object(
+  {
+    expire_previous_in_hours: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_PREVIOUS_HOURS,
+        default: 0,
+        description:
+          'Hours the old secret goes on signing next to the new one (a second v1 in each ' +
+          'signature), so that receivers can change over; 0, the default, ends it at once',
+      }),
+    ),
+  },
+  { title: 'NotificationSecretRotation', additionalProperties: false },
+);
 
 export const NotificationEventBody = Type.Object(
   {

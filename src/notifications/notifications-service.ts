@@ -32,6 +32,7 @@ export const presentEndpoint = (e: Endpoint) => ({
   disabled_at: isoOrNull(e.disabled_at),
   consecutive_failures: e.consecutive_failures,
   failing_since: isoOrNull(e.failing_since),
+  previous_secret_expires_at: isoOrNull(e.previous_secret_expires_at),
   created_by: e.created_by,
   created_at: iso(e.created_at),
   updated_at: iso(e.updated_at),
@@ -172,15 +173,21 @@ export function createNotificationsService({ db, clock, access, sealer, settings
       });
     },
 
-    /** A new secret, shown once; the old one signs nothing from now on. */
-    async rotateSecret(actor: Actor, projectId: string, endpointId: string) {
+    /**
+     * A new secret, shown once. The old one signs next to it for `previousHours` (0: nothing
+     * from now on); a secret rotated again in that time replaces the old one.
+     */
+    async rotateSecret(actor: Actor, projectId: string, endpointId: string, previousHours = 0) {
       await requireAdmin(actor, projectId);
       const now = clock.now();
       const secret = newSecret('whsec');
       const row = await transaction(db, async (trx) => {
-        await endpoint(trx, projectId, endpointId, true);
+        const before = await endpoint(trx, projectId, endpointId, true);
+        const keep = previousHours > 0;
         const e = await dal.updateEndpoint(trx, endpointId, {
           secret_sealed: sealer.seal(secret),
+          previous_secret_sealed: keep ? before.secret_sealed : null,
+          previous_secret_expires_at: keep ? new Date(now.getTime() + previousHours * 3.6e6) : null,
           updated_at: now,
         });
         await recordAudit(trx, actor, now, {
@@ -188,6 +195,7 @@ export function createNotificationsService({ db, clock, access, sealer, settings
           action: 'notification.secret_rotated',
           targetType: 'notification_endpoint',
           targetId: endpointId,
+          after: { previous_valid_hours: previousHours },
         });
         return e;
       });

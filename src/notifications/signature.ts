@@ -7,9 +7,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'Frameplane-Signature';
 
-export function signatureOf(secret: string, unixSeconds: number, body: string): string {
-  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
-  return `t=${unixSeconds},v1=${mac}`;
+/** The header's value: one v1 per secret (two while a rotated one still signs). */
+export function signatureOf(secrets: string[], unixSeconds: number, body: string): string {
+  const macs = secrets.map(
+    (s) => `v1=${createHmac('sha256', s).update(`${unixSeconds}.${body}`).digest('hex')}`,
+  );
+  return [`t=${unixSeconds}`, ...macs].join(',');
 }
 
 /** A receiver's check: a v1 signature matches and `t` is within `toleranceSeconds` of `now`. */

@@ -3402,6 +3402,11 @@ export interface components {
              * @description RFC 3339, UTC
              */
             failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description Until then the secret before the last rotation signs too (a second v1)
+             */
+            previous_secret_expires_at: string | null;
             created_by: string | null;
             /**
              * Format: date-time
@@ -3433,6 +3438,7 @@ export interface components {
          *       "disabled_at": null,
          *       "consecutive_failures": 0,
          *       "failing_since": null,
+         *       "previous_secret_expires_at": null,
          *       "created_by": "usr_01JNQ7M4Z8W2Y3X5V6T7S8R9QA",
          *       "created_at": "2026-03-02T09:30:00.000Z",
          *       "updated_at": "2026-03-02T09:30:00.000Z"
@@ -3466,6 +3472,11 @@ export interface components {
              * @description RFC 3339, UTC
              */
             failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description Until then the secret before the last rotation signs too (a second v1)
+             */
+            previous_secret_expires_at: string | null;
             created_by: string | null;
             /**
              * Format: date-time
@@ -3498,6 +3509,14 @@ export interface components {
             format?: "json" | "slack";
             /** @description false turns it off; true turns it back on and forgets its failures */
             enabled?: boolean;
+        };
+        /** NotificationSecretRotation */
+        NotificationSecretRotation: {
+            /**
+             * @description Hours the old secret goes on signing next to the new one (a second v1 in each signature), so that receivers can change over; 0, the default, ends it at once
+             * @default 0
+             */
+            expire_previous_in_hours: number;
         };
         /** NotificationAttempt */
         NotificationAttempt: {
@@ -8224,7 +8243,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description JSON of at most 262144 bytes (BODY_LIMIT_BYTES; 413 body_too_large past it). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSecretRotation"];
+            };
+        };
         responses: {
             /** @description OK: NotificationEndpointWithSecret. */
             200: {

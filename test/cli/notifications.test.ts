@@ -88,6 +88,13 @@ describe('notifications', { timeout: 90_000 }, () => {
     expect(refused.code).toBe(6);
     expect(refused.stdout).toMatch(/^status:\s+failed$/m);
     expect(refused.stdout).toContain('400 in');
+    // Rotated again with an overlap: the secret before goes on signing for an hour.
+    const rolled = await run(
+      ['notifications', 'rotate-secret', id, '--expire-previous-in', '1', '-p', 'Shop'],
+      env,
+    );
+    expect(rolled.code, rolled.stderr).toBe(0);
+    expect(rolled.stderr).toMatch(/The previous secret signs too until \d{4}-/);
 
     // A viewer of the project may not manage its notifications.
     const vic = await newUser(t, 'vic');

@@ -49,7 +49,11 @@ async function endpointFor(events: string[], answer?: (n: number) => number, for
   expect(r.json.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
   secret = r.json.secret;
   const base = `/v2/projects/${project.id}/notifications/${r.json.id}`;
-  return { project, receiver, endpoint: r.json, base };
+  /** The receiver takes a new secret, as its owner would after a rotation. */
+  const holds = (s: string) => {
+    secret = s;
+  };
+  return { project, receiver, endpoint: r.json, base, holds };
 }
 
 const advance = (seconds: number) =>
@@ -71,7 +75,7 @@ const logged = (base: string, tries: number) =>
 
 describe('notifications', { timeout: 60_000 }, () => {
   it('signs every delivery: the receiver verifies it with the secret shown once', async () => {
-    const { receiver, base, project, endpoint } = await endpointFor(['deploy.started']);
+    const { receiver, base, project, endpoint, holds } = await endpointFor(['deploy.started']);
     const ping = await t.post(`${base}/test`, { token: ann.token });
     expect(ping.status, ping.text).toBe(202);
     expect(ping.json).toMatchObject({ event_type: 'ping', status: 'pending', manual: true });
@@ -118,6 +122,35 @@ describe('notifications', { timeout: 60_000 }, () => {
     expect(again.status).toBe(202);
     await receiver.until(3);
     expect(receiver.got[2]?.verified).toBe(false); // the receiver still holds the old secret
+
+    // Rotated with an overlap: the secret the receiver holds goes on signing for an hour,
+    // next to the new one, then stops.
+    holds(rotated.json.secret);
+    const rolled = await t.post(`${base}/secret`, {
+      token: ann.token,
+      body: { expire_previous_in_hours: 1 },
+    });
+    expect(rolled.status, rolled.text).toBe(200);
+    const until = Date.parse(rolled.json.previous_secret_expires_at);
+    expect(Math.abs(until - t.clock.now().getTime() - 3_600_000)).toBeLessThan(5000);
+    await t.post(`${base}/test`, { token: ann.token });
+    await receiver.until(4);
+    expect(receiver.got[3]?.verified).toBe(true);
+    expect(receiver.got[3]?.headers['frameplane-signature']).toMatch(/^t=\d+,v1=\w{64},v1=\w{64}$/);
+    await advance(3601);
+    await t.post(`${base}/test`, { token: ann.token });
+    await receiver.until(5);
+    expect(receiver.got[4]?.verified).toBe(false);
+    holds(rolled.json.secret);
+    await t.post(`${base}/test`, { token: ann.token });
+    await receiver.until(6);
+    expect(receiver.got[5]?.verified).toBe(true);
+    expect(receiver.got[5]?.headers['frameplane-signature']).toMatch(/^t=\d+,v1=\w{64}$/);
+    const refused = await t.post(`${base}/secret`, {
+      token: ann.token,
+      body: { expire_previous_in_hours: 25 },
+    });
+    expect(refused.status).toBe(422);
   });
 
   it('tries again on the schedule until a receiver that failed twice takes the event', async () => {

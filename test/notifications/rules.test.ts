@@ -154,7 +154,7 @@ describe('the signature', () => {
         fc.string({ minLength: 1 }),
         fc.integer({ min: 0, max: 2 ** 31 }),
         (body, secret, t) => {
-          const header = signatureOf(secret, t, body);
+          const header = signatureOf([secret], t, body);
           expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
           expect(verifySignature(secret, header, body, t)).toBe(true);
           expect(verify(secret, header, body, t)).toBe(true);
@@ -167,8 +167,27 @@ describe('the signature', () => {
   });
   it('matches a known vector', () => {
     // printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec_test
-    expect(signatureOf('whsec_test', 1700000000, '{"a":1}')).toBe(
+    expect(signatureOf(['whsec_test'], 1700000000, '{"a":1}')).toBe(
       't=1700000000,v1=38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789',
+    );
+  });
+  it('carries a v1 per secret while a rotated one still signs: either verifies', () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 1 }),
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        (body, next, old, t) => {
+          fc.pre(next !== old);
+          const header = signatureOf([next, old], t, body);
+          expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+          expect(verifySignature(next, header, body, t)).toBe(true);
+          expect(verifySignature(old, header, body, t)).toBe(true);
+          expect(verify(old, header, body, t)).toBe(true);
+          expect(verifySignature(`${old}x`, header, body, t)).toBe(false);
+        },
+      ),
     );
   });
 });
