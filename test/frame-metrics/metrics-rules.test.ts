@@ -157,7 +157,11 @@ describe('latency percentiles', () => {
         if (!p) throw new Error('percentiles of requests');
         expect(p.p50 <= p.p95 && p.p95 <= p.p99).toBe(true);
         expect(p.p50 >= 0 && p.p99 <= 30000).toBe(true);
-        expect(percentiles(counts.map((c) => c * k))).toEqual(p);
+        // Scaled counts give the same reading up to the last rounded digit (0.001 ms): the
+        // interpolation's floating point may land either side of a half.
+        const scaled = percentiles(counts.map((c) => c * k));
+        for (const q of ['p50', 'p95', 'p99'] as const)
+          expect(Math.abs((scaled?.[q] ?? -1) - p[q])).toBeLessThanOrEqual(0.0011);
         // The one-walk reading agrees with quantile's, rank by rank.
         const r3 = (x: number | null) => Math.round((x ?? -1) * 1000) / 1000;
         expect(p).toEqual({
