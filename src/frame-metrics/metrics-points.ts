@@ -229,13 +229,3 @@ export function buildSteps(
 /** The replicas that said anything in the steps, in order. */
 export const replicasOf = (steps: Array<{ replicas: Map<number, unknown> }>) =>
   [...new Set(steps.flatMap((s) => [...s.replicas.keys()]))].sort((a, b) => a - b);
-
-/** The answer's points (and each replica's), one per step of the range, oldest first. */
-export function buildPoints(range: Range, replicaRows: ReplicaSums[], requestRows: RequestSums[]) {
-  const steps = buildSteps(range, replicaRows, requestRows);
-  const replicas = replicasOf(steps).map((replica) => ({
-    replica,
-    points: steps.map((s) => s.replicas.get(replica) ?? replicaPoint(s.point.at, undefined)),
-  }));
-  return { points: steps.map((s) => s.point), replicas };
-}

@@ -8,7 +8,7 @@ import {
   createClosedSteps,
   type Sums,
 } from '../../src/frame-metrics/closed-steps.ts';
-import { buildPoints } from '../../src/frame-metrics/metrics-points.ts';
+import { buildPoints } from './points.ts';
 import type { ReplicaSums, RequestSums } from '../../src/frame-metrics/metrics-points.ts';
 import {
   bucketStart,

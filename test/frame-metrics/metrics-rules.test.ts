@@ -11,13 +11,9 @@ import {
   MAX_POINTS,
   metricsRange,
 } from '../../src/frame-metrics/metrics-range.ts';
-import {
-  buildPoints,
-  percentiles,
-  quantile,
-  type ReplicaSums,
-} from '../../src/frame-metrics/metrics-points.ts';
+import { percentiles, quantile, type ReplicaSums } from '../../src/frame-metrics/metrics-points.ts';
 import { replicaRows, requestRows } from '../../src/frame-metrics/metrics-ingest.ts';
+import { buildPoints } from './points.ts';
 
 const NOW = new Date('2030-01-02T12:34:56.789Z');
 const iso = (d: Date) => d.toISOString();
