@@ -11,7 +11,6 @@ import {
   buildSteps,
   type ReplicaSums,
   type RequestSums,
-  replicaPoint,
   replicasOf,
   type Step,
 } from './metrics-points.ts';
@@ -114,13 +113,19 @@ export function createClosedSteps(memos: Memos) {
 
 export type ClosedSteps = ReturnType<typeof createClosedSteps>;
 
+/** A replica's point of a step it said nothing in, as `replicaPoint(at, undefined)` writes it. */
+const silentReplica = (at: string) =>
+  `{"at":"${at}","cpu_cores":null,"memory_bytes":null,"memory_limit_bytes":null}`;
+
 /** The answer as JSON text: `head`'s fields, then the points and each replica's. */
 function assemble(head: object, steps: StepText[]) {
   const replicas = replicasOf(steps).map((replica) => {
-    const points = steps.map(
-      (s) => s.replicas.get(replica) ?? JSON.stringify(replicaPoint(s.at, undefined)),
-    );
-    return `{"replica":${replica},"points":[${points.join(',')}]}`;
+    let points = '';
+    for (const s of steps) {
+      const text = s.replicas.get(replica) ?? silentReplica(s.at);
+      points += points ? `,${text}` : text;
+    }
+    return `{"replica":${replica},"points":[${points}]}`;
   });
   const points = steps.map((s) => s.point).join(',');
   const fields = JSON.stringify(head).slice(0, -1);

@@ -226,6 +226,10 @@ export function buildSteps(
   });
 }
 
-/** The replicas that said anything in the steps, in order. */
-export const replicasOf = (steps: Array<{ replicas: Map<number, unknown> }>) =>
-  [...new Set(steps.flatMap((s) => [...s.replicas.keys()]))].sort((a, b) => a - b);
+/** The replicas that said anything in the steps, in order. Runs on every answer over every
+ *  step (closed-steps.ts): a plain loop, no array per step. */
+export function replicasOf(steps: Array<{ replicas: Map<number, unknown> }>): number[] {
+  const seen = new Set<number>();
+  for (const s of steps) for (const r of s.replicas.keys()) seen.add(r);
+  return [...seen].sort((a, b) => a - b);
+}
