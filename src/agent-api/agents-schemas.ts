@@ -127,6 +127,11 @@ export const SyncAnswer = Type.Object(
       Type.Array(
         Type.Object({
           frame_id: Type.String(),
+          project_id: Type.Optional(
+            Type.String({
+              description: "The frame's project (never changes): a cluster's namespace per project",
+            }),
+          ),
           generation: Type.Integer(),
           desired_state: StringEnum(['running', 'stopped']),
           replica_count: Type.Integer(),

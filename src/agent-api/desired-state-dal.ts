@@ -58,6 +58,7 @@ export function desiredStateRows(q: Queryable, agentId: string, appsDomain: stri
     )
     .select([
       'f.id',
+      'f.project_id',
       'f.generation',
       'f.desired_state',
       'f.replica_count',

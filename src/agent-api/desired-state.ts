@@ -54,6 +54,7 @@ export function createDesiredState({
       const state = rows[0]?.state ?? (await stateDigestOf(db, agentId, appsDomain));
       const frames = rows.map((r) => ({
         frame_id: r.id,
+        project_id: r.project_id,
         generation: r.generation,
         // Billing suspension scales to zero without touching the frame's own desired state;
         // `suspended` lets the edge tell why the frame does not answer.

@@ -71,9 +71,10 @@ export interface RunningAgent {
   readonly edge: Edge;
 }
 
-/** A frame with something running: a replica, or a swarm service meant to run. */
+/** A frame with something running: a replica, or a swarm service or Deployment meant to run. */
 const runs = (p: PersistedFrame) =>
-  p.sets.some((s) => s.replicas.length > 0) || (!!p.swarm && p.spec.desired_state === 'running');
+  p.sets.some((s) => s.replicas.length > 0) ||
+  (!!(p.swarm ?? p.kubernetes) && p.spec.desired_state === 'running');
 
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const unlock = lockDataDir(o.dataDir);

@@ -31,9 +31,11 @@ Options:
                          --host and FRAME_HOST are older names of it)
   --git-base-url URL     where repositories live: https://host, file:///dir or /dir, holding
                          <owner>/<repo>.git (env GIT_BASE_URL; default https://github.com)
-  --runtime KIND         auto, docker, swarm or process (env FRAME_RUNTIME; default auto: docker
-                         when the Engine at DOCKER_HOST or /var/run/docker.sock answers, else
-                         process); swarm needs DOCKER_HOST to be a swarm manager
+  --runtime KIND         auto, docker, swarm, kubernetes or process (env FRAME_RUNTIME; default
+                         auto: docker when the Engine at DOCKER_HOST or /var/run/docker.sock
+                         answers, else process); swarm needs DOCKER_HOST to be a swarm manager;
+                         kubernetes needs KUBECONFIG (or runs in a pod) and an Engine to build
+                         (see README: FRAME_NAMESPACE, KUBERNETES_CLUSTER_CIDRS, KUBERNETES_NODE)
   --base-image IMAGE     image that generated Dockerfiles build on (env FRAME_BASE_IMAGE;
                          default node:22-bookworm-slim)
   --registry HOST[:PORT] swarm: push images there so every node can pull them (env

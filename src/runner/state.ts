@@ -36,6 +36,8 @@ export interface PersistedFrame {
     /** The release that served when this one was sent, until this one takes over. */
     previous?: SwarmRelease;
   };
+  /** The kubernetes runtime's, as swarm's (runtimes/kubernetes/frame.ts). */
+  kubernetes?: SwarmRelease & { previous?: SwarmRelease };
 }
 
 export interface AgentState {

@@ -3240,6 +3240,8 @@ export interface components {
             /** @description The whole desired state; absent only when `unchanged` */
             frames?: {
                 frame_id: string;
+                /** @description The frame's project (never changes): a cluster's namespace per project */
+                project_id?: string;
                 generation: number;
                 /** @enum {string} */
                 desired_state: "running" | "stopped";

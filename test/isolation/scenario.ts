@@ -13,7 +13,7 @@ import { http, startInstance, until, type Instance } from '../faults/helpers/ser
 import { freePort } from '../helpers/smtp.ts';
 import { hitFrame, type Hit } from '../runner/fixture.ts';
 
-export type Runtime = 'process' | 'docker' | 'swarm' | 'auto';
+export type Runtime = 'process' | 'docker' | 'swarm' | 'kubernetes' | 'auto';
 
 /** The Unix socket of the embedded PostgreSQL, wherever under DATA_DIR it lives. */
 function pgSocket(dir: string): string | undefined {

@@ -41,11 +41,11 @@ export function gitFixture(root: string) {
   return {
     gitBaseUrl: `file://${gitRoot}`,
     /** Commits these files (and removes none) and pushes them to main; answers the commit. */
-    pushFiles(files: Record<string, string>, message: string): string {
+    pushFiles(files: Record<string, string>, message: string, branch = 'main'): string {
       for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
       git(work, 'add', '-A');
       git(work, 'commit', '-q', '-m', message);
-      git(work, 'push', '-q', 'origin', 'HEAD:main');
+      git(work, 'push', '-q', 'origin', `HEAD:${branch}`);
       return git(work, 'rev-parse', 'HEAD').trim();
     },
     /** Commits the app at `version` (or one that exits at once) and pushes it to `branch`;

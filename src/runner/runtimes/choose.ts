@@ -1,5 +1,6 @@
 // Picks how the agent runs frames (FRAME_RUNTIME, --runtime): `docker` on the Docker Engine,
-// `swarm` as services of a Docker Swarm, `process` for development, or `auto`: docker when an
+// `swarm` as services of a Docker Swarm, `kubernetes` as Deployments of a cluster (images built
+// by the Docker Engine), `process` for development, or `auto`: docker when an
 // Engine answers, else process, with a warning that cannot be missed, since tenants' code then
 // shares the machine's kernel. An agent that runs strangers' code (the built-in cloud of a
 // service anyone may sign up to) never falls back to process by itself: its frames are refused,
@@ -18,6 +19,7 @@ import {
 } from './docker.ts';
 import { createProcessRuntime, processSandboxSupport } from './process.ts';
 import { swarmSupervisor } from './swarm.ts';
+import { kubernetesRuntime } from './kubernetes/runtime.ts';
 import type { ReplicaRuntime } from './runtime.ts';
 import { refusingSupervisor } from './refuse.ts';
 import type { AllowRule } from '../egress-policy.ts';
@@ -27,7 +29,7 @@ export const STRANGERS_REFUSED =
   'this service runs apps only in containers, and no Docker Engine answers on its agent ' +
   '(the operator can start Docker, or set FRAME_RUNTIME=process to run apps as local processes)';
 
-export const RUNTIMES = ['auto', 'docker', 'swarm', 'process'] as const;
+export const RUNTIMES = ['auto', 'docker', 'swarm', 'kubernetes', 'process'] as const;
 export type RuntimeChoice = (typeof RUNTIMES)[number];
 
 export interface RuntimeOptions {
@@ -49,7 +51,7 @@ export interface RuntimeOptions {
 
 export interface ChosenRuntime {
   /** `none`: frames are refused (refuse.ts). */
-  kind: 'process' | 'docker' | 'swarm' | 'none';
+  kind: 'process' | 'docker' | 'swarm' | 'kubernetes' | 'none';
   supervisor: SupervisorFactory;
 }
 
@@ -67,6 +69,10 @@ export async function chooseRuntime(o: RuntimeOptions): Promise<ChosenRuntime> {
   if (o.choice !== 'process') {
     const docker = dockerClient();
     if (await dockerAnswers(docker)) {
+      if (o.choice === 'kubernetes') {
+        const supervisor = await kubernetesRuntime({ ...o, docker, ...limits });
+        return { kind: 'kubernetes', supervisor };
+      }
       if (o.choice === 'swarm') {
         const info = await docker.info();
         if (!info.Swarm?.ControlAvailable) {

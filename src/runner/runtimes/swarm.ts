@@ -11,7 +11,8 @@
 // may be there first), and the deployment is never sent again. With nothing serving (a first
 // deploy), swarm restarts failed tasks and the server's back-off counts each failure.
 import type Docker from 'dockerode';
-import { buildImage, imageRepo, inspectImage, pruneImages } from '../builder/image.ts';
+import { inspectImage, pruneImages } from '../builder/image.ts';
+import { imageRelease } from './image-release.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
 import {
   nowIso,
@@ -23,7 +24,7 @@ import {
 } from '../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
 import type { PersistedFrame, SwarmRelease } from '../state.ts';
-import { BuildError, type Endpoint, type Release } from './runtime.ts';
+import { BuildError, type Endpoint } from './runtime.ts';
 import {
   applyService,
   findService,
@@ -244,7 +245,7 @@ class SwarmFrame implements FrameSupervisor {
     this.building = job;
     const env = spec.env;
     for (let i = 0; i < spec.replica_count; i++) this.report(i, 'pulling', spec.deployment_id);
-    const made = this.kept(spec).then((kept) => kept ?? this.buildNew(spec, job));
+    const made = imageRelease(this.o, this.frameId, spec, this.deps, job.abort.signal);
     void made.then(
       (release) =>
         this.enqueue(async () => {
@@ -291,59 +292,6 @@ class SwarmFrame implements FrameSupervisor {
           this.deps.changed();
         }),
     );
-  }
-
-  /** Fetches and builds the deployment's image (or reuses one built from the same recipe). */
-  private buildNew(spec: DesiredFrame, job: { deploymentId: string; abort: AbortController }) {
-    return buildImage(
-      this.o.docker,
-      this.o.baseImage,
-      {
-        frameId: this.frameId,
-        deploymentId: spec.deployment_id,
-        signal: job.abort.signal,
-        source: {
-          gitBaseUrl: this.deps.gitBaseUrl,
-          owner: spec.git_repository_owner,
-          repo: spec.git_repository,
-          branch: spec.git_repository_branch,
-          commitSha: spec.commit_sha,
-        },
-        onLine: (l) => this.deps.line(this.frameId, 0, l),
-        onFetched: (sha) =>
-          this.deps.build({
-            deployment_id: job.deploymentId,
-            state: 'building',
-            commit_sha: sha,
-            at: nowIso(),
-          }),
-      },
-      this.o.registry,
-    );
-  }
-
-  /**
-   * A rollback's or a restart's image, if it is still here: nothing fetched, nothing built.
-   * Images are kept per commit until the frame goes (pruned at its removal only).
-   */
-  private async kept(spec: DesiredFrame): Promise<Release | undefined> {
-    if (!spec.release_of || !spec.commit_sha) return undefined;
-    const prefix = this.o.registry ? `${this.o.registry}/` : '';
-    const artifact = `${prefix}${imageRepo(this.frameId)}:${spec.commit_sha}`;
-    const image = await inspectImage(this.o.docker, artifact).catch(() => undefined);
-    if (!image) return undefined;
-    this.deps.line(
-      this.frameId,
-      0,
-      `[frameplane] deployment ${spec.deployment_id}: the image of ${spec.release_of} ` +
-        `(${spec.commit_sha.slice(0, 12)}) again, nothing to build`,
-    );
-    return {
-      deploymentId: spec.deployment_id,
-      artifact,
-      commitSha: spec.commit_sha,
-      image: image.Id,
-    };
   }
 
   /** Tells the edge the frame's route as it is now (the table ignores a route it holds). */

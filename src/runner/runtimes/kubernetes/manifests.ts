@@ -56,7 +56,9 @@ export function envSecret(i: FrameObjectsInput, owner: V1OwnerReference[] = []):
     metadata: owner.length ? { ...metadata, ownerReferences: owner } : metadata,
     type: 'Opaque',
     immutable: true,
-    data,
+    // The server stores no `data` for an empty one: sending `{}` again would be a change,
+    // which an immutable Secret refuses.
+    ...(Object.keys(data).length ? { data } : {}),
   };
 }
 

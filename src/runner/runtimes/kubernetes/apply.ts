@@ -1,0 +1,121 @@
+// What the supervisor sends to the cluster for a frame (issue 40), in the order that leaves no
+// moment where a pod waits on something missing: the project's namespace, the claims, the env
+// Secret, the Deployment, then the Secret and the NetworkPolicy owned by the Deployment (so
+// that deleting it takes them along). Going back to an earlier release puts that release's
+// pod template back (rollback.ts). Removing a frame deletes its Deployment (its ReplicaSets,
+// pods, Secrets and policy follow) and the namespace once nothing of Frameplane's is left in it.
+import type { V1Deployment } from '@kubernetes/client-node';
+import { PatchStrategy } from '@kubernetes/client-node';
+import type { Cluster } from './cluster.ts';
+import {
+  deploymentName,
+  envSecret,
+  type FrameObjectsInput,
+  frameDeployment,
+  ownedBy,
+  projectNamespace,
+  volumeClaims,
+} from './manifests.ts';
+import { framePolicy } from './network-policy.ts';
+import { LABELS, MANAGED_BY } from './names.ts';
+import { earlierTemplate, withTemplate } from './rollback.ts';
+
+export interface Placement {
+  /** The namespace is the project's own (made and removed here), not the operator's. */
+  ownNamespace: boolean;
+  projectId?: string;
+  /** The cluster's pod and service ranges, kept out of the pods' egress. */
+  clusterCidrs: string[];
+}
+
+const selector = (frameId: string) => `${LABELS.frame}=${frameId}`;
+
+/** Sends the frame's objects; the Deployment as the server now holds it. */
+export async function applyFrame(
+  c: Cluster,
+  i: FrameObjectsInput,
+  p: Placement,
+): Promise<V1Deployment> {
+  if (p.ownNamespace) await c.apply(projectNamespace(i.namespace, p.projectId));
+  for (const claim of volumeClaims(i)) await c.apply(claim);
+  const before = await c.deployment(i.namespace, deploymentName(i.frameId));
+  if (!before) await c.apply(envSecret(i));
+  const d = await c.apply(frameDeployment(i));
+  const owner = ownedBy(d);
+  await c.apply(envSecret(i, owner));
+  const policy = { frameId: i.frameId, namespace: i.namespace, port: i.port, ...p };
+  await c.apply(framePolicy(policy, owner));
+  return d;
+}
+
+/** Scales the frame's Deployment, if there is one (stop: to zero). */
+export async function scaleFrame(c: Cluster, namespace: string, frameId: string, n: number) {
+  const name = deploymentName(frameId);
+  if (!(await c.deployment(namespace, name))) return;
+  await c.objects.patch(
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace },
+      spec: { replicas: n },
+    },
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    PatchStrategy.MergePatch,
+  );
+}
+
+/**
+ * Puts back the pod template of release `deploymentId` (its newest kept ReplicaSet). False
+ * when no ReplicaSet of it is kept: the caller then sends that release's objects again.
+ */
+export async function rollBack(
+  c: Cluster,
+  namespace: string,
+  frameId: string,
+  deploymentId: string,
+): Promise<boolean> {
+  const d = await c.deployment(namespace, deploymentName(frameId));
+  if (!d?.metadata?.name) return false;
+  const sets = await c.apps.listNamespacedReplicaSet({
+    namespace,
+    labelSelector: selector(frameId),
+  });
+  const template = earlierTemplate(d, sets.items, deploymentId);
+  if (!template) return false;
+  await c.apps.replaceNamespacedDeployment({
+    name: d.metadata.name,
+    namespace,
+    body: withTemplate(d, template),
+  });
+  return true;
+}
+
+/** Deletes the frame's objects (claims stay: volumes outlive their frame on this agent). */
+export async function removeFrame(c: Cluster, namespace: string, frameId: string, own: boolean) {
+  const name = deploymentName(frameId);
+  await c.remove({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace } });
+  // Secrets made before the Deployment had an owner to name, or by an agent that died between.
+  const secrets = await c.core.listNamespacedSecret({
+    namespace,
+    labelSelector: selector(frameId),
+  });
+  for (const s of secrets.items)
+    await c.remove({ apiVersion: 'v1', kind: 'Secret', metadata: { ...s.metadata, namespace } });
+  if (own) await removeNamespaceIfEmpty(c, namespace);
+}
+
+/** The project's namespace goes once it holds no Deployment and no claim of Frameplane's. */
+async function removeNamespaceIfEmpty(c: Cluster, namespace: string) {
+  const managed = Object.entries(MANAGED_BY)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const [deployments, claims] = await Promise.all([
+    c.apps.listNamespacedDeployment({ namespace, labelSelector: managed, limit: 1 }),
+    c.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: managed, limit: 1 }),
+  ]);
+  if (deployments.items.length > 0 || claims.items.length > 0) return;
+  await c.remove({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+}

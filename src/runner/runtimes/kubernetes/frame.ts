@@ -1,0 +1,410 @@
+// The `kubernetes` runtime (issue 40): a frame is a Deployment of `replica_count` pods
+// (manifests.ts, pod.ts) in its project's namespace. Kubernetes schedules, restarts and rolls
+// out (maxUnavailable 0: a new pod is Ready before an old one goes); this supervisor builds the
+// image (image-release.ts), sends the frame's objects (apply.ts), and reads what happens from the
+// cluster's watches (watch.ts): each pod's status and Events become the replica's events
+// (pod-status.ts), under a stable slot (slots.ts); the Ready pods are the frame's route at the
+// edge, by their pod addresses. The pods' output is streamed into the frame's log (pod-logs.ts).
+//
+// A new release takes over only once Ready (CONTRACT 5): while an earlier release serves, a pod
+// of the new one that crashes, runs out of memory or is never Ready fails that deployment: its
+// failure is reported once, the earlier release's pod template is put back (rollback.ts), and
+// the deployment is never sent again. With nothing serving, the kubelet restarts crashed pods
+// with its back-off, each crash is reported, and the server's back-off counts them.
+import {
+  nowIso,
+  replicaEvent,
+  routeOf,
+  type FrameRunning,
+  type FrameSupervisor,
+  type SupervisorDeps,
+} from '../../supervisor.ts';
+import type { DesiredFrame, ReplicaEventType } from '../../protocol.ts';
+import type { PersistedFrame, SwarmRelease } from '../../state.ts';
+import { inspectImage, pruneImages } from '../../builder/image.ts';
+import { BuildError, type Endpoint } from '../runtime.ts';
+import { type ImageOptions, imageRelease } from '../image-release.ts';
+import type { Cluster } from './cluster.ts';
+import { applyFrame, removeFrame, rollBack, scaleFrame } from './apply.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import { LABELS, namespaceOf } from './names.ts';
+import { observePod } from './pod-status.ts';
+import { assignSlots } from './slots.ts';
+import type { PodWatch } from './watch.ts';
+import { podLogs } from './pod-logs.ts';
+import { isReady, readyEndpoints } from './endpoints.ts';
+
+export interface KubernetesOptions extends ImageOptions {
+  cluster: Cluster;
+  watch: PodWatch;
+  memoryMb: number;
+  cpus: number;
+  /** One namespace for every frame (FRAME_NAMESPACE); else one per project, made here. */
+  namespace?: string;
+  /** The cluster's pod and service ranges (KUBERNETES_CLUSTER_CIDRS), out of pods' egress. */
+  clusterCidrs: string[];
+  /** Without a registry, images exist on the node that built them: pods run there. */
+  node?: string;
+}
+
+/** How often a frame's pods are looked at again without news (a start's timeout runs out). */
+const TICK_MS = 2000;
+/** An update the cluster refused (the API server away) is sent again after this. */
+const RETRY_MS = 5000;
+const FAILURES = new Set<ReplicaEventType>(['crashed', 'oom', 'unhealthy']);
+
+export const kubernetesSupervisor =
+  (o: KubernetesOptions) =>
+  (frameId: string, deps: SupervisorDeps): FrameSupervisor =>
+    new KubeFrame(frameId, deps, o);
+
+class KubeFrame implements FrameSupervisor {
+  private spec?: DesiredFrame;
+  private release?: SwarmRelease;
+  /** The release that served when `release` was sent, until `release` takes over. */
+  private previous?: SwarmRelease;
+  private building?: { deploymentId: string; abort: AbortController };
+  private failed = new Set<string>();
+  private slots = new Map<string, number>();
+  /** The key of what was last reported per replica (pod-status.ts). */
+  private reported = new Map<number, string>();
+  private restarts = new Map<number, number>();
+  private upstreams: Endpoint[] = [];
+  private queue: Promise<void> = Promise.resolve();
+  private gone = false;
+  private unsubscribe?: () => void;
+  private timer?: NodeJS.Timeout;
+  private woken = false;
+  private readonly logs;
+
+  constructor(
+    readonly frameId: string,
+    private deps: SupervisorDeps,
+    private o: KubernetesOptions,
+  ) {
+    this.logs = podLogs(o.cluster, (replica, line) => deps.line(frameId, replica, line));
+  }
+
+  private get namespace() {
+    return namespaceOf({ namespace: this.o.namespace, projectId: this.spec?.project_id });
+  }
+
+  update(spec: DesiredFrame) {
+    return this.enqueue(() => this.apply(spec));
+  }
+
+  remove() {
+    return this.enqueue(async () => {
+      this.quit();
+      this.deps.routes.remove(this.frameId);
+      if (this.spec)
+        await removeFrame(this.o.cluster, this.namespace, this.frameId, !this.o.namespace);
+      await pruneImages(this.o.docker, this.frameId, new Set()).catch(() => {});
+    });
+  }
+
+  detach() {
+    this.quit();
+    this.building?.abort.abort();
+    return this.persisted();
+  }
+
+  shutdown() {
+    return this.enqueue(async () => {
+      this.quit();
+      if (this.spec) await scaleFrame(this.o.cluster, this.namespace, this.frameId, 0);
+      this.reportStopped();
+    });
+  }
+
+  persisted(): PersistedFrame | undefined {
+    if (!this.spec) return undefined;
+    return {
+      spec: this.spec,
+      sets: [],
+      failed_deployments: [...this.failed],
+      kubernetes: this.release && { ...this.release, previous: this.previous },
+    };
+  }
+
+  running(): FrameRunning {
+    return { instances: [], restarts: this.restarts };
+  }
+
+  adopt(p: PersistedFrame) {
+    for (const id of p.failed_deployments ?? []) this.failed.add(id);
+    if (p.kubernetes) {
+      const { previous, ...release } = p.kubernetes;
+      this.release = release;
+      this.previous = previous;
+    }
+    return this.update(p.spec);
+  }
+
+  private quit() {
+    this.gone = true;
+    this.unsubscribe?.();
+    this.logs.stop();
+    clearTimeout(this.timer);
+  }
+
+  private enqueue(fn: () => Promise<void>) {
+    this.queue = this.queue
+      .then(fn)
+      .catch((err) =>
+        this.deps.log.error({ err, frame_id: this.frameId }, 'kubernetes supervisor failed'),
+      );
+    return this.queue;
+  }
+
+  private async apply(spec: DesiredFrame) {
+    if (this.gone) return;
+    const before = this.spec;
+    this.spec = spec;
+    if (before && before.generation !== spec.generation) this.reported.clear();
+    this.unsubscribe ??= this.o.watch.subscribe(this.namespace, this.frameId, () => this.wake());
+    if (spec.desired_state === 'stopped') {
+      this.building?.abort.abort();
+      this.building = undefined;
+      this.upstreams = [];
+      this.publish(); // the edge answers 503 before the pods go
+      await this.sent(spec, () => scaleFrame(this.o.cluster, this.namespace, this.frameId, 0));
+      this.reportStopped();
+      this.deps.changed();
+      return;
+    }
+    this.publish();
+    const failed = spec.build_failed || this.failed.has(spec.deployment_id);
+    const have = this.release?.release.deploymentId === spec.deployment_id;
+    if (!have && !failed && this.building?.deploymentId !== spec.deployment_id) this.build(spec);
+    if (this.release) await this.sent(spec, () => this.deploy(spec));
+    this.wake();
+    this.deps.changed();
+  }
+
+  /** Runs a change of the cluster; if refused, logs why and tries again unless the spec moved on. */
+  private async sent(spec: DesiredFrame, change: () => Promise<unknown>) {
+    try {
+      await change();
+    } catch (err) {
+      this.deps.log.warn({ err, frame_id: this.frameId }, 'the cluster refused a change');
+      this.deps.line(
+        this.frameId,
+        0,
+        `[frameplane] the cluster refused: ${(err as Error).message}`,
+      );
+      setTimeout(() => {
+        if (this.spec === spec) void this.update(spec);
+      }, RETRY_MS).unref();
+    }
+  }
+
+  private async deploy(spec: DesiredFrame) {
+    if (!this.release) return;
+    const { release, env } = this.release;
+    const image = await inspectImage(this.o.docker, release.artifact).catch(() => undefined);
+    const d = await applyFrame(
+      this.o.cluster,
+      {
+        frameId: this.frameId,
+        namespace: this.namespace,
+        release,
+        env,
+        replicas: spec.replica_count,
+        port: spec.port,
+        healthCheckPath: spec.health_check_path,
+        volumes: spec.volumes,
+        memoryMb: this.o.memoryMb,
+        cpus: this.o.cpus,
+        imageUser: image?.Config?.User,
+        node: this.o.registry ? undefined : this.o.node,
+      },
+      {
+        ownNamespace: !this.o.namespace,
+        projectId: spec.project_id,
+        clusterCidrs: this.o.clusterCidrs,
+      },
+    );
+    const said = `${d.metadata?.generation}/${spec.replica_count}/${release.deploymentId}`;
+    if (said === this.lastSent) return;
+    this.lastSent = said;
+    this.deps.line(
+      this.frameId,
+      0,
+      `[frameplane] deployment ${d.metadata?.name} applied: ${spec.replica_count} × ${release.commitSha.slice(0, 12)}`,
+    );
+  }
+
+  private lastSent = '';
+
+  private build(spec: DesiredFrame) {
+    this.building?.abort.abort();
+    const job = { deploymentId: spec.deployment_id, abort: new AbortController() };
+    this.building = job;
+    for (let i = 0; i < spec.replica_count; i++) this.report(i, 'pulling', spec.deployment_id);
+    imageRelease(this.o, this.frameId, spec, this.deps, job.abort.signal).then(
+      (release) =>
+        this.enqueue(async () => {
+          if (this.building !== job) return;
+          this.building = undefined;
+          if (!this.previous && this.upstreams.length > 0) this.previous = this.release;
+          this.release = { release, env: spec.env };
+          this.deps.build({
+            deployment_id: job.deploymentId,
+            state: 'succeeded',
+            commit_sha: release.commitSha,
+            image: release.image,
+            at: nowIso(),
+          });
+          const now = this.spec;
+          if (now?.desired_state === 'running') await this.sent(now, () => this.deploy(now));
+          this.deps.changed();
+        }),
+      (err: Error) =>
+        this.enqueue(async () => {
+          if (this.building !== job || job.abort.signal.aborted) return;
+          this.building = undefined;
+          this.buildFailed(job.deploymentId, err);
+        }),
+    );
+  }
+
+  /** A clone or a push that failed is retried on the next change; a build that failed is final. */
+  private buildFailed(deploymentId: string, err: Error) {
+    const message = err.message.slice(0, 2000);
+    const reason = err instanceof BuildError ? err.reason : 'build_failed';
+    const what = reason === 'build_failed' ? 'build' : 'fetch';
+    this.deps.line(this.frameId, 0, `[frameplane] ${what} failed: ${message}`);
+    if (reason !== 'build_failed') {
+      for (let i = 0; i < (this.spec?.replica_count ?? 0); i++)
+        this.report(i, 'crashed', deploymentId, { reason, message });
+      return;
+    }
+    this.failed.add(deploymentId);
+    this.deps.build({ deployment_id: deploymentId, state: 'failed', message, at: nowIso() });
+    this.reported.clear();
+    if (!this.release) this.reportStopped();
+    this.deps.changed();
+  }
+
+  private publish() {
+    if (this.gone || !this.spec) return;
+    this.deps.routes.set(routeOf(this.frameId, this.spec, this.upstreams));
+  }
+
+  private report(
+    replica: number,
+    type: ReplicaEventType,
+    deploymentId: string,
+    detail?: Record<string, unknown>,
+  ) {
+    if (!this.spec) return;
+    this.deps.event(
+      replicaEvent({
+        frameId: this.frameId,
+        replica,
+        type,
+        generation: this.spec.generation,
+        deploymentId,
+        detail,
+      }),
+    );
+  }
+
+  private reportStopped() {
+    if (!this.spec) return;
+    for (let i = 0; i < this.spec.replica_count; i++) {
+      if (this.reported.get(i) === 'stopped') continue;
+      this.reported.set(i, 'stopped');
+      this.report(i, 'stopped', this.spec.deployment_id);
+    }
+  }
+
+  /** A look at the pods soon (many changes at once make one look), and every TICK_MS. */
+  private wake() {
+    if (this.woken || this.gone) return;
+    this.woken = true;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.woken = false;
+      void this.enqueue(() => this.look()).finally(() => {
+        if (!this.gone && this.spec?.desired_state === 'running' && !this.woken) {
+          clearTimeout(this.timer);
+          this.timer = setTimeout(() => this.wake(), TICK_MS);
+          this.timer.unref();
+        }
+      });
+    }, 50);
+    this.timer.unref();
+  }
+
+  /** What the cluster says of the frame's pods: routes, replicas' events, logs followed. */
+  private async look() {
+    const spec = this.spec;
+    if (!spec || this.gone || spec.desired_state !== 'running') return;
+    const { pods, events } = await this.o.watch.read(this.namespace, this.frameId);
+    const count = spec.replica_count;
+    this.slots = assignSlots(pods, this.slots, count);
+    this.upstreams = readyEndpoints(pods, this.slots, spec.port);
+    this.publish();
+    const now = Date.now();
+    const followed: Array<{ name: string; replica: number }> = [];
+    for (const pod of pods) {
+      const name = pod.metadata?.name ?? '';
+      const slot = this.slots.get(name);
+      if (slot === undefined) continue;
+      const seen = observePod(pod, events, { now, startTimeoutMs: this.deps.startTimeoutMs });
+      const replica = slot < count ? slot : FAILURES.has(seen.type) ? slot % count : undefined;
+      if (replica === undefined) continue;
+      if (pod.status?.containerStatuses?.length) followed.push({ name, replica });
+      if (this.failed.has(seen.deploymentId) || this.reported.get(replica) === seen.key) continue;
+      this.reported.set(replica, seen.key);
+      if (seen.type === 'crashed' || seen.type === 'oom')
+        this.restarts.set(replica, (this.restarts.get(replica) ?? 0) + 1);
+      this.report(replica, seen.type, seen.deploymentId, seen.detail);
+      if (FAILURES.has(seen.type) && this.onTrial(seen.deploymentId))
+        this.releaseFailed(seen.deploymentId, `pod ${name}: ${seen.type}`);
+    }
+    this.logs.follow(this.namespace, followed);
+    this.tookOver(pods);
+  }
+
+  private onTrial(deploymentId: string) {
+    return !!this.previous && deploymentId === this.release?.release.deploymentId;
+  }
+
+  /** The release on trial took over once the frame's pods are all its own and Ready. */
+  private tookOver(pods: V1Pod[]) {
+    const id = this.release?.release.deploymentId;
+    if (!this.previous || !this.spec || !id) return;
+    const live = pods.filter((p) => !p.metadata?.deletionTimestamp);
+    const ours = live.filter((p) => p.metadata?.labels?.[LABELS.deployment] === id && isReady(p));
+    if (ours.length !== this.spec.replica_count || ours.length !== live.length) return;
+    this.previous = undefined;
+    this.deps.changed();
+  }
+
+  /** The release on trial failed while an earlier one served: the earlier one is put back. */
+  private releaseFailed(deploymentId: string, what: string) {
+    this.failed.add(deploymentId);
+    this.deps.line(
+      this.frameId,
+      0,
+      `[frameplane] deployment ${deploymentId} failed: ${what}; what served keeps serving`,
+    );
+    const back = this.previous;
+    const spec = this.spec;
+    if (!back || !spec) return;
+    this.release = back;
+    this.previous = undefined;
+    this.reported.clear();
+    void this.enqueue(() =>
+      this.sent(spec, async () => {
+        const c = this.o.cluster;
+        const id = back.release.deploymentId;
+        if (!(await rollBack(c, this.namespace, this.frameId, id))) await this.deploy(spec);
+      }),
+    );
+    this.deps.changed();
+  }
+}

@@ -1,0 +1,60 @@
+// FRAME_RUNTIME=kubernetes (issue 40): frames as Deployments of a cluster (frame.ts), images
+// built by a Docker Engine (DOCKER_HOST) as for swarm, pushed to FRAME_REGISTRY when the cluster
+// has more nodes than the one that builds. Settings, read from the environment:
+// - KUBECONFIG (or ~/.kube/config), else the agent's service account when it runs in a pod;
+// - FRAME_NAMESPACE: one namespace the operator made for every frame (the agent then needs
+//   rights there only); without it, a namespace per project, `fp-<project id>`, made and
+//   removed by the agent (cluster rights on namespaces);
+// - KUBERNETES_CLUSTER_CIDRS: the cluster's pod and service ranges, comma-separated, kept out
+//   of the pods' egress by their NetworkPolicy (where the network plugin enforces one);
+// - KUBERNETES_NODE: without a registry, the node whose Engine builds (its pods run there).
+import type Docker from 'dockerode';
+import type { AgentLog } from '../../log.ts';
+import { clusterAnswers, connect, loadConfig } from './cluster.ts';
+import { kubernetesSupervisor } from './frame.ts';
+import { watchPods } from './watch.ts';
+
+export interface KubernetesChoice {
+  docker: Docker;
+  baseImage: string;
+  memoryMb: number;
+  cpus: number;
+  registry?: string;
+  log: AgentLog;
+  env?: NodeJS.ProcessEnv;
+}
+
+const list = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+export async function kubernetesRuntime(o: KubernetesChoice) {
+  const env = o.env ?? process.env;
+  const cluster = connect(loadConfig());
+  const why = await clusterAnswers(cluster);
+  if (why) throw new Error(`FRAME_RUNTIME=kubernetes: the API server at ${cluster.server}: ${why}`);
+  const namespace = env.FRAME_NAMESPACE || undefined;
+  const node = env.KUBERNETES_NODE || undefined;
+  const clusterCidrs = list(env.KUBERNETES_CLUSTER_CIDRS);
+  o.log.info(
+    { runtime: 'kubernetes', server: cluster.server, namespace: namespace ?? 'per project' },
+    'frames run as Kubernetes Deployments',
+  );
+  if (!o.registry && !node)
+    o.log.warn('no FRAME_REGISTRY nor KUBERNETES_NODE: images exist on the building node only');
+  const watch = watchPods(cluster, (err, what) => o.log.warn({ err }, what));
+  return kubernetesSupervisor({
+    cluster,
+    watch,
+    docker: o.docker,
+    baseImage: o.baseImage,
+    registry: o.registry,
+    memoryMb: o.memoryMb,
+    cpus: o.cpus,
+    namespace,
+    node,
+    clusterCidrs,
+  });
+}
