@@ -9,6 +9,7 @@ export default defineConfig({
       'test/faults/**',
       'test/containers/**',
       'test/edge/**',
+      'test/kubernetes/**',
       'node_modules/**',
     ],
     globalSetup: ['test/global-setup.ts'],
