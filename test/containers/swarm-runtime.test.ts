@@ -6,92 +6,29 @@
 // Frames are reached through the agent's edge at their hostnames, which routes to the tasks'
 // published ports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { newProject, newUser } from '../helpers/factories.ts';
-import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
-import { freePort } from '../../src/runner/processes.ts';
+import { framePath, newFrame } from '../helpers/frames.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
 import { serviceName } from '../../src/runner/runtimes/swarm-service.ts';
-import { gitFixture, hitFrame, until } from '../runner/fixture.ts';
+import { gitFixture, until } from '../runner/fixture.ts';
+import { agentWorlds } from '../runner/agent-world.ts';
 import { startRegistry } from './registry.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 const docker = dockerClient();
 let t: TestApp;
 let tmp: string;
 let repo: ReturnType<typeof gitFixture>;
-const agents: ChildProcess[] = [];
-let output: string[] = [];
 let registry: Awaited<ReturnType<typeof startRegistry>> | undefined;
-const context = () => `agent output (last lines):\n${output.join('\n')}`;
-
-/** A user, a project, and a swarm agent of that project (a child process), with extra env. */
-async function world(env: Record<string, string> = {}) {
-  const ann = await newUser(t, `ann${agents.length}`);
-  const project = await newProject(t, ann);
-  const space = await defaultSpace(t, ann, project.id);
-  const reg = await t.post(`/v2/projects/${project.id}/agents`, {
-    token: ann.token,
-    body: { name: 'swarm' },
-  });
-  const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  const edgePort = await freePort();
-  const agent = spawn(
-    process.execPath,
-    [
-      BIN,
-      'agent',
-      '--server',
-      server,
-      '--data',
-      join(tmp, `agent${agents.length}`),
-      '--runtime',
-      'swarm',
-      '--edge-port',
-      String(edgePort),
-    ],
-    {
-      env: {
-        ...process.env,
-        FRAMEPLANE_AGENT_TOKEN: reg.json.token,
-        GIT_BASE_URL: repo.gitBaseUrl,
-        FRAME_MEMORY_MB: '128',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  agents.push(agent);
-  for (const s of [agent.stdout!, agent.stderr!]) {
-    s.on('data', (d: Buffer) => {
-      output = [...output, ...d.toString().split('\n').filter(Boolean)].slice(-60);
-    });
-  }
-  const online = (path: string, test: (f: any) => boolean = () => true) =>
-    until(
-      'Online',
-      async () => {
-        const f = (await t.get(`${path}?wait_for=Online&timeout=10`, { token: ann.token })).json;
-        return f.status === 'Online' && test(f) ? f : undefined;
-      },
-      180_000,
-      context,
-    ).catch(async (err) => {
-      const logs = (await t.get(`${path}/logs?limit=100`, { token: ann.token })).json.data
-        .map((l: any) => l.line)
-        .join('\n');
-      const f = (await t.get(path, { token: ann.token })).json;
-      throw new Error(`${(err as Error).message}\nframe: ${JSON.stringify(f)}\nlogs:\n${logs}`);
-    });
-  /** One GET to a frame through this agent's edge. */
-  const get = (frame: { hostname: string }) => hitFrame(edgePort, frame.hostname);
-  return { ann, project, space, agentId: reg.json.id as string, online, get };
-}
+const worlds = agentWorlds({
+  t: () => t,
+  runtime: 'swarm',
+  dataDir: () => tmp,
+  gitBaseUrl: () => repo.gitBaseUrl,
+});
+const { context, world } = worlds;
 
 const app = (version: string) => ({
   'package.json': JSON.stringify({
@@ -111,14 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    agents
-      .filter((a) => a.exitCode === null)
-      .map((a) => {
-        a.kill('SIGTERM');
-        return new Promise((r) => a.once('exit', r));
-      }),
-  );
+  await worlds.stop();
   await registry?.stop();
   const left = await docker.listServices({
     filters: JSON.stringify({ label: ['frameplane.frame'] }),

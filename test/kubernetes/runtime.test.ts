@@ -5,76 +5,29 @@
 // addresses (no kube-proxy here). Everything runs inside the network namespace the test run
 // made (cluster/in-netns.sh), so the pods' addresses are this run's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { testApp, type TestApp } from '../helpers/app.ts';
-import { newProject, newUser } from '../helpers/factories.ts';
-import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
-import { freePort } from '../../src/runner/processes.ts';
+import { framePath, newFrame } from '../helpers/frames.ts';
 import { connect } from '../../src/runner/runtimes/kubernetes/cluster.ts';
 import { LABELS, objectName } from '../../src/runner/runtimes/kubernetes/names.ts';
-import { gitFixture, hitFrame, until } from '../runner/fixture.ts';
+import { gitFixture, type hitFrame, until } from '../runner/fixture.ts';
+import { agentWorlds } from '../runner/agent-world.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 let t: TestApp;
 let tmp: string;
 let repo: ReturnType<typeof gitFixture>;
-const agents: ChildProcess[] = [];
-let output: string[] = [];
-const context = () => `agent output (last lines):\n${output.join('\n')}`;
 const cluster = connect();
-
-/** A user, a project, and a kubernetes agent of that project (a child process). */
-async function world() {
-  const ann = await newUser(t, `ann${agents.length}`);
-  const project = await newProject(t, ann);
-  const space = await defaultSpace(t, ann, project.id);
-  const reg = await t.post(`/v2/projects/${project.id}/agents`, {
-    token: ann.token,
-    body: { name: 'kube' },
-  });
-  const server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  const edgePort = await freePort();
-  const data = join(tmp, `agent${agents.length}`);
-  const args = ['agent', '--server', server, '--data', data, '--runtime', 'kubernetes'];
-  const agent = spawn(process.execPath, [BIN, ...args, '--edge-port', String(edgePort)], {
-    env: {
-      ...process.env,
-      FRAMEPLANE_AGENT_TOKEN: reg.json.token,
-      GIT_BASE_URL: repo.gitBaseUrl,
-      FRAME_MEMORY_MB: '128',
-      KUBERNETES_NODE: 'localhost',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  agents.push(agent);
-  for (const s of [agent.stdout!, agent.stderr!]) {
-    s.on('data', (d: Buffer) => {
-      output = [...output, ...d.toString().split('\n').filter(Boolean)].slice(-80);
-    });
-  }
-  const online = (path: string, test: (f: any) => boolean = () => true) =>
-    until(
-      'Online',
-      async () => {
-        const f = (await t.get(`${path}?wait_for=Online&timeout=10`, { token: ann.token })).json;
-        return f.status === 'Online' && test(f) ? f : undefined;
-      },
-      180_000,
-      context,
-    ).catch(async (err) => {
-      const logs = (await t.get(`${path}/logs?limit=100`, { token: ann.token })).json.data
-        .map((l: any) => l.line)
-        .join('\n');
-      const f = (await t.get(path, { token: ann.token })).json;
-      throw new Error(`${(err as Error).message}\nframe: ${JSON.stringify(f)}\nlogs:\n${logs}`);
-    });
-  const get = (frame: { hostname: string }) => hitFrame(edgePort, frame.hostname);
-  return { ann, project, space, agentId: reg.json.id as string, online, get };
-}
+const worlds = agentWorlds({
+  t: () => t,
+  runtime: 'kubernetes',
+  dataDir: () => tmp,
+  gitBaseUrl: () => repo.gitBaseUrl,
+});
+const { context } = worlds;
+/** Images exist on the node whose Engine built them: the test cluster's only node. */
+const world = () => worlds.world({ KUBERNETES_NODE: 'localhost' });
 
 const app = (version: string) => ({
   'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { start: 'node s.js' } }),
@@ -126,14 +79,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    agents
-      .filter((a) => a.exitCode === null)
-      .map((a) => {
-        a.kill('SIGTERM');
-        return new Promise((r) => a.once('exit', r));
-      }),
-  );
+  await worlds.stop();
   await t?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });

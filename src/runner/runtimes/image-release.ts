@@ -6,7 +6,7 @@ import type Docker from 'dockerode';
 import { buildImage, imageRepo, inspectImage } from '../builder/image.ts';
 import type { DesiredFrame } from '../protocol.ts';
 import { nowIso, type SupervisorDeps } from '../supervisor.ts';
-import type { Release } from './runtime.ts';
+import { BuildError, type Release } from './runtime.ts';
 
 export interface ImageOptions {
   docker: Docker;
@@ -88,4 +88,30 @@ async function kept(
     commitSha: spec.commit_sha,
     image: image.Id,
   };
+}
+
+/**
+ * Says why a deployment's image could not be made. A clone or a push that failed is each
+ * replica's crash (`report`), so that the server's back-off counts it; it is tried again on the
+ * next change of the desired state. A build that failed is final: the deployment's failed
+ * build. True when final (the caller never tries that deployment again).
+ */
+export function reportImageError(
+  deps: SupervisorDeps,
+  frameId: string,
+  deploymentId: string,
+  err: Error,
+  replicas: number,
+  report: (replica: number, deploymentId: string, detail: Record<string, unknown>) => void,
+): boolean {
+  const message = err.message.slice(0, 2000);
+  const reason = err instanceof BuildError ? err.reason : 'build_failed';
+  const what = reason === 'build_failed' ? 'build' : 'fetch';
+  deps.line(frameId, 0, `[frameplane] ${what} failed: ${message}`);
+  if (reason !== 'build_failed') {
+    for (let i = 0; i < replicas; i++) report(i, deploymentId, { reason, message });
+    return false;
+  }
+  deps.build({ deployment_id: deploymentId, state: 'failed', message, at: nowIso() });
+  return true;
 }

@@ -12,7 +12,7 @@
 // deploy), swarm restarts failed tasks and the server's back-off counts each failure.
 import type Docker from 'dockerode';
 import { inspectImage, pruneImages } from '../builder/image.ts';
-import { imageRelease } from './image-release.ts';
+import { imageRelease, reportImageError } from './image-release.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
 import {
   nowIso,
@@ -24,7 +24,7 @@ import {
 } from '../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
 import type { PersistedFrame, SwarmRelease } from '../state.ts';
-import { BuildError, type Endpoint } from './runtime.ts';
+import type { Endpoint } from './runtime.ts';
 import {
   applyService,
   findService,
@@ -269,24 +269,12 @@ class SwarmFrame implements FrameSupervisor {
         this.enqueue(async () => {
           if (this.building !== job || job.abort.signal.aborted) return;
           this.building = undefined;
-          const message = err.message.slice(0, 2000);
-          // A clone or a push that failed is retried; a build that failed is final.
-          const reason = err instanceof BuildError ? err.reason : 'build_failed';
-          const what = reason === 'build_failed' ? 'build' : 'fetch';
-          this.deps.line(this.frameId, 0, `[frameplane] ${what} failed: ${message}`);
-          if (reason !== 'build_failed') {
-            for (let i = 0; i < (this.spec?.replica_count ?? 0); i++)
-              this.report(i, 'crashed', job.deploymentId, { reason, message });
-            // Fetched again on the next change of the desired state; the server's back-off counts these.
-            return;
-          }
-          this.failed.add(job.deploymentId);
-          this.deps.build({
-            deployment_id: job.deploymentId,
-            state: 'failed',
-            message,
-            at: nowIso(),
-          });
+          const replicas = this.spec?.replica_count ?? 0;
+          const crashed = (i: number, id: string, detail: Record<string, unknown>) =>
+            this.report(i, 'crashed', id, detail);
+          const id = job.deploymentId;
+          if (!reportImageError(this.deps, this.frameId, id, err, replicas, crashed)) return;
+          this.failed.add(id);
           this.reported.clear(); // the serving tasks are said again under the current generation
           if (!this.release) this.reportStopped();
           this.deps.changed();

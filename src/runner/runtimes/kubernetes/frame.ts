@@ -22,8 +22,8 @@ import {
 import type { DesiredFrame, ReplicaEventType } from '../../protocol.ts';
 import type { PersistedFrame, SwarmRelease } from '../../state.ts';
 import { inspectImage, pruneImages } from '../../builder/image.ts';
-import { BuildError, type Endpoint } from '../runtime.ts';
-import { type ImageOptions, imageRelease } from '../image-release.ts';
+import type { Endpoint } from '../runtime.ts';
+import { type ImageOptions, imageRelease, reportImageError } from '../image-release.ts';
 import type { Cluster } from './cluster.ts';
 import { applyFrame, removeFrame, rollBack, scaleFrame } from './apply.ts';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -269,19 +269,12 @@ class KubeFrame implements FrameSupervisor {
     );
   }
 
-  /** A clone or a push that failed is retried on the next change; a build that failed is final. */
   private buildFailed(deploymentId: string, err: Error) {
-    const message = err.message.slice(0, 2000);
-    const reason = err instanceof BuildError ? err.reason : 'build_failed';
-    const what = reason === 'build_failed' ? 'build' : 'fetch';
-    this.deps.line(this.frameId, 0, `[frameplane] ${what} failed: ${message}`);
-    if (reason !== 'build_failed') {
-      for (let i = 0; i < (this.spec?.replica_count ?? 0); i++)
-        this.report(i, 'crashed', deploymentId, { reason, message });
-      return;
-    }
+    const replicas = this.spec?.replica_count ?? 0;
+    const crashed = (i: number, id: string, detail: Record<string, unknown>) =>
+      this.report(i, 'crashed', id, detail);
+    if (!reportImageError(this.deps, this.frameId, deploymentId, err, replicas, crashed)) return;
     this.failed.add(deploymentId);
-    this.deps.build({ deployment_id: deploymentId, state: 'failed', message, at: nowIso() });
     this.reported.clear();
     if (!this.release) this.reportStopped();
     this.deps.changed();
