@@ -18,9 +18,9 @@ export const coverage = {
   reporter: ['text-summary', 'json-summary'],
   reportsDirectory: 'coverage',
   thresholds: {
-    statements: 72.5,
-    branches: 65,
-    functions: 77,
-    lines: 74.5,
+    statements: 82,
+    branches: 75,
+    functions: 83,
+    lines: 84,
   },
 };
