@@ -123,6 +123,16 @@ describe('the kubernetes runtime', () => {
     );
     const [first] = await answers(() => get(frame), 1);
     expect(first).toMatch(/^200 hello v1 - from fp-/);
+    // The pod's output, streamed from the API into the frame's log.
+    await until(
+      "the app's line in the frame's log",
+      async () =>
+        (await t.get(`${path}/logs?limit=200`, { token: ann.token })).json.data.some(
+          (l: { line: string }) => l.line === 'app v1 up',
+        ),
+      30_000,
+      context,
+    );
 
     // Scale 1 → 3: three pods, each answering through the edge; then back to 1.
     const scale = (n: number) =>

@@ -40,18 +40,26 @@ export interface PodWatch {
 export function watchPods(c: Cluster, log: (err: unknown, what: string) => void): PodWatch {
   const namespaces = new Map<string, Watched>();
   const wakers = new Map<string, Set<() => void>>();
+  /** Subscriptions per namespace: its watches run while it has any. */
+  const users = new Map<string, number>();
   let stopped = false;
 
   const wakeFrame = (frameId: string | undefined) => {
     if (frameId) for (const w of wakers.get(frameId) ?? []) w();
   };
 
-  function keepRunning<T>(informer: Cached<T>, what: string) {
+  function keepRunning<T>(informer: Cached<T>, namespace: string, what: string) {
+    // Not once its namespace's watches were ended (its last frame left), or all of them.
+    const current = () => {
+      const w = namespaces.get(namespace);
+      const mine: unknown = informer;
+      return !stopped && (w?.pods === mine || w?.events === mine);
+    };
     informer.on('error', (err) => {
-      if (stopped) return;
+      if (!current()) return;
       log(err, `the watch of ${what} failed; started again in ${RESTART_MS} ms`);
       setTimeout(() => {
-        if (!stopped) informer.start().catch((e) => log(e, `the watch of ${what}`));
+        if (current()) informer.start().catch((e) => log(e, `the watch of ${what}`));
       }, RESTART_MS).unref();
     });
   }
@@ -79,8 +87,8 @@ export function watchPods(c: Cluster, log: (err: unknown, what: string) => void)
         wakeFrame(pod && frameOfPod(pod));
       });
     }
-    keepRunning(pods, `pods in ${namespace}`);
-    keepRunning(events, `events in ${namespace}`);
+    keepRunning(pods, namespace, `pods in ${namespace}`);
+    keepRunning(events, namespace, `events in ${namespace}`);
     const w = { pods, events, ready: Promise.all([pods.start(), events.start()]).then(() => {}) };
     // A namespace not there yet fails its first list: it is watched again on the next read.
     w.ready.catch(() => namespaces.delete(namespace));
@@ -91,12 +99,20 @@ export function watchPods(c: Cluster, log: (err: unknown, what: string) => void)
   return {
     subscribe(namespace, frameId, wake) {
       watched(namespace);
+      users.set(namespace, (users.get(namespace) ?? 0) + 1);
       const set = wakers.get(frameId) ?? new Set();
       set.add(wake);
       wakers.set(frameId, set);
       return () => {
         set.delete(wake);
         if (set.size === 0) wakers.delete(frameId);
+        const left = (users.get(namespace) ?? 1) - 1;
+        if (left > 0) return void users.set(namespace, left);
+        // The namespace's last frame left this agent: its watches end with it.
+        users.delete(namespace);
+        const w = namespaces.get(namespace);
+        namespaces.delete(namespace);
+        if (w) void Promise.all([w.pods.stop(), w.events.stop()]).catch(() => {});
       };
     },
     async read(namespace, frameId) {
