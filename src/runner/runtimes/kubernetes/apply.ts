@@ -17,7 +17,7 @@ import {
   volumeClaims,
 } from './manifests.ts';
 import { framePolicy } from './network-policy.ts';
-import { LABELS, MANAGED_BY } from './names.ts';
+import { LABELS, MANAGED_SELECTOR } from './names.ts';
 import { earlierTemplate, withTemplate } from './rollback.ts';
 
 export interface Placement {
@@ -109,12 +109,13 @@ export async function removeFrame(c: Cluster, namespace: string, frameId: string
 
 /** The project's namespace goes once it holds no Deployment and no claim of Frameplane's. */
 async function removeNamespaceIfEmpty(c: Cluster, namespace: string) {
-  const managed = Object.entries(MANAGED_BY)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
   const [deployments, claims] = await Promise.all([
-    c.apps.listNamespacedDeployment({ namespace, labelSelector: managed, limit: 1 }),
-    c.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: managed, limit: 1 }),
+    c.apps.listNamespacedDeployment({ namespace, labelSelector: MANAGED_SELECTOR, limit: 1 }),
+    c.core.listNamespacedPersistentVolumeClaim({
+      namespace,
+      labelSelector: MANAGED_SELECTOR,
+      limit: 1,
+    }),
   ]);
   if (deployments.items.length > 0 || claims.items.length > 0) return;
   await c.remove({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });

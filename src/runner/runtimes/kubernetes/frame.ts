@@ -75,6 +75,8 @@ class KubeFrame implements FrameSupervisor {
   private unsubscribe?: () => void;
   private timer?: NodeJS.Timeout;
   private woken = false;
+  /** What the last applied Deployment said (its generation, size, release), logged once. */
+  private lastSent = '';
   private readonly logs;
 
   constructor(
@@ -234,8 +236,6 @@ class KubeFrame implements FrameSupervisor {
       `[frameplane] deployment ${d.metadata?.name} applied: ${spec.replica_count} × ${release.commitSha.slice(0, 12)}`,
     );
   }
-
-  private lastSent = '';
 
   private build(spec: DesiredFrame) {
     this.building?.abort.abort();

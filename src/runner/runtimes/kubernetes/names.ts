@@ -18,6 +18,11 @@ export const CONTAINER = 'app';
 
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'frameplane' } as const;
 
+/** The label selector of every object Frameplane made. */
+export const MANAGED_SELECTOR = Object.entries(MANAGED_BY)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(',');
+
 /** A DNS-1123 label: what names of namespaces, pods' Deployments, Secrets and claims must be. */
 const MAX_NAME = 63;
 /** A label value: 63 characters at most, alphanumeric at both ends, `-_.` inside; or empty. */

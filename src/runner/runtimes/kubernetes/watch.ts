@@ -14,12 +14,9 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.ts';
-import { LABELS, MANAGED_BY } from './names.ts';
+import { LABELS, MANAGED_SELECTOR } from './names.ts';
 
 const RESTART_MS = 2000;
-const MANAGED = Object.entries(MANAGED_BY)
-  .map(([k, v]) => `${k}=${v}`)
-  .join(',');
 
 type Cached<T> = Informer<T & { metadata?: object }> & ObjectCache<T>;
 
@@ -70,8 +67,8 @@ export function watchPods(c: Cluster, log: (err: unknown, what: string) => void)
     const pods = makeInformer<V1Pod>(
       c.config,
       `/api/v1/namespaces/${namespace}/pods`,
-      () => c.core.listNamespacedPod({ namespace, labelSelector: MANAGED }),
-      MANAGED,
+      () => c.core.listNamespacedPod({ namespace, labelSelector: MANAGED_SELECTOR }),
+      MANAGED_SELECTOR,
     );
     const events = makeInformer<CoreV1Event>(
       c.config,
