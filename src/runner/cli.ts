@@ -35,7 +35,8 @@ Options:
                          auto: docker when the Engine at DOCKER_HOST or /var/run/docker.sock
                          answers, else process); swarm needs DOCKER_HOST to be a swarm manager;
                          kubernetes needs KUBECONFIG (or runs in a pod) and an Engine to build
-                         (see README: FRAME_NAMESPACE, KUBERNETES_CLUSTER_CIDRS, KUBERNETES_NODE)
+                         (see README: FRAME_NAMESPACE, KUBERNETES_CLUSTER_CIDRS, KUBERNETES_NODE,
+                         KUBERNETES_STORAGE_CLASS)
   --base-image IMAGE     image that generated Dockerfiles build on (env FRAME_BASE_IMAGE;
                          default node:22-bookworm-slim)
   --registry HOST[:PORT] swarm: push images there so every node can pull them (env

@@ -5,7 +5,7 @@
 // app past its memory limit is reported `oom`; a crashing app trips the back-off; an app that
 // never listens ends `health_check_failed`; two frames on one port run side by side. Frames are
 // reached through the agent's edge at their hostnames.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -447,5 +447,43 @@ describe('the docker runtime', () => {
       })
     ).json;
     expect(cfg).toMatchObject({ trigger: 'config', image: first.image, release_of: r1.id });
+  });
+
+  // Last: the Dockerfile it adds stays in the fixture's later commits.
+  it('gives an image that asks for it a read-only root, with /tmp and its volumes writable', {
+    timeout: 240_000,
+  }, async () => {
+    repo.pushFiles(
+      {
+        Dockerfile: [
+          `FROM ${inject('frameBaseImage')}`,
+          // Its own code, so that only the read-only root keeps it from writing there.
+          'COPY --chown=1000:1000 . /app',
+          'WORKDIR /app',
+          'USER 1000:1000',
+          'LABEL frameplane.read-only-root=true',
+          'CMD ["node", "ro.js"]',
+        ].join('\n'),
+        'ro.js': `const fs = require('fs');
+const can = (p) => { try { fs.writeFileSync(p, 'x'); return true; } catch (e) { return e.code; } };
+const said = JSON.stringify({ root: can('/app/w'), tmp: can('/tmp/w'), data: can('/data/w') });
+require('http').createServer((q, s) => s.end(said)).listen(Number(process.env.PORT));`,
+      },
+      'read-only root',
+      'read-only',
+    );
+    const { path, host } = await frameOn(8080, { git_repository_branch: 'read-only' });
+    const vol = await t.post(`${path}/volumes`, {
+      token: ann.token,
+      body: { name: 'data', mount_path: '/data', size_gb: 1 },
+    });
+    expect(vol.status, vol.text).toBe(201);
+    await statusOf(path, 'Online');
+    const said = await answers(host, /"data":true/);
+    expect(JSON.parse(said)).toEqual({ root: 'EROFS', tmp: true, data: true });
+    const [c] = await containersOf(path.split('/').pop()!);
+    const info = await docker.getContainer(c!.Id).inspect();
+    expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(info.HostConfig.Tmpfs?.['/tmp']).toMatch(/size=96m/);
   });
 });

@@ -4,90 +4,20 @@
 // are reached through the agent's edge at their hostnames, which routes to the pods' own
 // addresses (no kube-proxy here). Everything runs inside the network namespace the test run
 // made (cluster/in-netns.sh), so the pods' addresses are this run's own.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { framePath, newFrame } from '../helpers/frames.ts';
-import { connect } from '../../src/runner/runtimes/kubernetes/cluster.ts';
 import { LABELS, objectName } from '../../src/runner/runtimes/kubernetes/names.ts';
-import { gitFixture, type hitFrame, until } from '../runner/fixture.ts';
-import { agentWorlds } from '../runner/agent-world.ts';
+import { until } from '../runner/fixture.ts';
+import { answers, app, cluster, kubeWorld, objectsOf, podStates } from './kube-world.ts';
 
-let t: TestApp;
-let tmp: string;
-let repo: ReturnType<typeof gitFixture>;
-const cluster = connect();
-const worlds = agentWorlds({
-  t: () => t,
-  runtime: 'kubernetes',
-  dataDir: () => tmp,
-  gitBaseUrl: () => repo.gitBaseUrl,
-});
-const { context } = worlds;
-/** Images exist on the node whose Engine built them: the test cluster's only node. */
-const world = () => worlds.world({ KUBERNETES_NODE: 'localhost' });
-
-const app = (version: string) => ({
-  'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { start: 'node s.js' } }),
-  's.js': `require('http').createServer((q, s) => s.end('hello ${version} ' +
-    (process.env.GREETING || '-') + ' from ' + require('os').hostname()))
-    .listen(Number(process.env.PORT), () => console.log('app ${version} up'));`,
-});
-
-/** The frame's objects of each kind the runtime makes, by name. */
-async function objectsOf(namespace: string, frameId: string) {
-  const labelSelector = `${LABELS.frame}=${frameId}`;
-  const q = { namespace, labelSelector };
-  const names = (l: { items: Array<{ metadata?: { name?: string } }> }) =>
-    l.items.map((i) => i.metadata?.name ?? '');
-  return {
-    deployments: names(await cluster.apps.listNamespacedDeployment(q)),
-    replicaSets: names(await cluster.apps.listNamespacedReplicaSet(q)),
-    pods: names(await cluster.core.listNamespacedPod(q)),
-    secrets: names(await cluster.core.listNamespacedSecret(q)),
-  };
-}
-
-/** What the cluster says of the frame's pods, for a failure's message. */
-async function podStates(namespace: string, frameId: string) {
-  const q = { namespace, labelSelector: `${LABELS.frame}=${frameId}` };
-  return (await cluster.core.listNamespacedPod(q)).items.map((p) => ({
-    name: p.metadata?.name,
-    deleting: p.metadata?.deletionTimestamp ?? null,
-    phase: p.status?.phase,
-    state: p.status?.containerStatuses?.[0]?.state,
-  }));
-}
-
-/** The hostnames (pod names) that answered `n` requests through the edge. */
-async function answers(get: () => ReturnType<typeof hitFrame>, n: number) {
-  const bodies: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = await get();
-    bodies.push('body' in r ? `${r.status} ${r.body}` : `error ${JSON.stringify(r)}`);
-  }
-  return bodies;
-}
-
-beforeAll(async () => {
-  t = await testApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  tmp = mkdtempSync(join(tmpdir(), 'frameplane-kube-e2e-'));
-  repo = gitFixture(tmp);
-});
-
-afterAll(async () => {
-  await worlds.stop();
-  await t?.close();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
+const { t: service, repo: fixture, context, world } = kubeWorld();
 
 describe('the kubernetes runtime', () => {
   it('runs a frame from git as a Deployment, scales it, releases a config, stops, starts, deletes', {
     timeout: 600_000,
   }, async () => {
+    const t = service();
+    const repo = fixture();
     repo.pushFiles(app('v1'), 'v1');
     const { ann, project, space, agentId, online, get } = await world();
     const frame = await newFrame(t, ann, project.id, space, {
@@ -133,6 +63,19 @@ describe('the kubernetes runtime', () => {
       30_000,
       context,
     );
+
+    // The pod's usage, from the kubelet's Summary, in the frame's metrics.
+    const used = await until(
+      "the pod's CPU and memory in the frame's metrics",
+      async () => {
+        const m = await t.get(`${path}/metrics`, { token: ann.token });
+        expect(m.status, m.text).toBe(200);
+        return m.json.points.find((p: any) => p.memory_bytes > 0 && p.cpu_cores !== null);
+      },
+      60_000,
+      context,
+    );
+    expect(used.memory_limit_bytes).toBe(128 * 1024 * 1024);
 
     // Scale 1 → 3: three pods, each answering through the edge; then back to 1.
     const scale = (n: number) =>
@@ -211,6 +154,8 @@ describe('the kubernetes runtime', () => {
   it('keeps the old release serving through a failed rollout, reports oom, trips the back-off', {
     timeout: 600_000,
   }, async () => {
+    const t = service();
+    const repo = fixture();
     const { ann, project, space, agentId, online, get } = await world();
     const frameOf = async (branch: string) => {
       const f = await newFrame(t, ann, project.id, space, {

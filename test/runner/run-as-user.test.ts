@@ -1,7 +1,14 @@
 // Issue 34, item 10: an image's USER that is root by number, however written, or by name runs as
-// the unprivileged user instead (src/runner/builder/dockerfile.ts, `runAsUser`).
+// the unprivileged user instead (src/runner/builder/dockerfile.ts, `runAsUser`). Issue 40: an
+// image's label asks for a read-only root, which keeps a /tmp of its own.
 import { describe, expect, it } from 'vitest';
-import { APP_USER, runAsUser } from '../../src/runner/builder/dockerfile.ts';
+import {
+  APP_USER,
+  needsOwnTmp,
+  READ_ONLY_ROOT_LABEL,
+  runAsUser,
+  wantsReadOnlyRoot,
+} from '../../src/runner/builder/dockerfile.ts';
 
 describe('the user a container runs as', () => {
   it.each([
@@ -30,4 +37,35 @@ describe('the user a container runs as', () => {
       expect(runAsUser(user)).toBe(user);
     },
   );
+});
+
+describe('a read-only root', () => {
+  it.each([
+    [undefined, false],
+    [null, false],
+    [{}, false],
+    [{ other: 'true' }, false],
+    [{ [READ_ONLY_ROOT_LABEL]: '' }, false],
+    [{ [READ_ONLY_ROOT_LABEL]: 'false' }, false],
+    [{ [READ_ONLY_ROOT_LABEL]: '1' }, false],
+    [{ [READ_ONLY_ROOT_LABEL]: 'yes' }, false],
+    [{ [READ_ONLY_ROOT_LABEL]: 'truely' }, false],
+    [{ [READ_ONLY_ROOT_LABEL]: 'true' }, true],
+    [{ [READ_ONLY_ROOT_LABEL]: 'TRUE' }, true],
+    [{ [READ_ONLY_ROOT_LABEL]: ' True ' }, true],
+  ])('labels %j: %s', (labels, want) => {
+    expect(wantsReadOnlyRoot(labels)).toBe(want);
+  });
+
+  const at = (...paths: string[]) => paths.map((mount_path) => ({ mount_path }));
+  it.each([
+    [false, at(), false],
+    [false, at('/data'), false],
+    [true, at(), true],
+    [true, at('/data'), true],
+    [true, at('/tmp/cache'), true],
+    [true, at('/data', '/tmp'), false],
+  ])('read-only %s, volumes %j: a /tmp of its own %s', (readOnly, volumes, want) => {
+    expect(needsOwnTmp(readOnly, volumes)).toBe(want);
+  });
 });

@@ -20,6 +20,23 @@ export function isRootUser(imageUser: string | undefined): boolean {
 export const runAsUser = (imageUser: string | undefined) =>
   isRootUser(imageUser) ? APP_USER : (imageUser as string);
 
+/**
+ * The label by which an image says its app writes only to /tmp and its volumes, so that its
+ * containers may run with a read-only root: `LABEL frameplane.read-only-root=true` in its
+ * Dockerfile. Opt-in, as nothing else tells whether an app writes beside its code.
+ */
+export const READ_ONLY_ROOT_LABEL = 'frameplane.read-only-root';
+
+/** Whether an image's labels ask for a read-only root (`true`, any case, spaces aside). */
+export const wantsReadOnlyRoot = (labels: Record<string, string> | null | undefined) =>
+  labels?.[READ_ONLY_ROOT_LABEL]?.trim().toLowerCase() === 'true';
+
+/** A read-only root keeps /tmp writable (a tmpfs of its own), unless a volume is mounted there. */
+export const needsOwnTmp = (
+  readOnlyRoot: boolean,
+  volumes: ReadonlyArray<{ mount_path: string }>,
+) => readOnlyRoot && !volumes.some((v) => v.mount_path === '/tmp');
+
 export function generatedDockerfile(plan: RunPlan, baseImage: string): string {
   return [
     `FROM ${baseImage}`,

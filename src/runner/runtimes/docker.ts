@@ -7,7 +7,7 @@
 import { constants } from 'node:os';
 import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../builder/image.ts';
-import { APP_USER, runAsUser } from '../builder/dockerfile.ts';
+import { APP_USER, needsOwnTmp, runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import { ensureBridgeNetwork } from './docker-network.ts';
 import { dockerUsage } from '../metrics/docker-stats.ts';
@@ -179,6 +179,7 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
         FRAMEPLANE_REPLICA: String(spec.index),
       };
       const memory = o.memoryMb * 1024 * 1024;
+      const readOnly = wantsReadOnlyRoot(image.Config?.Labels);
       const container = await docker.createContainer({
         Image: spec.release.artifact,
         // An image that would run as root runs as the unprivileged user instead.
@@ -203,6 +204,12 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
           RestartPolicy: { Name: 'no' },
           Init: true,
           Mounts: mounts,
+          // An image that asks for it (dockerfile.ts) gets a read-only root and a /tmp of its
+          // own, as big as the memory it may use (a tmpfs counts against that limit).
+          ReadonlyRootfs: readOnly,
+          ...(needsOwnTmp(readOnly, spec.volumes)
+            ? { Tmpfs: { '/tmp': `rw,nosuid,nodev,mode=1777,size=${o.memoryMb}m` } }
+            : {}),
           LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '2' } },
         },
       });

@@ -6,7 +6,7 @@
 // when new tasks fail.
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { APP_USER } from '../builder/dockerfile.ts';
+import { APP_USER, needsOwnTmp } from '../builder/dockerfile.ts';
 import { LABEL } from '../builder/image.ts';
 import type { Release, Volume } from './runtime.ts';
 
@@ -21,6 +21,8 @@ export interface ServiceInput {
   cpus: number;
   /** The image's own user, if not root; else the unprivileged one. */
   user: string;
+  /** The image asked for a read-only root (dockerfile.ts `wantsReadOnlyRoot`). */
+  readOnlyRoot?: boolean;
   /** Without a registry, images exist on this node only: tasks must run here. */
   nodeId?: string;
 }
@@ -49,11 +51,17 @@ export function serviceSpec(i: ServiceInput) {
           'frameplane.deployment': i.release.deploymentId,
           'frameplane.commit': i.release.commitSha,
         },
-        Mounts: i.volumes.map((v) => ({
-          Type: 'volume',
-          Source: `fp-${v.id.toLowerCase()}`,
-          Target: v.mount_path,
-        })),
+        Mounts: [
+          ...i.volumes.map((v) => ({
+            Type: 'volume',
+            Source: `fp-${v.id.toLowerCase()}`,
+            Target: v.mount_path,
+          })),
+          ...(needsOwnTmp(i.readOnlyRoot === true, i.volumes)
+            ? [{ Type: 'tmpfs', Target: '/tmp', TmpfsOptions: { SizeBytes: memory, Mode: 0o1777 } }]
+            : []),
+        ],
+        ReadOnly: i.readOnlyRoot === true,
         CapabilityDrop: ['ALL'],
         Init: true,
         StopGracePeriod: 10e9,

@@ -33,7 +33,7 @@ import {
   tasksOf,
   type TaskView,
 } from './swarm-service.ts';
-import { runAsUser } from '../builder/dockerfile.ts';
+import { runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
 import { dockerUsage } from '../metrics/docker-stats.ts';
 
 export interface SwarmOptions {
@@ -228,6 +228,7 @@ class SwarmFrame implements FrameSupervisor {
         memoryMb: this.o.memoryMb,
         cpus: this.o.cpus,
         user,
+        readOnlyRoot: wantsReadOnlyRoot(image?.Config?.Labels),
         nodeId: this.o.registry ? undefined : await this.self(),
       }),
     );

@@ -12,6 +12,11 @@
 #   kubelet      dockershim on that dockerd, no CNI: each pod gets an address of Docker's bridge
 #                (its own network namespace); node IP: the veth address in-netns.sh made
 #
+#   storage      no provisioner, as on many bare-metal clusters: the default class `local` binds
+#                claims to local volumes made ahead ($RUN/volumes/pv-N, K8S_LOCAL_VOLUMES of
+#                them, 8 unless set) once their pod is scheduled; the kubelet hands each to the
+#                pod's fsGroup. A released one is not used again (Retain).
+#
 # Writes $RUN/kubeconfig (insecure-skip-tls-verify) and $RUN/env (KUBECONFIG=, DOCKER_HOST=).
 # No kubectl needed (curl and jq); one that talks to 1.20 is Debian's kubernetes-client.
 set -euo pipefail
@@ -139,6 +144,29 @@ until_ok 120 "the node is Ready" node_ready
 say "node Ready"
 until_ok 60 "the node is schedulable" node_schedulable
 say "node schedulable"
+create() { # PATH: POSTs the JSON on stdin
+  curl -sfk --max-time 5 -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    -X POST --data-binary @- "$API$1" >/dev/null
+}
+create /apis/storage.k8s.io/v1/storageclasses <<J
+{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+ "metadata": {"name": "local",
+   "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+ "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer",
+ "reclaimPolicy": "Retain"}
+J
+for i in $(seq 1 "${K8S_LOCAL_VOLUMES:-8}"); do
+  mkdir -p "$S/volumes/pv-$i"
+  create /api/v1/persistentvolumes <<J
+{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "local-$i"},
+ "spec": {"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteOnce"],
+   "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "local",
+   "local": {"path": "$S/volumes/pv-$i"},
+   "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions":
+     [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["localhost"]}]}]}}}}
+J
+done
+say "storage: class local, ${K8S_LOCAL_VOLUMES:-8} volumes"
 # The kubelet sets its sysctls once, at start: put the host's values back now.
 k8s_restore_sysctls "$S/host-sysctls" | sed 's/^/[k8s] /'
 exec 8>&-

@@ -63,6 +63,7 @@ fi
 k8s_remove_cgroups "$ID" || failed=1
 k8s_restore_sysctls "$S/host-sysctls" | sed 's/^/stop.sh: /'
 # The big parts of the work dir; its logs stay for in-netns.sh (kept if the run failed).
-rm -rf "$S/docker" "$S/kubelet" "$S/dockershim" "$S/etcd" "$S/controller-manager" || failed=1
+rm -rf "$S/docker" "$S/kubelet" "$S/dockershim" "$S/etcd" "$S/controller-manager" \
+  "$S/volumes" || failed=1
 [ "$failed" = 0 ] && touch "$S/stopped"
 exit "$failed"

@@ -22,6 +22,7 @@ import {
 import type { DesiredFrame, ReplicaEventType } from '../../protocol.ts';
 import type { PersistedFrame, SwarmRelease } from '../../state.ts';
 import { inspectImage, pruneImages } from '../../builder/image.ts';
+import { wantsReadOnlyRoot } from '../../builder/dockerfile.ts';
 import type { Endpoint } from '../runtime.ts';
 import { type ImageOptions, imageRelease, reportImageError } from '../image-release.ts';
 import type { Cluster } from './cluster.ts';
@@ -33,6 +34,7 @@ import { assignSlots } from './slots.ts';
 import type { PodWatch } from './watch.ts';
 import { podLogs } from './pod-logs.ts';
 import { isReady, readyEndpoints } from './endpoints.ts';
+import { type PodRef, type PodUsage, podRefOf } from './pod-usage.ts';
 
 export interface KubernetesOptions extends ImageOptions {
   cluster: Cluster;
@@ -45,6 +47,10 @@ export interface KubernetesOptions extends ImageOptions {
   clusterCidrs: string[];
   /** Without a registry, images exist on the node that built them: pods run there. */
   node?: string;
+  /** What pods use, for the metrics (pod-usage.ts). */
+  usage: PodUsage;
+  /** The class of the frames' volume claims (KUBERNETES_STORAGE_CLASS); else the default. */
+  storageClass?: string;
 }
 
 /** How often a frame's pods are looked at again without news (a start's timeout runs out). */
@@ -70,6 +76,8 @@ class KubeFrame implements FrameSupervisor {
   private reported = new Map<number, string>();
   private restarts = new Map<number, number>();
   private upstreams: Endpoint[] = [];
+  /** The running pods of the last look, by replica: what the metrics read. */
+  private live: Array<{ replica: number; pod: PodRef; restarts: number }> = [];
   private queue: Promise<void> = Promise.resolve();
   private gone = false;
   private unsubscribe?: () => void;
@@ -130,7 +138,15 @@ class KubeFrame implements FrameSupervisor {
   }
 
   running(): FrameRunning {
-    return { instances: [], restarts: this.restarts };
+    const on = this.spec?.desired_state === 'running' && !this.gone;
+    const limit = this.o.memoryMb * 1024 * 1024;
+    // A container's counters start again when it restarts: a new instance for the metrics.
+    const instances = (on ? this.live : []).map(({ replica, pod, restarts }) => ({
+      index: replica,
+      id: `${pod.uid}/${restarts}`,
+      usage: () => this.o.usage.usage(pod, limit),
+    }));
+    return { instances, restarts: this.restarts };
   }
 
   adopt(p: PersistedFrame) {
@@ -219,6 +235,8 @@ class KubeFrame implements FrameSupervisor {
         memoryMb: this.o.memoryMb,
         cpus: this.o.cpus,
         imageUser: image?.Config?.User,
+        readOnlyRootFilesystem: wantsReadOnlyRoot(image?.Config?.Labels),
+        storageClass: this.o.storageClass,
         node: this.o.registry ? undefined : this.o.node,
       },
       {
@@ -342,6 +360,7 @@ class KubeFrame implements FrameSupervisor {
     this.publish();
     const now = Date.now();
     const followed: Array<{ name: string; replica: number }> = [];
+    const live: typeof this.live = [];
     for (const pod of pods) {
       const name = pod.metadata?.name ?? '';
       const slot = this.slots.get(name);
@@ -350,6 +369,9 @@ class KubeFrame implements FrameSupervisor {
       const replica = slot < count ? slot : FAILURES.has(seen.type) ? slot % count : undefined;
       if (replica === undefined) continue;
       if (pod.status?.containerStatuses?.length) followed.push({ name, replica });
+      const ref = podRefOf(pod);
+      const restarts = pod.status?.containerStatuses?.[0]?.restartCount ?? 0;
+      if (ref && slot < count) live.push({ replica, pod: ref, restarts });
       if (this.failed.has(seen.deploymentId) || this.reported.get(replica) === seen.key) continue;
       this.reported.set(replica, seen.key);
       if (seen.type === 'crashed' || seen.type === 'oom')
@@ -359,6 +381,7 @@ class KubeFrame implements FrameSupervisor {
         this.releaseFailed(seen.deploymentId, `pod ${name}: ${seen.type}`);
     }
     this.logs.follow(this.namespace, followed);
+    this.live = live;
     this.tookOver(pods);
   }
 

@@ -6,8 +6,8 @@
 // What goes when: the Secret and the NetworkPolicy carry an owner reference to the Deployment,
 // so Kubernetes removes them with it (and the ReplicaSets and pods, its own). Claims carry none:
 // a frame's volumes outlive its Deployment, as its docker volumes outlive its containers (kept
-// when a frame leaves the agent, docs/api.md; CONTRACT 5): the supervisor deletes a claim only
-// when the service says the volume went. Env Secrets are named by their content, so an older
+// when a frame or a volume leaves the agent, docs/api.md), so no data goes with a click; the
+// operator removes them by their labels. Env Secrets are named by their content, so an older
 // ReplicaSet still finds its own env (a rollback needs it); the supervisor deletes those no kept
 // ReplicaSet names. The namespace, per project, stays while any frame of the project is in it.
 import type {

@@ -10,7 +10,7 @@ import type {
   V1PodTemplateSpec,
   V1Probe,
 } from '@kubernetes/client-node';
-import { runAsUser } from '../../builder/dockerfile.ts';
+import { needsOwnTmp, runAsUser } from '../../builder/dockerfile.ts';
 import type { Release, Volume } from '../runtime.ts';
 import { CONTAINER, objectName, releaseLabels } from './names.ts';
 
@@ -36,10 +36,11 @@ export interface FrameObjectsInput {
    * the node's loopback, and a NetworkPolicy does not apply to them.
    */
   hostNetwork?: boolean;
-  /** The docker runtime leaves the root filesystem writable (apps write beside their code). */
+  /** The image asked for a read-only root (dockerfile.ts `wantsReadOnlyRoot`). */
   readOnlyRootFilesystem?: boolean;
   /** Without a registry the image exists on the node that built it only: pods run there. */
   node?: string;
+  /** The claims' class; else the cluster's default class. */
   storageClass?: string;
 }
 
@@ -104,9 +105,8 @@ function readiness(i: FrameObjectsInput): V1Probe {
   };
 }
 
-/** A read-only root keeps /tmp writable, unless a volume is mounted there. */
 const needsTmp = (i: FrameObjectsInput) =>
-  i.readOnlyRootFilesystem === true && !i.volumes.some((v) => v.mount_path === '/tmp');
+  needsOwnTmp(i.readOnlyRootFilesystem === true, i.volumes);
 
 function container(i: FrameObjectsInput): V1Container {
   const { uid, gid } = podUser(i.imageUser);

@@ -7,12 +7,14 @@
 //   removed by the agent (cluster rights on namespaces);
 // - KUBERNETES_CLUSTER_CIDRS: the cluster's pod and service ranges, comma-separated, kept out
 //   of the pods' egress by their NetworkPolicy (where the network plugin enforces one);
-// - KUBERNETES_NODE: without a registry, the node whose Engine builds (its pods run there).
+// - KUBERNETES_NODE: without a registry, the node whose Engine builds (its pods run there);
+// - KUBERNETES_STORAGE_CLASS: the class of the volumes' claims, else the cluster's default.
 import type Docker from 'dockerode';
 import type { AgentLog } from '../../log.ts';
 import { clusterAnswers, connect, loadConfig } from './cluster.ts';
 import { kubernetesSupervisor } from './frame.ts';
 import { watchPods } from './watch.ts';
+import { podUsage } from './pod-usage.ts';
 
 export interface KubernetesChoice {
   docker: Docker;
@@ -44,10 +46,12 @@ export async function kubernetesRuntime(o: KubernetesChoice) {
   );
   if (!o.registry && !node)
     o.log.warn('no FRAME_REGISTRY nor KUBERNETES_NODE: images exist on the building node only');
-  const watch = watchPods(cluster, (err, what) => o.log.warn({ err }, what));
+  const warn = (err: unknown, what: string) => o.log.warn({ err }, what);
+  const watch = watchPods(cluster, warn);
   return kubernetesSupervisor({
     cluster,
     watch,
+    usage: podUsage(cluster, warn),
     docker: o.docker,
     baseImage: o.baseImage,
     registry: o.registry,
@@ -56,5 +60,6 @@ export async function kubernetesRuntime(o: KubernetesChoice) {
     namespace,
     node,
     clusterCidrs,
+    storageClass: env.KUBERNETES_STORAGE_CLASS || undefined,
   });
 }
