@@ -47,9 +47,10 @@ export function kubeWorld() {
     t: () => t,
     repo: () => repo,
     context: worlds.context,
-    /** Images exist on the node whose Engine built them: the test cluster's only node.
-     *  Metrics are sampled every 2 s, so that a test sees some soon. */
-    world: () => worlds.world({ KUBERNETES_NODE: 'localhost', METRICS_INTERVAL_SECONDS: '2' }),
+    /** Images exist on the node whose Engine built them (the test cluster's only node) unless
+     *  `env` names a registry. Metrics are sampled every 2 s, so that a test sees some soon. */
+    world: (env: Record<string, string> = {}) =>
+      worlds.world({ KUBERNETES_NODE: 'localhost', METRICS_INTERVAL_SECONDS: '2', ...env }),
   };
 }
 

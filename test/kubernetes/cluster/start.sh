@@ -10,7 +10,9 @@
 #   apiserver    https://127.0.0.1:16443, token test-admin-token (system:masters), RBAC
 #   controller-manager, scheduler
 #   kubelet      dockershim on that dockerd, no CNI: each pod gets an address of Docker's bridge
-#                (its own network namespace); node IP: the veth address in-netns.sh made
+#                (its own network namespace); node IP: the veth address in-netns.sh made; its
+#                cAdvisor reads the pods' containers from that dockerd too (`--docker`), for the
+#                Summary API's pod stats
 #
 #   storage      no provisioner, as on many bare-metal clusters: the default class `local` binds
 #                claims to local volumes made ahead ($RUN/volumes/pv-N, K8S_LOCAL_VOLUMES of
@@ -125,6 +127,7 @@ exec 8>"$K8S_SYSCTL_LOCK"
 flock 8
 daemon kubelet "$B/kubelet" --kubeconfig="$KUBECONFIG" --container-runtime=docker \
   --docker-endpoint="$DOCKER_HOST" --container-runtime-endpoint="unix://$S/dockershim.sock" \
+  --docker="$DOCKER_HOST" \
   --pod-infra-container-image=k8s.gcr.io/pause:3.2 --cgroup-driver=cgroupfs --cgroup-root="$CG" \
   --fail-swap-on=false --root-dir="$S/kubelet" --cert-dir="$S/kubelet/pki" \
   --experimental-dockershim-root-directory="$S/dockershim" \
