@@ -16,7 +16,7 @@ import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { freePort } from '../../src/runner/processes.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
-import { gitFixture, hitFrame, until } from '../runner/fixture.ts';
+import { gitFixture, hitFrame, readOnlyRootDockerfile, until } from '../runner/fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 const MEMORY_MB = 96;
@@ -455,15 +455,7 @@ describe('the docker runtime', () => {
   }, async () => {
     repo.pushFiles(
       {
-        Dockerfile: [
-          `FROM ${inject('frameBaseImage')}`,
-          // Its own code, so that only the read-only root keeps it from writing there.
-          'COPY --chown=1000:1000 . /app',
-          'WORKDIR /app',
-          'USER 1000:1000',
-          'LABEL frameplane.read-only-root=true',
-          'CMD ["node", "ro.js"]',
-        ].join('\n'),
+        Dockerfile: readOnlyRootDockerfile(inject('frameBaseImage'), 'ro.js'),
         'ro.js': `const fs = require('fs');
 const can = (p) => { try { fs.writeFileSync(p, 'x'); return true; } catch (e) { return e.code; } };
 const said = JSON.stringify({ root: can('/app/w'), tmp: can('/tmp/w'), data: can('/data/w') });

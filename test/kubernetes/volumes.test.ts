@@ -5,23 +5,14 @@
 import { describe, expect, inject, it } from 'vitest';
 import { framePath, newFrame } from '../helpers/frames.ts';
 import { LABELS, objectName } from '../../src/runner/runtimes/kubernetes/names.ts';
-import { until } from '../runner/fixture.ts';
+import { readOnlyRootDockerfile, until } from '../runner/fixture.ts';
 import { answers, cluster, kubeWorld, objectsOf } from './kube-world.ts';
 
 const { t: service, repo: fixture, context, world } = kubeWorld();
 
 /** Counts its starts in /data; says where it may write (true, or the error's code). */
 const counter = {
-  Dockerfile: [
-    `FROM ${inject('frameBaseImage')}`,
-    // Its own code, so that only the read-only root keeps it from writing there.
-    'COPY --chown=1000:1000 . /app',
-    'WORKDIR /app',
-    'USER 1000:1000',
-    'LABEL frameplane.read-only-root=true',
-    'CMD ["node", "v.js"]',
-    '',
-  ].join('\n'),
+  Dockerfile: readOnlyRootDockerfile(inject('frameBaseImage'), 'v.js'),
   'v.js': `const fs = require('fs');
 let starts;
 try { starts = Number(fs.readFileSync('/data/starts', 'utf8')) + 1; } catch { starts = 1; }

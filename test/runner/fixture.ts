@@ -9,6 +9,21 @@ import { waitFor } from '../helpers/wait.ts';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A Dockerfile whose image asks for a read-only root (issue 40) and runs `script` as 1000:1000.
+ * The code is the user's own, so that only the read-only root keeps the app from writing there.
+ */
+export const readOnlyRootDockerfile = (baseImage: string, script: string) =>
+  [
+    `FROM ${baseImage}`,
+    'COPY --chown=1000:1000 . /app',
+    'WORKDIR /app',
+    'USER 1000:1000',
+    'LABEL frameplane.read-only-root=true',
+    `CMD ["node", "${script}"]`,
+    '',
+  ].join('\n');
+
 /** git as a test's author, with `main` as the first branch. */
 export function git(cwd: string, ...args: string[]) {
   return execFileSync(
