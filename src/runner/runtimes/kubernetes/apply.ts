@@ -1,7 +1,8 @@
 // What the supervisor sends to the cluster for a frame (issue 40), in the order that leaves no
 // moment where a pod waits on something missing: the project's namespace, the claims, the env
 // Secret, the Deployment, then the Secret and the NetworkPolicy owned by the Deployment (so
-// that deleting it takes them along). Going back to an earlier release puts that release's
+// that deleting it takes them along), and the Service and Ingress where the operator routes
+// with an Ingress controller (ingress.ts). Going back to an earlier release puts that release's
 // pod template back (rollback.ts). Removing a frame deletes its Deployment (its ReplicaSets,
 // pods, Secrets and policy follow) and the namespace once nothing of Frameplane's is left in it.
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -17,6 +18,7 @@ import {
   volumeClaims,
 } from './manifests.ts';
 import { framePolicy } from './network-policy.ts';
+import { frameIngress, frameService, type IngressOptions } from './ingress.ts';
 import { LABELS, MANAGED_SELECTOR } from './names.ts';
 import { earlierTemplate, withTemplate } from './rollback.ts';
 
@@ -26,6 +28,9 @@ export interface Placement {
   projectId?: string;
   /** The cluster's pod and service ranges, kept out of the pods' egress. */
   clusterCidrs: string[];
+  /** The operator's Ingress controller (KUBERNETES_INGRESS_CLASS), and the frame's hosts. */
+  ingress?: IngressOptions;
+  hosts?: readonly string[];
 }
 
 const selector = (frameId: string) => `${LABELS.frame}=${frameId}`;
@@ -45,6 +50,13 @@ export async function applyFrame(
   await c.apply(envSecret(i, owner));
   const policy = { frameId: i.frameId, namespace: i.namespace, port: i.port, ...p };
   await c.apply(framePolicy(policy, owner));
+  if (p.ingress) {
+    const route = { frameId: i.frameId, namespace: i.namespace, hosts: p.hosts ?? [] };
+    await c.apply(frameService(route, owner));
+    const ingress = frameIngress(route, p.ingress, owner);
+    // An Ingress needs a rule; a frame without a host (an older service's) has none.
+    await (route.hosts.length ? c.apply(ingress) : c.remove(ingress));
+  }
   return d;
 }
 

@@ -35,6 +35,7 @@ import type { PodWatch } from './watch.ts';
 import { podLogs } from './pod-logs.ts';
 import { isReady, readyEndpoints } from './endpoints.ts';
 import { type PodRef, type PodUsage, podRefOf } from './pod-usage.ts';
+import type { IngressOptions } from './ingress.ts';
 
 export interface KubernetesOptions extends ImageOptions {
   cluster: Cluster;
@@ -49,6 +50,8 @@ export interface KubernetesOptions extends ImageOptions {
   node?: string;
   /** What pods use, for the metrics (pod-usage.ts). */
   usage: PodUsage;
+  /** The operator's Ingress controller (KUBERNETES_INGRESS_CLASS), a second way in. */
+  ingress?: IngressOptions;
   /** The class of the frames' volume claims (KUBERNETES_STORAGE_CLASS); else the default. */
   storageClass?: string;
 }
@@ -243,6 +246,8 @@ class KubeFrame implements FrameSupervisor {
         ownNamespace: !this.o.namespace,
         projectId: spec.project_id,
         clusterCidrs: this.o.clusterCidrs,
+        ingress: this.o.ingress,
+        hosts: routeOf(this.frameId, spec, []).hosts,
       },
     );
     const said = `${d.metadata?.generation}/${spec.replica_count}/${release.deploymentId}`;

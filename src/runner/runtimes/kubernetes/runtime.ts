@@ -8,13 +8,16 @@
 // - KUBERNETES_CLUSTER_CIDRS: the cluster's pod and service ranges, comma-separated, kept out
 //   of the pods' egress by their NetworkPolicy (where the network plugin enforces one);
 // - KUBERNETES_NODE: without a registry, the node whose Engine builds (its pods run there);
-// - KUBERNETES_STORAGE_CLASS: the class of the volumes' claims, else the cluster's default.
+// - KUBERNETES_STORAGE_CLASS: the class of the volumes' claims, else the cluster's default;
+// - KUBERNETES_INGRESS_CLASS: the operator's Ingress controller, given a Service and an Ingress
+//   per frame (KUBERNETES_INGRESS_ANNOTATIONS, `k=v,…`, on each).
 import type Docker from 'dockerode';
 import type { AgentLog } from '../../log.ts';
 import { clusterAnswers, connect, loadConfig } from './cluster.ts';
 import { kubernetesSupervisor } from './frame.ts';
 import { watchPods } from './watch.ts';
 import { podUsage } from './pod-usage.ts';
+import { parseAnnotations } from './ingress.ts';
 
 export interface KubernetesChoice {
   docker: Docker;
@@ -61,5 +64,11 @@ export async function kubernetesRuntime(o: KubernetesChoice) {
     node,
     clusterCidrs,
     storageClass: env.KUBERNETES_STORAGE_CLASS || undefined,
+    ingress: env.KUBERNETES_INGRESS_CLASS
+      ? {
+          ingressClass: env.KUBERNETES_INGRESS_CLASS,
+          annotations: parseAnnotations(env.KUBERNETES_INGRESS_ANNOTATIONS),
+        }
+      : undefined,
   });
 }
