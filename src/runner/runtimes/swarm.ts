@@ -12,18 +12,15 @@
 // deploy), swarm restarts failed tasks and the server's back-off counts each failure.
 import type Docker from 'dockerode';
 import { inspectImage, pruneImages } from '../builder/image.ts';
-import { imageRelease, reportImageError } from './image-release.ts';
+import { ImageFrame } from './image-frame.ts';
 import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
 import {
   nowIso,
-  replicaEvent,
-  routeOf,
   type FrameRunning,
   type FrameSupervisor,
   type SupervisorDeps,
 } from '../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
-import type { PersistedFrame, SwarmRelease } from '../state.ts';
 import type { Endpoint } from './runtime.ts';
 import {
   applyService,
@@ -75,52 +72,30 @@ export function swarmSupervisor(o: SwarmOptions) {
     new SwarmFrame(frameId, deps, o, self, addrOf);
 }
 
-class SwarmFrame implements FrameSupervisor {
-  private spec?: DesiredFrame;
-  /** The desired state, which every path past the first update() has. */
-  private get desired(): DesiredFrame {
-    if (!this.spec) throw new Error(`frame ${this.frameId}: no desired state yet`);
-    return this.spec;
-  }
-  /** The image that runs (or will, once the service update is through) and the env it runs with. */
-  private release?: SwarmRelease;
-  /** The release that served when `release` was sent, until `release` takes over. */
-  private previous?: SwarmRelease;
-  private building?: { deploymentId: string; abort: AbortController };
-  /** Deployments that failed here (their build, or a new release while another served). */
-  private failed = new Set<string>();
-  private upstreams: Endpoint[] = [];
+class SwarmFrame extends ImageFrame {
   private health = new Map<string, Health>();
-  private reported = new Map<number, string>();
   private failuresSeen = new Set<string>();
   /** What each slot's task of a release last failed of, until one in the slot is healthy. */
   private slotFailed = new Map<number, { deploymentId: string; reason: 'crash' | 'oom' }>();
   private timer?: NodeJS.Timeout;
-  private queue: Promise<void> = Promise.resolve();
-  private gone = false;
   /** The tasks of the last poll that run on this node, whose containers the Engine here reads. */
   private local: TaskView[] = [];
-  /** Failed tasks seen per slot index: each one swarm replaced is a restart (metrics). */
-  private restarts = new Map<number, number>();
   /** Tasks made before (an earlier agent's) are not this supervisor's restarts. */
   private readonly since = nowIso();
 
   constructor(
-    readonly frameId: string,
-    private deps: SupervisorDeps,
+    frameId: string,
+    deps: SupervisorDeps,
     private o: SwarmOptions,
     private self: () => Promise<string>,
     private addrOf: (node: string, self: string) => Promise<string>,
-  ) {}
-
-  update(spec: DesiredFrame) {
-    return this.enqueue(() => this.apply(spec));
+  ) {
+    super(frameId, deps, o, 'swarm');
   }
 
   remove() {
     return this.enqueue(async () => {
-      this.gone = true;
-      this.stopPolling();
+      this.quit();
       this.deps.routes.remove(this.frameId);
       const s = await findService(this.o.docker, this.frameId);
       if (s)
@@ -132,30 +107,17 @@ class SwarmFrame implements FrameSupervisor {
     });
   }
 
-  detach() {
-    this.gone = true;
-    this.stopPolling();
-    this.building?.abort.abort();
-    return this.persisted();
-  }
-
   shutdown() {
     return this.enqueue(async () => {
-      this.gone = true;
+      this.quit();
       await scaleService(this.o.docker, this.frameId, 0).catch(() => {});
       this.reportStopped();
-      this.stopPolling();
     });
   }
 
-  persisted(): PersistedFrame | undefined {
-    if (!this.spec) return undefined;
-    return {
-      spec: this.spec,
-      sets: [],
-      failed_deployments: [...this.failed],
-      swarm: this.release && { ...this.release, previous: this.previous },
-    };
+  protected override quit() {
+    super.quit();
+    this.stopPolling();
   }
 
   /** The tasks running on this node (others' usage is their node's Engine's to read). */
@@ -167,48 +129,16 @@ class SwarmFrame implements FrameSupervisor {
     return { instances, restarts: this.restarts };
   }
 
-  adopt(p: PersistedFrame) {
-    for (const id of [...(p.failed_deployments ?? []), ...(p.failed_builds ?? [])])
-      this.failed.add(id);
-    if (p.swarm) {
-      const { previous, ...release } = p.swarm;
-      this.release = release;
-      this.previous = previous;
-    }
-    return this.update(p.spec);
+  protected send(spec: DesiredFrame) {
+    return this.deploy(spec);
   }
 
-  private enqueue(fn: () => Promise<void>) {
-    this.queue = this.queue
-      .then(fn)
-      .catch((err) =>
-        this.deps.log.error({ err, frame_id: this.frameId }, 'swarm supervisor failed'),
-      );
-    return this.queue;
+  protected async scaleToZero() {
+    await scaleService(this.o.docker, this.frameId, 0);
   }
 
-  private async apply(spec: DesiredFrame) {
-    if (this.gone) return;
-    const before = this.spec;
-    this.spec = spec;
-    if (before && before.generation !== spec.generation) this.reported.clear(); // say it all again under the new generation
-    if (spec.desired_state === 'stopped') {
-      this.building?.abort.abort();
-      this.building = undefined;
-      this.upstreams = [];
-      this.publish(); // the edge answers 503 before the tasks go
-      await scaleService(this.o.docker, this.frameId, 0);
-      this.reportStopped();
-      this.deps.changed();
-      return;
-    }
-    this.publish();
-    const failed = spec.build_failed || this.failed.has(spec.deployment_id);
-    const have = this.release?.release.deploymentId === spec.deployment_id;
-    if (!have && !failed && this.building?.deploymentId !== spec.deployment_id) this.build(spec);
-    if (this.release) await this.deploy(spec);
+  protected watch() {
     this.startPolling();
-    this.deps.changed();
   }
 
   private async deploy(spec: DesiredFrame) {
@@ -240,86 +170,13 @@ class SwarmFrame implements FrameSupervisor {
       );
   }
 
-  private build(spec: DesiredFrame) {
-    this.building?.abort.abort();
-    const job = { deploymentId: spec.deployment_id, abort: new AbortController() };
-    this.building = job;
-    const env = spec.env;
-    for (let i = 0; i < spec.replica_count; i++) this.report(i, 'pulling', spec.deployment_id);
-    const made = imageRelease(this.o, this.frameId, spec, this.deps, job.abort.signal);
-    void made.then(
-      (release) =>
-        this.enqueue(async () => {
-          if (this.building !== job) return;
-          this.building = undefined;
-          // What serves now goes back into the service if the new release fails. During
-          // another trial, what served before that one still does.
-          if (!this.previous && this.upstreams.length > 0) this.previous = this.release;
-          this.release = { release, env };
-          this.deps.build({
-            deployment_id: job.deploymentId,
-            state: 'succeeded',
-            commit_sha: release.commitSha,
-            image: release.image,
-            at: nowIso(),
-          });
-          if (this.spec?.desired_state === 'running') await this.deploy(this.spec);
-          this.deps.changed();
-        }),
-      (err: Error) =>
-        this.enqueue(async () => {
-          if (this.building !== job || job.abort.signal.aborted) return;
-          this.building = undefined;
-          const replicas = this.spec?.replica_count ?? 0;
-          const crashed = (i: number, id: string, detail: Record<string, unknown>) =>
-            this.report(i, 'crashed', id, detail);
-          const id = job.deploymentId;
-          if (!reportImageError(this.deps, this.frameId, id, err, replicas, crashed)) return;
-          this.failed.add(id);
-          this.reported.clear(); // the serving tasks are said again under the current generation
-          if (!this.release) this.reportStopped();
-          this.deps.changed();
-        }),
-    );
-  }
-
-  /** Tells the edge the frame's route as it is now (the table ignores a route it holds). */
-  private publish() {
-    if (this.gone || !this.spec) return;
-    this.deps.routes.set(routeOf(this.frameId, this.spec, this.upstreams));
-  }
-
-  private report(
-    replica: number,
-    type: ReplicaEventType,
-    deploymentId: string,
-    detail?: Record<string, unknown>,
-  ) {
-    this.deps.event(
-      replicaEvent({
-        frameId: this.frameId,
-        replica,
-        type,
-        generation: this.desired.generation,
-        deploymentId,
-        detail,
-      }),
-    );
-  }
-
   /**
    * The release on trial failed while an earlier one served: the earlier one goes back into the
    * service (swarm's rollback may be under way already: then the spec is the same and nothing is
    * sent), its tasks are said again under the current generation.
    */
-  private releaseFailed(deploymentId: string, what: string) {
-    this.failed.add(deploymentId);
-    this.deps.line(
-      this.frameId,
-      0,
-      `[frameplane] deployment ${deploymentId} failed: ${what}; what served keeps serving`,
-    );
-    return this.enqueue(async () => {
+  protected putBack(deploymentId: string) {
+    void this.enqueue(async () => {
       if (this.release?.release.deploymentId !== deploymentId || !this.previous) return;
       this.release = this.previous;
       this.previous = undefined;
@@ -327,26 +184,6 @@ class SwarmFrame implements FrameSupervisor {
       if (this.spec?.desired_state === 'running') await this.deploy(this.spec);
       this.deps.changed();
     });
-  }
-
-  /** A task of the release on trial: one sent while an earlier release served. */
-  private onTrial(t: TaskView) {
-    return !!this.previous && t.deploymentId === this.release?.release.deploymentId;
-  }
-
-  private reportStopped() {
-    if (!this.spec) return;
-    for (let i = 0; i < this.spec.replica_count; i++) {
-      if (this.reported.get(i) === 'stopped') continue;
-      this.reported.set(i, 'stopped');
-      this.deps.event({
-        frame_id: this.frameId,
-        replica: i,
-        type: 'stopped',
-        generation: this.spec.generation,
-        at: nowIso(),
-      });
-    }
   }
 
   private startPolling() {
@@ -410,8 +247,8 @@ class SwarmFrame implements FrameSupervisor {
         deploymentId: t.deploymentId,
         reason: oom ? 'oom' : 'crash',
       });
-      if (this.onTrial(t))
-        void this.releaseFailed(t.deploymentId, `a task exited (${t.error ?? 'failed'})`);
+      if (this.onTrial(t.deploymentId))
+        this.releaseFailed(t.deploymentId, `a task exited (${t.error ?? 'failed'})`);
     }
     // A task swarm is shutting down (start-first replaced it) takes no new connections.
     const running = tasks.filter(
@@ -473,8 +310,8 @@ class SwarmFrame implements FrameSupervisor {
             ? { reason: restart }
             : undefined,
       );
-      if (type === 'unhealthy' && this.onTrial(t))
-        void this.releaseFailed(t.deploymentId, `task ${slot} never passed its health check`);
+      if (type === 'unhealthy' && this.onTrial(t.deploymentId))
+        this.releaseFailed(t.deploymentId, `task ${slot} never passed its health check`);
     }
   }
 
@@ -483,7 +320,7 @@ class SwarmFrame implements FrameSupervisor {
     if (!this.previous) return;
     for (let slot = 1; slot <= spec.replica_count; slot++) {
       const t = bySlot.get(slot);
-      if (!t || !this.onTrial(t) || !this.health.get(t.id)?.healthy) return;
+      if (!t || !this.onTrial(t.deploymentId) || !this.health.get(t.id)?.healthy) return;
     }
     this.previous = undefined;
     this.deps.changed();

@@ -12,19 +12,16 @@
 // the deployment is never sent again. With nothing serving, the kubelet restarts crashed pods
 // with its back-off, each crash is reported, and the server's back-off counts them.
 import {
-  nowIso,
-  replicaEvent,
   routeOf,
   type FrameRunning,
   type FrameSupervisor,
   type SupervisorDeps,
 } from '../../supervisor.ts';
 import type { DesiredFrame, ReplicaEventType } from '../../protocol.ts';
-import type { PersistedFrame, SwarmRelease } from '../../state.ts';
 import { inspectImage, pruneImages } from '../../builder/image.ts';
 import { wantsReadOnlyRoot } from '../../builder/dockerfile.ts';
-import type { Endpoint } from '../runtime.ts';
-import { type ImageOptions, imageRelease, reportImageError } from '../image-release.ts';
+import type { ImageOptions } from '../image-release.ts';
+import { ImageFrame } from '../image-frame.ts';
 import type { Cluster } from './cluster.ts';
 import { applyFrame, removeFrame, rollBack, scaleFrame } from './apply.ts';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -67,22 +64,10 @@ export const kubernetesSupervisor =
   (frameId: string, deps: SupervisorDeps): FrameSupervisor =>
     new KubeFrame(frameId, deps, o);
 
-class KubeFrame implements FrameSupervisor {
-  private spec?: DesiredFrame;
-  private release?: SwarmRelease;
-  /** The release that served when `release` was sent, until `release` takes over. */
-  private previous?: SwarmRelease;
-  private building?: { deploymentId: string; abort: AbortController };
-  private failed = new Set<string>();
+class KubeFrame extends ImageFrame {
   private slots = new Map<string, number>();
-  /** The key of what was last reported per replica (pod-status.ts). */
-  private reported = new Map<number, string>();
-  private restarts = new Map<number, number>();
-  private upstreams: Endpoint[] = [];
   /** The running pods of the last look, by replica: what the metrics read. */
   private live: Array<{ replica: number; pod: PodRef; restarts: number }> = [];
-  private queue: Promise<void> = Promise.resolve();
-  private gone = false;
   private unsubscribe?: () => void;
   private timer?: NodeJS.Timeout;
   private woken = false;
@@ -91,19 +76,16 @@ class KubeFrame implements FrameSupervisor {
   private readonly logs;
 
   constructor(
-    readonly frameId: string,
-    private deps: SupervisorDeps,
+    frameId: string,
+    deps: SupervisorDeps,
     private o: KubernetesOptions,
   ) {
+    super(frameId, deps, o, 'kubernetes');
     this.logs = podLogs(o.cluster, (replica, line) => deps.line(frameId, replica, line));
   }
 
   private get namespace() {
     return namespaceOf({ namespace: this.o.namespace, projectId: this.spec?.project_id });
-  }
-
-  update(spec: DesiredFrame) {
-    return this.enqueue(() => this.apply(spec));
   }
 
   remove() {
@@ -116,28 +98,12 @@ class KubeFrame implements FrameSupervisor {
     });
   }
 
-  detach() {
-    this.quit();
-    this.building?.abort.abort();
-    return this.persisted();
-  }
-
   shutdown() {
     return this.enqueue(async () => {
       this.quit();
       if (this.spec) await scaleFrame(this.o.cluster, this.namespace, this.frameId, 0);
       this.reportStopped();
     });
-  }
-
-  persisted(): PersistedFrame | undefined {
-    if (!this.spec) return undefined;
-    return {
-      spec: this.spec,
-      sets: [],
-      failed_deployments: [...this.failed],
-      kubernetes: this.release && { ...this.release, previous: this.previous },
-    };
   }
 
   running(): FrameRunning {
@@ -152,55 +118,27 @@ class KubeFrame implements FrameSupervisor {
     return { instances, restarts: this.restarts };
   }
 
-  adopt(p: PersistedFrame) {
-    for (const id of p.failed_deployments ?? []) this.failed.add(id);
-    if (p.kubernetes) {
-      const { previous, ...release } = p.kubernetes;
-      this.release = release;
-      this.previous = previous;
-    }
-    return this.update(p.spec);
-  }
-
-  private quit() {
-    this.gone = true;
+  protected override quit() {
+    super.quit();
     this.unsubscribe?.();
     this.logs.stop();
     clearTimeout(this.timer);
   }
 
-  private enqueue(fn: () => Promise<void>) {
-    this.queue = this.queue
-      .then(fn)
-      .catch((err) =>
-        this.deps.log.error({ err, frame_id: this.frameId }, 'kubernetes supervisor failed'),
-      );
-    return this.queue;
+  protected override applying() {
+    this.unsubscribe ??= this.o.watch.subscribe(this.namespace, this.frameId, () => this.wake());
   }
 
-  private async apply(spec: DesiredFrame) {
-    if (this.gone) return;
-    const before = this.spec;
-    this.spec = spec;
-    if (before && before.generation !== spec.generation) this.reported.clear();
-    this.unsubscribe ??= this.o.watch.subscribe(this.namespace, this.frameId, () => this.wake());
-    if (spec.desired_state === 'stopped') {
-      this.building?.abort.abort();
-      this.building = undefined;
-      this.upstreams = [];
-      this.publish(); // the edge answers 503 before the pods go
-      await this.sent(spec, () => scaleFrame(this.o.cluster, this.namespace, this.frameId, 0));
-      this.reportStopped();
-      this.deps.changed();
-      return;
-    }
-    this.publish();
-    const failed = spec.build_failed || this.failed.has(spec.deployment_id);
-    const have = this.release?.release.deploymentId === spec.deployment_id;
-    if (!have && !failed && this.building?.deploymentId !== spec.deployment_id) this.build(spec);
-    if (this.release) await this.sent(spec, () => this.deploy(spec));
+  protected send(spec: DesiredFrame) {
+    return this.sent(spec, () => this.deploy(spec));
+  }
+
+  protected scaleToZero(spec: DesiredFrame) {
+    return this.sent(spec, () => scaleFrame(this.o.cluster, this.namespace, this.frameId, 0));
+  }
+
+  protected watch() {
     this.wake();
-    this.deps.changed();
   }
 
   /** Runs a change of the cluster; if refused, logs why and tries again unless the spec moved on. */
@@ -260,82 +198,6 @@ class KubeFrame implements FrameSupervisor {
     );
   }
 
-  private build(spec: DesiredFrame) {
-    this.building?.abort.abort();
-    const job = { deploymentId: spec.deployment_id, abort: new AbortController() };
-    this.building = job;
-    for (let i = 0; i < spec.replica_count; i++) this.report(i, 'pulling', spec.deployment_id);
-    imageRelease(this.o, this.frameId, spec, this.deps, job.abort.signal).then(
-      (release) =>
-        this.enqueue(async () => {
-          if (this.building !== job) return;
-          this.building = undefined;
-          if (!this.previous && this.upstreams.length > 0) this.previous = this.release;
-          this.release = { release, env: spec.env };
-          this.deps.build({
-            deployment_id: job.deploymentId,
-            state: 'succeeded',
-            commit_sha: release.commitSha,
-            image: release.image,
-            at: nowIso(),
-          });
-          const now = this.spec;
-          if (now?.desired_state === 'running') await this.sent(now, () => this.deploy(now));
-          this.deps.changed();
-        }),
-      (err: Error) =>
-        this.enqueue(async () => {
-          if (this.building !== job || job.abort.signal.aborted) return;
-          this.building = undefined;
-          this.buildFailed(job.deploymentId, err);
-        }),
-    );
-  }
-
-  private buildFailed(deploymentId: string, err: Error) {
-    const replicas = this.spec?.replica_count ?? 0;
-    const crashed = (i: number, id: string, detail: Record<string, unknown>) =>
-      this.report(i, 'crashed', id, detail);
-    if (!reportImageError(this.deps, this.frameId, deploymentId, err, replicas, crashed)) return;
-    this.failed.add(deploymentId);
-    this.reported.clear();
-    if (!this.release) this.reportStopped();
-    this.deps.changed();
-  }
-
-  private publish() {
-    if (this.gone || !this.spec) return;
-    this.deps.routes.set(routeOf(this.frameId, this.spec, this.upstreams));
-  }
-
-  private report(
-    replica: number,
-    type: ReplicaEventType,
-    deploymentId: string,
-    detail?: Record<string, unknown>,
-  ) {
-    if (!this.spec) return;
-    this.deps.event(
-      replicaEvent({
-        frameId: this.frameId,
-        replica,
-        type,
-        generation: this.spec.generation,
-        deploymentId,
-        detail,
-      }),
-    );
-  }
-
-  private reportStopped() {
-    if (!this.spec) return;
-    for (let i = 0; i < this.spec.replica_count; i++) {
-      if (this.reported.get(i) === 'stopped') continue;
-      this.reported.set(i, 'stopped');
-      this.report(i, 'stopped', this.spec.deployment_id);
-    }
-  }
-
   /** A look at the pods soon (many changes at once make one look), and every TICK_MS. */
   private wake() {
     if (this.woken || this.gone) return;
@@ -390,10 +252,6 @@ class KubeFrame implements FrameSupervisor {
     this.tookOver(pods);
   }
 
-  private onTrial(deploymentId: string) {
-    return !!this.previous && deploymentId === this.release?.release.deploymentId;
-  }
-
   /** The release on trial took over once the frame's pods are all its own and Ready. */
   private tookOver(pods: V1Pod[]) {
     const id = this.release?.release.deploymentId;
@@ -405,14 +263,8 @@ class KubeFrame implements FrameSupervisor {
     this.deps.changed();
   }
 
-  /** The release on trial failed while an earlier one served: the earlier one is put back. */
-  private releaseFailed(deploymentId: string, what: string) {
-    this.failed.add(deploymentId);
-    this.deps.line(
-      this.frameId,
-      0,
-      `[frameplane] deployment ${deploymentId} failed: ${what}; what served keeps serving`,
-    );
+  /** The earlier release's pod template is put back (rollback.ts), else its objects sent. */
+  protected putBack() {
     const back = this.previous;
     const spec = this.spec;
     if (!back || !spec) return;
