@@ -9,7 +9,8 @@
 // task of the new one that fails, or never passes its health check, fails that deployment. Its
 // one failure is reported, the earlier release goes back into the service (swarm's own rollback
 // may be there first), and the deployment is never sent again. With nothing serving (a first
-// deploy), swarm restarts failed tasks and the server's back-off counts each failure.
+// deploy), swarm restarts failed tasks and the server's back-off counts each failure. The
+// releases' bookkeeping (build, trial, put back, reports) is image-frame.ts's, as kubernetes'.
 import type Docker from 'dockerode';
 import { inspectImage, pruneImages } from '../builder/image.ts';
 import { ImageFrame } from './image-frame.ts';

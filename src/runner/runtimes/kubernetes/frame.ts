@@ -10,7 +10,8 @@
 // of the new one that crashes, runs out of memory or is never Ready fails that deployment: its
 // failure is reported once, the earlier release's pod template is put back (rollback.ts), and
 // the deployment is never sent again. With nothing serving, the kubelet restarts crashed pods
-// with its back-off, each crash is reported, and the server's back-off counts them.
+// with its back-off, each crash is reported, and the server's back-off counts them. The
+// releases' bookkeeping (build, trial, put back, reports) is image-frame.ts's, as swarm's.
 import {
   routeOf,
   type FrameRunning,
