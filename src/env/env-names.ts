@@ -5,7 +5,7 @@ import { unprocessable } from '../errors.ts';
 
 /**
  * Names the runtime sets itself, after the frame's env, so a value saved here would be silently
- * replaced (runner/runtimes: docker.ts, process.ts, swarm-service.ts): PORT is the frame's `port`
+ * replaced (runner/runtimes: docker.ts, process.ts, swarm/service.ts): PORT is the frame's `port`
  * setting, FRAMEPLANE_* are the frame, deployment, replica and volume facts. Refused rather than
  * ignored. Case-sensitive, as environment variables are.
  */

@@ -31,7 +31,7 @@ export interface PersistedFrame {
   failed_builds?: string[];
   /** Builds of the releases that served, newest first, kept to roll back to (issue 36). */
   kept_releases?: Release[];
-  /** The swarm runtime's image and env (runtimes/swarm.ts): the service itself lives in the swarm. */
+  /** The swarm runtime's image and env (runtimes/swarm/frame.ts): the service itself lives in the swarm. */
   swarm?: SwarmRelease & {
     /** The release that served when this one was sent, until this one takes over. */
     previous?: SwarmRelease;

@@ -1,5 +1,5 @@
 // What the agent asks of the supervisor of one frame, whatever runs it: replica runtimes
-// (frame-runner.ts, on process or docker) or a whole-frame orchestrator (runtimes/swarm.ts).
+// (frame-runner.ts, on process or docker) or a whole-frame orchestrator (runtimes/swarm/frame.ts).
 import type { AgentLog } from './log.ts';
 import type { BuildReport, DesiredFrame, ReplicaEventType, SyncEvent } from './protocol.ts';
 import type { PersistedFrame } from './state.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { testApp, type TestApp } from '../helpers/app.ts';
 import { framePath, newFrame } from '../helpers/frames.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
-import { serviceName } from '../../src/runner/runtimes/swarm-service.ts';
+import { serviceName } from '../../src/runner/runtimes/swarm/service.ts';
 import { gitFixture, until } from '../runner/fixture.ts';
 import { agentWorlds } from '../runner/agent-world.ts';
 import { startRegistry } from './registry.ts';

@@ -1,8 +1,8 @@
-// The swarm service of a frame (src/runner/runtimes/swarm-service.ts): the confinement of its
+// The swarm service of a frame (src/runner/runtimes/swarm/service.ts): the confinement of its
 // tasks, and the read-only root an image asks for (issue 40), with a /tmp of its own unless a
 // volume is mounted there.
 import { describe, expect, it } from 'vitest';
-import { serviceSpec, type ServiceInput } from '../../src/runner/runtimes/swarm-service.ts';
+import { serviceSpec, type ServiceInput } from '../../src/runner/runtimes/swarm/service.ts';
 
 const input = (extra: Partial<ServiceInput> = {}): ServiceInput => ({
   frameId: 'frm_1',

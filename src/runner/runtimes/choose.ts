@@ -18,7 +18,7 @@ import {
   dockerClient,
 } from './docker.ts';
 import { createProcessRuntime, processSandboxSupport } from './process.ts';
-import { swarmSupervisor } from './swarm.ts';
+import { swarmSupervisor } from './swarm/frame.ts';
 import { kubernetesRuntime } from './kubernetes/runtime.ts';
 import type { ReplicaRuntime } from './runtime.ts';
 import { refusingSupervisor } from './refuse.ts';

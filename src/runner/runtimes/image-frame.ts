@@ -1,4 +1,4 @@
-// What the runtimes that hand a whole frame to an orchestrator (swarm.ts, kubernetes/frame.ts)
+// What the runtimes that hand a whole frame to an orchestrator (swarm/frame.ts, kubernetes/frame.ts)
 // share: the frame's releases. One image per deployment (image-release.ts) becomes the release
 // sent; while an earlier release serves, the new one is on trial until it takes over, and the
 // earlier one is put back if it fails (CONTRACT 5). Changes run one at a time, in order. The

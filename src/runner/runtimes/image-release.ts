@@ -1,4 +1,4 @@
-// The image of a deployment, for the runtimes that run whole frames from images (swarm.ts,
+// The image of a deployment, for the runtimes that run whole frames from images (swarm/frame.ts,
 // kubernetes/frame.ts): a rollback's or a restart's image when it is still here (nothing
 // fetched, nothing built), else the source fetched and built (builder/image.ts), and pushed to
 // the registry when there is one.

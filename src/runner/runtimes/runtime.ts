@@ -1,7 +1,7 @@
 // How a replica runs, behind one small interface. The supervisor (frame-runner.ts) decides what
 // runs where and when; a runtime knows only how: build a release from a deployment, start a
 // replica of it, find one again after the agent restarted, clean up. One file per runtime:
-// process.ts (development), docker.ts (Docker Engine). Swarm runs whole frames (swarm.ts).
+// process.ts (development), docker.ts (Docker Engine). Swarm runs whole frames (swarm/frame.ts).
 
 /** Where the agent reaches a replica's port: a loopback port, or a Unix socket into its sandbox. */
 export type Endpoint = { host: string; port: number } | { path: string };

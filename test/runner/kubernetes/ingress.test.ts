@@ -5,7 +5,7 @@ import {
   frameIngress,
   frameService,
   parseAnnotations,
-} from '../../../src/runner/runtimes/kubernetes/ingress.ts';
+} from '../../../src/runner/runtimes/kubernetes/objects/ingress.ts';
 
 const route = {
   frameId: 'frm_01ABC',

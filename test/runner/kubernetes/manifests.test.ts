@@ -1,4 +1,4 @@
-// A frame as Kubernetes objects (src/runner/runtimes/kubernetes/manifests.ts, pod.ts, names.ts,
+// A frame as Kubernetes objects (src/runner/runtimes/kubernetes/objects/manifests.ts, pod.ts, names.ts,
 // rollback.ts): tables of what each input gives, and properties over any frame: no object
 // grants privilege, every one carries the frame's labels, names are what Kubernetes takes.
 import { describe, expect, it } from 'vitest';
@@ -12,16 +12,19 @@ import {
   projectNamespace,
   volumeClaims,
   type FrameObjectsInput,
-} from '../../../src/runner/runtimes/kubernetes/manifests.ts';
-import { envSecretName, podUser } from '../../../src/runner/runtimes/kubernetes/pod.ts';
+} from '../../../src/runner/runtimes/kubernetes/objects/manifests.ts';
+import { envSecretName, podUser } from '../../../src/runner/runtimes/kubernetes/objects/pod.ts';
 import {
   LABELS,
   labelValue,
   namespaceOf,
   objectName,
 } from '../../../src/runner/runtimes/kubernetes/names.ts';
-import { framePolicy } from '../../../src/runner/runtimes/kubernetes/network-policy.ts';
-import { earlierTemplate, withTemplate } from '../../../src/runner/runtimes/kubernetes/rollback.ts';
+import { framePolicy } from '../../../src/runner/runtimes/kubernetes/objects/network-policy.ts';
+import {
+  earlierTemplate,
+  withTemplate,
+} from '../../../src/runner/runtimes/kubernetes/objects/rollback.ts';
 
 const FRAME = 'frm_01JD5ZQ8X3T9V7K2M4N6P8R0S1';
 const input = (extra: Partial<FrameObjectsInput> = {}): FrameObjectsInput => ({

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import type { V1NetworkPolicy } from '@kubernetes/client-node';
 import { refusal } from '../../../src/runner/egress-policy.ts';
-import { framePolicy } from '../../../src/runner/runtimes/kubernetes/network-policy.ts';
+import { framePolicy } from '../../../src/runner/runtimes/kubernetes/objects/network-policy.ts';
 import { LABELS } from '../../../src/runner/runtimes/kubernetes/names.ts';
 
 const FRAME = 'frm_01JD5ZQ8X3T9V7K2M4N6P8R0S1';

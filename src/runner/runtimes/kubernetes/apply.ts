@@ -16,11 +16,11 @@ import {
   ownedBy,
   projectNamespace,
   volumeClaims,
-} from './manifests.ts';
-import { framePolicy } from './network-policy.ts';
-import { frameIngress, frameService, type IngressOptions } from './ingress.ts';
+} from './objects/manifests.ts';
+import { framePolicy } from './objects/network-policy.ts';
+import { frameIngress, frameService, type IngressOptions } from './objects/ingress.ts';
 import { LABELS, MANAGED_SELECTOR } from './names.ts';
-import { earlierTemplate, withTemplate } from './rollback.ts';
+import { earlierTemplate, withTemplate } from './objects/rollback.ts';
 
 export interface Placement {
   /** The namespace is the project's own (made and removed here), not the operator's. */

@@ -33,7 +33,7 @@ import type { PodWatch } from './watch.ts';
 import { podLogs } from './pod-logs.ts';
 import { isReady, readyEndpoints } from './endpoints.ts';
 import { type PodRef, type PodUsage, podRefOf } from './pod-usage.ts';
-import type { IngressOptions } from './ingress.ts';
+import type { IngressOptions } from './objects/ingress.ts';
 
 export interface KubernetesOptions extends ImageOptions {
   cluster: Cluster;

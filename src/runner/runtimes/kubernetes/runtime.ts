@@ -17,7 +17,7 @@ import { clusterAnswers, connect, loadConfig } from './cluster.ts';
 import { kubernetesSupervisor } from './frame.ts';
 import { watchPods } from './watch.ts';
 import { podUsage } from './pod-usage.ts';
-import { parseAnnotations } from './ingress.ts';
+import { parseAnnotations } from './objects/ingress.ts';
 
 export interface KubernetesChoice {
   docker: Docker;

@@ -10,9 +10,9 @@ import type {
   V1PodTemplateSpec,
   V1Probe,
 } from '@kubernetes/client-node';
-import { needsOwnTmp, runAsUser } from '../../builder/dockerfile.ts';
-import type { Release, Volume } from '../runtime.ts';
-import { CONTAINER, objectName, releaseLabels } from './names.ts';
+import { needsOwnTmp, runAsUser } from '../../../builder/dockerfile.ts';
+import type { Release, Volume } from '../../runtime.ts';
+import { CONTAINER, objectName, releaseLabels } from '../names.ts';
 
 export interface FrameObjectsInput {
   frameId: string;

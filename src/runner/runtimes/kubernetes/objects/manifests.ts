@@ -1,5 +1,5 @@
 // A frame as Kubernetes objects (issue 40), from what the swarm runtime gets for its service
-// (swarm-service.ts): a Deployment of `replica_count` pods (pod.ts), its env as a Secret, a
+// (swarm/service.ts): a Deployment of `replica_count` pods (pod.ts), its env as a Secret, a
 // claim per volume, all labelled with the frame (names.ts); the NetworkPolicy is
 // network-policy.ts's. Pure: the supervisor sends what these return.
 //
@@ -17,8 +17,15 @@ import type {
   V1PersistentVolumeClaim,
   V1Secret,
 } from '@kubernetes/client-node';
-import { RELEASES_KEPT } from '../../supervisor.ts';
-import { frameLabels, LABELS, labelValue, MANAGED_BY, objectName, releaseLabels } from './names.ts';
+import { RELEASES_KEPT } from '../../../supervisor.ts';
+import {
+  frameLabels,
+  LABELS,
+  labelValue,
+  MANAGED_BY,
+  objectName,
+  releaseLabels,
+} from '../names.ts';
 import { claimName, envSecretName, type FrameObjectsInput, podTemplate } from './pod.ts';
 
 export type { FrameObjectsInput } from './pod.ts';

@@ -1,5 +1,5 @@
 // The `swarm` runtime: a frame is a Docker Swarm service of `replica_count` tasks spread over
-// the nodes (swarm-service.ts). Swarm schedules, restarts and rolls out (start-first, rollback
+// the nodes (service.ts). Swarm schedules, restarts and rolls out (start-first, rollback
 // when the new tasks fail); this supervisor builds the image, keeps the service's spec in step
 // with the desired state, checks each task's health through its published port, routes the
 // frame at the edge to the healthy ones (in slot order), and reports each slot's task as a
@@ -12,17 +12,17 @@
 // deploy), swarm restarts failed tasks and the server's back-off counts each failure. The
 // releases' bookkeeping (build, trial, put back, reports) is image-frame.ts's, as kubernetes'.
 import type Docker from 'dockerode';
-import { inspectImage, pruneImages } from '../builder/image.ts';
-import { ImageFrame } from './image-frame.ts';
-import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../health.ts';
+import { inspectImage, pruneImages } from '../../builder/image.ts';
+import { ImageFrame } from '../image-frame.ts';
+import { checkEveryMs, HTTP_EVERY_MS, passes, probe } from '../../health.ts';
 import {
   nowIso,
   type FrameRunning,
   type FrameSupervisor,
   type SupervisorDeps,
-} from '../supervisor.ts';
-import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
-import type { Endpoint } from './runtime.ts';
+} from '../../supervisor.ts';
+import type { DesiredFrame, ReplicaEventType } from '../../protocol.ts';
+import type { Endpoint } from '../runtime.ts';
 import {
   applyService,
   findService,
@@ -30,9 +30,9 @@ import {
   serviceSpec,
   tasksOf,
   type TaskView,
-} from './swarm-service.ts';
-import { runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
-import { dockerUsage } from '../metrics/docker-stats.ts';
+} from './service.ts';
+import { runAsUser, wantsReadOnlyRoot } from '../../builder/dockerfile.ts';
+import { dockerUsage } from '../../metrics/docker-stats.ts';
 
 export interface SwarmOptions {
   docker: Docker;

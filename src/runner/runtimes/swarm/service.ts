@@ -6,9 +6,9 @@
 // when new tasks fail.
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { APP_USER, needsOwnTmp } from '../builder/dockerfile.ts';
-import { LABEL } from '../builder/image.ts';
-import type { Release, Volume } from './runtime.ts';
+import { APP_USER, needsOwnTmp } from '../../builder/dockerfile.ts';
+import { LABEL } from '../../builder/image.ts';
+import type { Release, Volume } from '../runtime.ts';
 
 export interface ServiceInput {
   frameId: string;

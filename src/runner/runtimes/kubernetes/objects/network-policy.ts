@@ -7,7 +7,7 @@
 // metadata service); and the cluster's DNS, so that public names resolve. Pure.
 import type { V1NetworkPolicy, V1OwnerReference } from '@kubernetes/client-node';
 import ipaddr from 'ipaddr.js';
-import { frameLabels, LABELS, labelValue, objectName } from './names.ts';
+import { frameLabels, LABELS, labelValue, objectName } from '../names.ts';
 
 /** Every IPv4 range that is not public unicast (ipaddr.js's special ranges, to the letter). */
 export const BLOCKED_V4 = [

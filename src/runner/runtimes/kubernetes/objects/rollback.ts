@@ -4,7 +4,7 @@
 // like any release (maxUnavailable 0: what serves keeps serving until the old one is Ready).
 // The Deployment keeps RELEASES_KEPT ReplicaSets (revisionHistoryLimit). Pure.
 import type { V1Deployment, V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
-import { LABELS } from './names.ts';
+import { LABELS } from '../names.ts';
 
 const REVISION = 'deployment.kubernetes.io/revision';
 /** The ReplicaSet controller's label; the Deployment controller adds it to each template again. */

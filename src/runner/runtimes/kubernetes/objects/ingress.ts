@@ -5,7 +5,7 @@
 // `tls` entry per frame names the Secret `fp-<frame>-tls`, which cert-manager, told by an
 // annotation, fills). Pure: apply.ts sends what these return.
 import type { V1Ingress, V1OwnerReference, V1Service } from '@kubernetes/client-node';
-import { frameLabels, LABELS, labelValue, objectName } from './names.ts';
+import { frameLabels, LABELS, labelValue, objectName } from '../names.ts';
 
 export interface IngressOptions {
   /** The IngressClass the operator's controller serves. */
