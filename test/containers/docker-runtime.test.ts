@@ -470,7 +470,14 @@ require('http').createServer((q, s) => s.end(said)).listen(Number(process.env.PO
       body: { name: 'data', mount_path: '/data', size_gb: 1 },
     });
     expect(vol.status, vol.text).toBe(201);
-    await statusOf(path, 'Online');
+    // Replicas already running keep their mounts; a deploy's new ones get the volume.
+    const dep = await t.post(`${path}/deploy`, { token: ann.token, body: {} });
+    expect(dep.status, dep.text).toBe(202);
+    await statusOf(
+      path,
+      'Online',
+      (f) => f.latest_deployment?.id === dep.json.id && f.latest_deployment.status === 'succeeded',
+    );
     const said = await answers(host, /"data":true/);
     expect(JSON.parse(said)).toEqual({ root: 'EROFS', tmp: true, data: true });
     const [c] = await containersOf(path.split('/').pop()!);
