@@ -16,10 +16,14 @@ export interface PersistedSet {
   replicas: Array<{ index: number; ref: ReplicaRef }>;
 }
 
-export interface SwarmRelease {
+/** The image and env a whole-frame runtime (swarm, kubernetes) sent for a frame. */
+export interface ImageRelease {
   release: Release;
   env: Record<string, string>;
 }
+
+/** An ImageRelease as saved, with the release that served when it was sent (until it took over). */
+export type SavedImageRelease = ImageRelease & { previous?: ImageRelease };
 
 export interface PersistedFrame {
   spec: DesiredFrame;
@@ -32,12 +36,9 @@ export interface PersistedFrame {
   /** Builds of the releases that served, newest first, kept to roll back to (issue 36). */
   kept_releases?: Release[];
   /** The swarm runtime's image and env (runtimes/swarm/frame.ts): the service itself lives in the swarm. */
-  swarm?: SwarmRelease & {
-    /** The release that served when this one was sent, until this one takes over. */
-    previous?: SwarmRelease;
-  };
+  swarm?: SavedImageRelease;
   /** The kubernetes runtime's, as swarm's (runtimes/kubernetes/frame.ts). */
-  kubernetes?: SwarmRelease & { previous?: SwarmRelease };
+  kubernetes?: SavedImageRelease;
 }
 
 export interface AgentState {

@@ -66,12 +66,16 @@ export const nowIso = () => new Date().toISOString();
  * The frame's route at the edge: its hostname and verified domains; stopped, suspended (for
  * billing: the server then also says stopped), or running over these replicas.
  */
+/** The names a frame answers to: its hostname and its domains. */
+export const frameHosts = (spec: DesiredFrame): string[] =>
+  // A desired state from a service older than the edge has no hostname: its domains only.
+  [spec.hostname, ...(spec.domains ?? [])].filter((h): h is string => !!h);
+
 export function routeOf(frameId: string, spec: DesiredFrame, upstreams: Endpoint[]): FrameRoute {
   const running = spec.desired_state === 'running';
   return {
     frameId,
-    // A desired state from a service older than the edge has no hostname: its domains only.
-    hosts: [spec.hostname, ...(spec.domains ?? [])].filter((h): h is string => !!h),
+    hosts: frameHosts(spec),
     state: spec.suspended ? 'suspended' : running ? 'running' : 'stopped',
     upstreams: running ? upstreams : [],
   };

@@ -4,7 +4,7 @@
 // earlier one is put back if it fails (CONTRACT 5). Changes run one at a time, in order. The
 // subclass says how a release is sent, stopped, watched and put back.
 import type { DesiredFrame, ReplicaEventType } from '../protocol.ts';
-import type { PersistedFrame, SwarmRelease } from '../state.ts';
+import type { PersistedFrame, ImageRelease } from '../state.ts';
 import {
   nowIso,
   replicaEvent,
@@ -19,9 +19,9 @@ import type { Endpoint } from './runtime.ts';
 export abstract class ImageFrame implements FrameSupervisor {
   protected spec?: DesiredFrame;
   /** The image that runs (or will, once sent) and the env it runs with. */
-  protected release?: SwarmRelease;
+  protected release?: ImageRelease;
   /** The release that served when `release` was sent, until `release` takes over. */
-  protected previous?: SwarmRelease;
+  protected previous?: ImageRelease;
   protected building?: { deploymentId: string; abort: AbortController };
   /** Deployments that failed here (their build, or a new release while another served). */
   protected failed = new Set<string>();

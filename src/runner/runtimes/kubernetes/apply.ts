@@ -48,10 +48,10 @@ export async function applyFrame(
   const d = await c.apply(frameDeployment(i));
   const owner = ownedBy(d);
   await c.apply(envSecret(i, owner));
-  const policy = { frameId: i.frameId, namespace: i.namespace, port: i.port, ...p };
-  await c.apply(framePolicy(policy, owner));
+  const frame = { frameId: i.frameId, namespace: i.namespace };
+  await c.apply(framePolicy({ ...frame, port: i.port, clusterCidrs: p.clusterCidrs }, owner));
   if (p.ingress) {
-    const route = { frameId: i.frameId, namespace: i.namespace, hosts: p.hosts ?? [] };
+    const route = { ...frame, hosts: p.hosts ?? [] };
     await c.apply(frameService(route, owner));
     const ingress = frameIngress(route, p.ingress, owner);
     // An Ingress needs a rule; a frame without a host (an older service's) has none.

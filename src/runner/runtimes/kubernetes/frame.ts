@@ -13,7 +13,7 @@
 // with its back-off, each crash is reported, and the server's back-off counts them. The
 // releases' bookkeeping (build, trial, put back, reports) is image-frame.ts's, as swarm's.
 import {
-  routeOf,
+  frameHosts,
   type FrameRunning,
   type FrameSupervisor,
   type SupervisorDeps,
@@ -186,7 +186,7 @@ class KubeFrame extends ImageFrame {
         projectId: spec.project_id,
         clusterCidrs: this.o.clusterCidrs,
         ingress: this.o.ingress,
-        hosts: routeOf(this.frameId, spec, []).hosts,
+        hosts: frameHosts(spec),
       },
     );
     const said = `${d.metadata?.generation}/${spec.replica_count}/${release.deploymentId}`;
