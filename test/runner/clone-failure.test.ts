@@ -22,6 +22,8 @@ let ann: TestUser;
 let project: { id: string };
 let space: string;
 let agentId: string;
+/** The agent's own log lines, shown if a frame never fails as it should. */
+const agentSaid: string[] = [];
 
 beforeAll(async () => {
   t = await testApp();
@@ -43,7 +45,7 @@ beforeAll(async () => {
     token: reg.json.token,
     dataDir: join(tmp, 'agent'),
     gitBaseUrl: repo.gitBaseUrl,
-    log: pino({ level: 'silent' }),
+    log: pino({ level: 'debug' }, { write: (l: string) => void agentSaid.push(l.trim()) }),
     runtime: 'process',
   });
 });
@@ -63,10 +65,17 @@ async function failedFrame(name: string, repository: string, branch: string) {
     git_repository_branch: branch,
   });
   const path = framePath(frame);
-  const seen = await until(`${name} in Error`, async () => {
-    const f = (await t.get(`${path}?wait_for=Error&timeout=10`, { token: ann.token })).json;
-    return f.status === 'Error' ? f : undefined;
-  });
+  let last: unknown;
+  const seen = await until(
+    `${name} in Error`,
+    async () => {
+      const f = (await t.get(`${path}?wait_for=Error&timeout=10`, { token: ann.token })).json;
+      last = f;
+      return f.status === 'Error' ? f : undefined;
+    },
+    100_000,
+    () => JSON.stringify({ last, agent: agentSaid.slice(-40) }),
+  );
   const events = (await t.get(`${path}/events?limit=100`, { token: ann.token })).json.data;
   const logs = (await t.get(`${path}/logs?limit=200`, { token: ann.token })).json.data;
   return { seen, events, logs: logs.map((l: { line: string }) => l.line) as string[] };
@@ -74,7 +83,7 @@ async function failedFrame(name: string, repository: string, branch: string) {
 
 describe('a frame whose source cannot be cloned', () => {
   it('of a repository that does not exist: Error, clone_failed, naming it', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const { seen, events, logs } = await failedFrame('missing-repo', 'missing', 'main');
     const message =
@@ -96,7 +105,7 @@ describe('a frame whose source cannot be cloned', () => {
   });
 
   it('of a branch that does not exist: Error, clone_failed, naming the branch', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const { seen, logs } = await failedFrame('missing-branch', 'app', 'no-such-branch');
     const message =
