@@ -191,7 +191,7 @@ export function createServices(core: Core) {
       dns,
       appsDomain: config.appsDomain,
     }),
-    volumes: createVolumesService({ db, clock, access, frames }),
+    volumes: createVolumesService({ db, clock, access, frames, sealer, deploymentHistory }),
     billing: createBillingService({ db, clock }),
     transfers: createTransfersService({ db, clock }),
     webhooks: createWebhookService({

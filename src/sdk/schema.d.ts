@@ -1386,7 +1386,7 @@ export interface paths {
         get: operations["getProjectSpaceFrameVolumes"];
         put?: never;
         /**
-         * Add a volume (admin); the agent mounts it on its next rollout
+         * Add a volume (admin); mounted by the next rollout (swarm, kubernetes: at once), or at once with ?deploy=true
          * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         post: operations["postProjectSpaceFrameVolumes"];
@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove a volume (admin)
+         * Remove a volume (admin); 200 with the config release when ?deploy=true, else 204
          * @description Needs a user's bearer token (from sign-up, login or POST /v2/user/tokens).
          */
         delete: operations["deleteProjectSpaceFrameVolume"];
@@ -3113,6 +3113,24 @@ export interface components {
             /** @description Absolute and normalized; not "/" nor under /proc /sys /dev /etc /bin /usr /lib /sbin /boot /run /var/run */
             mount_path: string;
             size_gb: number;
+        };
+        /** AddedVolume */
+        AddedVolume: {
+            id: string;
+            frame_id: string;
+            name: string;
+            mount_path: string;
+            size_gb: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            deployment?: components["schemas"]["Deployment"];
+        };
+        /** RemovedVolume */
+        RemovedVolume: {
+            deployment: components["schemas"]["Deployment"];
         };
         /** AgentBody */
         AgentBody: {
@@ -7549,7 +7567,10 @@ export interface operations {
     };
     postProjectSpaceFrameVolumes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Apply the change at once as a release (trigger config): the serving build with the saved env and settings, nothing built (a build when nothing serves or the git settings changed) */
+                deploy?: boolean;
+            };
             header?: never;
             path: {
                 project_id: string;
@@ -7565,13 +7586,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: Volume. */
+            /** @description Created: AddedVolume. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Volume"];
+                    "application/json": components["schemas"]["AddedVolume"];
                 };
             };
             /** @description Refused: a problem (RFC 9457) whose `code` says why and what to send instead. */
@@ -7596,7 +7617,10 @@ export interface operations {
     };
     deleteProjectSpaceFrameVolume: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Apply the change at once as a release (trigger config): the serving build with the saved env and settings, nothing built (a build when nothing serves or the git settings changed) */
+                deploy?: boolean;
+            };
             header?: never;
             path: {
                 project_id: string;
@@ -7608,6 +7632,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: RemovedVolume. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedVolume"];
+                };
+            };
             /** @description No content */
             204: {
                 headers: {

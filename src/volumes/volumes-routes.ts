@@ -4,7 +4,7 @@ import { actorOf } from '../http/auth.ts';
 import { frameScope } from '../frames/frame-scope.ts';
 import { ListQuery, NoContent, problemResponses } from '../http/schemas.ts';
 import type { VolumesService } from './volumes-service.ts';
-import { FrameParams } from '../frames/frames-schemas.ts';
+import { ApplyQuery, FrameParams } from '../frames/frames-schemas.ts';
 import * as S from './volumes-schemas.ts';
 
 export function volumeRoutes({ volumes }: { volumes: VolumesService }): FastifyPluginAsyncTypebox {
@@ -32,14 +32,19 @@ export function volumeRoutes({ volumes }: { volumes: VolumesService }): FastifyP
       {
         schema: {
           tags,
-          summary: 'Add a volume (admin); the agent mounts it on its next rollout',
+          summary:
+            'Add a volume (admin); mounted by the next rollout (swarm, kubernetes: at once), or at once with ?deploy=true',
           params: FrameParams,
+          querystring: ApplyQuery,
           body: S.VolumeBody,
-          response: { 201: S.Volume, ...problemResponses },
+          response: { 201: S.AddedVolume, ...problemResponses },
         },
       },
-      async (req, reply) =>
-        reply.code(201).send(await volumes.add(actorOf(req), frameScope(req.params), req.body)),
+      async (req, reply) => {
+        const { deploy } = req.query;
+        const added = await volumes.add(actorOf(req), frameScope(req.params), req.body, deploy);
+        return reply.code(201).send(added);
+      },
     );
 
     app.delete(
@@ -47,14 +52,23 @@ export function volumeRoutes({ volumes }: { volumes: VolumesService }): FastifyP
       {
         schema: {
           tags,
-          summary: 'Remove a volume (admin)',
+          summary:
+            'Remove a volume (admin); 200 with the config release when ?deploy=true, else 204',
           params: S.VolumeParams,
-          response: { 204: NoContent, ...problemResponses },
+          querystring: ApplyQuery,
+          response: { 200: S.RemovedVolume, 204: NoContent, ...problemResponses },
         },
       },
       async (req, reply) => {
-        await volumes.remove(actorOf(req), frameScope(req.params), req.params.volume_id);
-        return reply.code(204).send(null);
+        const { params, query } = req;
+        const scope = frameScope(params);
+        const deployment = await volumes.remove(
+          actorOf(req),
+          scope,
+          params.volume_id,
+          query.deploy,
+        );
+        return deployment ? { deployment } : reply.code(204).send(null);
       },
     );
   };

@@ -37,4 +37,12 @@ export const Volume = Type.Object(
   { title: 'Volume' },
 );
 export const VolumeList = ListOf(Volume);
+const ConfigRelease = Type.Ref('Deployment', {
+  description: 'The config release ?deploy=true started, which runs the new set of volumes',
+});
+export const AddedVolume = Type.Object(
+  { ...Volume.properties, deployment: Type.Optional(ConfigRelease) },
+  { title: 'AddedVolume' },
+);
+export const RemovedVolume = Type.Object({ deployment: ConfigRelease }, { title: 'RemovedVolume' });
 export const VolumeParams = Type.Object({ ...FrameParams.properties, volume_id: IdParam('vol') });

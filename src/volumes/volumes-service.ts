@@ -1,7 +1,10 @@
 // Persistent volumes of a frame (CONTRACT 5). They are part of what the agent runs (the sync
 // answer lists them), so each change bumps the frame's generation and wakes its agent in the
 // same transaction. Names and mount paths are unique per frame (volumes_frame_name_key,
-// volumes_frame_mount_key; pg-errors.ts maps both to 409).
+// volumes_frame_mount_key; pg-errors.ts maps both to 409). Replicas of the process and docker
+// runtimes keep the mounts they started with; ?deploy=true makes the change a config release,
+// so that what runs takes the new set at once on every runtime (Render redeploys on a disk
+// change).
 import { transaction, type Database, type Queryable } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../actor.ts';
@@ -15,6 +18,8 @@ import { bumpGeneration } from '../frames/frames-dal.ts';
 import * as dal from './volumes-dal.ts';
 import type { FramesService } from '../frames/frames-service.ts';
 import { pageById } from '../db/paging.ts';
+import type { Sealer } from '../secrets.ts';
+import { startConfigRelease } from '../deployments/releases.ts';
 
 /** System directories a volume must not hide or write into. */
 export const RESERVED_MOUNTS = [
@@ -64,6 +69,9 @@ interface Deps {
   clock: Clock;
   access: AccessService;
   frames: Pick<FramesService, 'load' | 'loadLocked'>;
+  sealer: Sealer;
+  /** Deployments kept per frame (DEPLOYMENT_HISTORY). */
+  deploymentHistory: number;
 }
 
 interface VolumeRow {
@@ -89,12 +97,30 @@ export interface VolumeInput {
   size_gb: number;
 }
 
-export function createVolumesService({ db, clock, access, frames }: Deps) {
-  /** The agent must learn the new set: a new generation, told on commit. */
-  async function rollOut(trx: Queryable, frameId: string, agentId: string | null, now: Date) {
-    await bumpGeneration(trx, frameId, now);
-    await refreshStatus(trx, [frameId], now);
-    await notifyAgents(trx, [agentId]);
+type LockedFrame = Awaited<ReturnType<FramesService['loadLocked']>>;
+
+export function createVolumesService(deps: Deps) {
+  const { db, clock, access, frames } = deps;
+  /**
+   * The agent must learn the new set: a new generation, told on commit; with `deploy`, also a
+   * config release (a refusal, such as billing's 402, rolls the change back with it).
+   */
+  async function rollOut(
+    trx: Queryable,
+    frame: LockedFrame,
+    o: { actor: Actor; now: Date; deploy: boolean },
+  ) {
+    const { actor, now } = o;
+    await bumpGeneration(trx, frame.id, now);
+    await refreshStatus(trx, [frame.id], now);
+    await notifyAgents(trx, [frame.agent_id]);
+    if (!o.deploy) return undefined;
+    return startConfigRelease(trx, deps.sealer, frame, {
+      actor,
+      at: now,
+      keep: deps.deploymentHistory,
+      billing: frame.billing_status,
+    });
   }
 
   return {
@@ -109,7 +135,12 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
       return pageById(dal.volumesOfFrame(db, frameId), limit, cursor, present);
     },
 
-    async add(actor: Actor, { projectId, spaceId, frameId }: FrameScope, input: VolumeInput) {
+    async add(
+      actor: Actor,
+      { projectId, spaceId, frameId }: FrameScope,
+      input: VolumeInput,
+      deploy = false,
+    ) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const problem = mountPathProblem(input.mount_path);
       if (problem) throw fieldError('mount_path', 'invalid_mount_path', `mount_path ${problem}.`);
@@ -122,7 +153,6 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
           ...input,
           created_at: now,
         });
-        await rollOut(trx, frameId, frame.agent_id, now);
         await recordPartChange(trx, actor, now, {
           projectId,
           frameId,
@@ -132,18 +162,24 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
           detail: { volume_id: v.id, ...input },
           state: { frame_id: frameId, ...input },
         });
-        return present(v);
+        const deployment = await rollOut(trx, frame, { actor, now, deploy });
+        return { ...present(v), ...(deployment ? { deployment } : {}) };
       });
     },
 
-    async remove(actor: Actor, { projectId, spaceId, frameId }: FrameScope, volumeId: string) {
+    /** Removes the volume; with `deploy`, answers the config release that runs without it. */
+    async remove(
+      actor: Actor,
+      { projectId, spaceId, frameId }: FrameScope,
+      volumeId: string,
+      deploy = false,
+    ) {
       await access.requireProject(actor.userId, projectId, 'volume.manage');
       const now = clock.now();
-      await transaction(db, async (trx) => {
+      return transaction(db, async (trx) => {
         const frame = await frames.loadLocked(trx, projectId, spaceId, frameId);
         const v = await dal.deleteVolumeOfFrame(trx, frameId, volumeId);
         if (!v) throw notFound('volume');
-        await rollOut(trx, frameId, frame.agent_id, now);
         const { name, mount_path, size_gb } = v;
         const detail = { volume_id: v.id, name, mount_path, size_gb };
         await recordPartChange(trx, actor, now, {
@@ -155,6 +191,7 @@ export function createVolumesService({ db, clock, access, frames }: Deps) {
           detail,
           state: { frame_id: frameId, ...detail },
         });
+        return rollOut(trx, frame, { actor, now, deploy });
       });
     },
   };

@@ -1,7 +1,7 @@
 // Releases (issue 36), what people read and apply, at the API with a scripted agent: a release
 // says what it ran (image, settings) and what it changed against the one before (values for
-// members, names for viewers); `?deploy=true` on an env or settings write starts a config
-// release of the serving build, or changes nothing when it is refused; a rollback pauses push
+// members, names for viewers); `?deploy=true` on an env, settings or volume write starts a
+// config release of the serving build, or changes nothing when it is refused; a rollback pauses push
 // deploys until someone resumes them, and a push meanwhile is told on the frame.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/app.ts';
@@ -186,6 +186,54 @@ describe('config releases: ?deploy=true on an env or settings write', () => {
       await t.put(`${path}/env?deploy=true`, { token: viewer.token, body: { vars: {} } }),
       403,
     );
+  });
+});
+
+describe('config releases: ?deploy=true on a volume added or removed', () => {
+  it('run the serving build with the new set of volumes, and change nothing when refused', async () => {
+    const { ann, path, serve, deploy, agent, frame } = await setup();
+    await deploy();
+    const v1 = await serve(SHA('a'));
+    const volume = { name: 'data', mount_path: '/data', size_gb: 1 };
+    const added = await t.post(`${path}/volumes?deploy=true`, { token: ann.token, body: volume });
+    expect(added.status, added.text).toBe(201);
+    expect(added.json).toMatchObject({
+      ...volume,
+      deployment: { trigger: 'config', release_of: v1.deployment_id, commit_sha: SHA('a') },
+    });
+    const told = await toldOf(t, agent.token, frame.id);
+    expect(told).toMatchObject({ deployment_id: added.json.deployment.id });
+    expect(told.volumes).toEqual([{ id: added.json.id, ...volume }]);
+    await serve(SHA('a'));
+
+    const removed = await t.del(`${path}/volumes/${added.json.id}?deploy=true`, {
+      token: ann.token,
+    });
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.json.deployment).toMatchObject({
+      trigger: 'config',
+      release_of: v1.deployment_id,
+    });
+    expect(await toldOf(t, agent.token, frame.id)).toMatchObject({
+      deployment_id: removed.json.deployment.id,
+      volumes: [],
+    });
+
+    // Refused (billing past due): neither the volume nor a deployment is written.
+    const billing = (status: string) =>
+      t.put(`/v2/admin/users/${ann.id}/billing`, { token: ADMIN, body: { status } });
+    expect((await billing('past_due')).status).toBe(200);
+    const before = (await t.get(`${path}/deployments`, { token: ann.token })).json.data.length;
+    expectProblem(
+      await t.post(`${path}/volumes?deploy=true`, { token: ann.token, body: volume }),
+      402,
+      'billing_past_due',
+    );
+    expect((await t.get(`${path}/volumes`, { token: ann.token })).json.data).toEqual([]);
+    expect((await t.get(`${path}/deployments`, { token: ann.token })).json.data).toHaveLength(
+      before,
+    );
+    expect((await billing('active')).status).toBe(200);
   });
 });
 
