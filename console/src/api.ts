@@ -13,14 +13,16 @@ import {
 import {
   createFrameplane,
   FrameplaneError,
+  NOTIFICATION_EVENTS,
+  type NotificationEvent,
   type Page,
   type Schemas,
   slugOf,
 } from '../../src/sdk/index.ts';
 import { getToken, setToken } from './session.ts';
 
-export type { Schemas };
-export { FrameplaneError, slugOf };
+export type { NotificationEvent, Schemas };
+export { FrameplaneError, NOTIFICATION_EVENTS, slugOf };
 
 /** A client for the current token (the SDK keeps its token; a new token is a new client). */
 let current: { token: string | null; fp: ReturnType<typeof createFrameplane> } | undefined;

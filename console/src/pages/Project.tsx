@@ -1,7 +1,7 @@
 // One project: who owns it (the caller, a person or an org), its spaces with their frames, who
 // it is shared with (grants to teams, changed and revoked by its owner), and the way to "who
-// has access and why". Admins manage spaces, the owner shares and deletes; a viewer sees
-// everything read-only. What cannot be undone is last, in the danger zone.
+// has access and why". Admins manage spaces, agents and notifications, the owner shares and
+// deletes; a viewer sees everything read-only. What cannot be undone is last, in the danger zone.
 import { Link, useParams } from 'react-router';
 import { atLeast, fp, type Schemas, useWrite } from '../api.ts';
 import { Agents } from '../components/Agents.tsx';
@@ -10,6 +10,7 @@ import { Loaded } from '../components/Loaded.tsx';
 import { OrgLink } from '../components/OrgLink.tsx';
 import { PROJECTS, useAccess, useProject } from '../data/projects.ts';
 import { ProjectDangerZone } from '../components/ProjectDangerZone.tsx';
+import { ProjectNotifications } from '../components/ProjectNotifications.tsx';
 import { ProjectSharing } from '../components/ProjectSharing.tsx';
 import { ProjectSpaces } from '../components/ProjectSpaces.tsx';
 
@@ -70,6 +71,7 @@ export function ProjectPage() {
           <ProjectSpaces project={p} />
           <ProjectSharing project={p} />
           {atLeast(p.role, 'admin') && <Agents project_id={p.id} />}
+          {atLeast(p.role, 'admin') && <ProjectNotifications project_id={p.id} />}
           {atLeast(p.role, 'admin') && <Settings project={p} />}
           {atLeast(p.role, 'admin') && <ProjectDangerZone project={p} />}
         </>
