@@ -16,7 +16,7 @@ import { newProject, newUser, type TestUser } from '../helpers/factories.ts';
 import { defaultSpace, framePath, newFrame } from '../helpers/frames.ts';
 import { freePort } from '../../src/runner/processes.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
-import { gitFixture, hitFrame, readOnlyRootDockerfile, until } from '../runner/fixture.ts';
+import { gitFixture, hitFrame, readOnlyRootApp, until } from '../runner/fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/frameplane.mjs', import.meta.url));
 const MEMORY_MB = 96;
@@ -453,31 +453,27 @@ describe('the docker runtime', () => {
   it('gives an image that asks for it a read-only root, with /tmp and its volumes writable', {
     timeout: 240_000,
   }, async () => {
-    repo.pushFiles(
-      {
-        Dockerfile: readOnlyRootDockerfile(inject('frameBaseImage'), 'ro.js'),
-        'ro.js': `const fs = require('fs');
-const can = (p) => { try { fs.writeFileSync(p, 'x'); return true; } catch (e) { return e.code; } };
-const said = JSON.stringify({ root: can('/app/w'), tmp: can('/tmp/w'), data: can('/data/w') });
-require('http').createServer((q, s) => s.end(said)).listen(Number(process.env.PORT));`,
-      },
-      'read-only root',
-      'read-only',
-    );
+    repo.pushFiles(readOnlyRootApp(inject('frameBaseImage')), 'read-only root', 'read-only');
     const { path, host } = await frameOn(8080, { git_repository_branch: 'read-only' });
-    const vol = await t.post(`${path}/volumes`, {
+    // Serving first: with nothing serving, a config release would build.
+    const built = (await statusOf(path, 'Online')).latest_deployment;
+    // Replicas already running keep their mounts: ?deploy=true releases the serving image again
+    // with the volume (a config release, nothing built).
+    const vol = await t.post(`${path}/volumes?deploy=true`, {
       token: ann.token,
       body: { name: 'data', mount_path: '/data', size_gb: 1 },
     });
     expect(vol.status, vol.text).toBe(201);
-    // Replicas already running keep their mounts; a deploy's new ones get the volume.
-    const dep = await t.post(`${path}/deploy`, { token: ann.token, body: {} });
-    expect(dep.status, dep.text).toBe(202);
+    expect(vol.json.deployment).toMatchObject({ trigger: 'config' });
+    const release = vol.json.deployment.id;
     await statusOf(
       path,
       'Online',
-      (f) => f.latest_deployment?.id === dep.json.id && f.latest_deployment.status === 'succeeded',
+      (f) => f.latest_deployment?.id === release && f.latest_deployment.status === 'succeeded',
     );
+    const shown = (await t.get(`${path}/deployments/${release}`, { token: ann.token })).json;
+    const first = (await t.get(`${path}/deployments/${built.id}`, { token: ann.token })).json;
+    expect(shown).toMatchObject({ release_of: built.id, image: first.image });
     const said = await answers(host, /"data":true/);
     expect(JSON.parse(said)).toEqual({ root: 'EROFS', tmp: true, data: true });
     const [c] = await containersOf(path.split('/').pop()!);

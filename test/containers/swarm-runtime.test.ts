@@ -4,8 +4,9 @@
 // swarm replaces it, and the frame comes back Online; a broken build keeps the service as it was,
 // and so does a release that crashes at boot (CONTRACT 5), until one that works takes over.
 // Frames are reached through the agent's edge at their hostnames, which routes to the tasks'
-// published ports.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// published ports. An image that asks for a read-only root gets one, with /tmp and its volume
+// writable, and a volume added reaches the app without a deploy.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { testApp, type TestApp } from '../helpers/app.ts';
 import { framePath, newFrame } from '../helpers/frames.ts';
 import { dockerClient } from '../../src/runner/runtimes/docker.ts';
 import { serviceName } from '../../src/runner/runtimes/swarm/service.ts';
-import { gitFixture, until } from '../runner/fixture.ts';
+import { gitFixture, readOnlyRootApp, until } from '../runner/fixture.ts';
 import { agentWorlds } from '../runner/agent-world.ts';
 import { startRegistry } from './registry.ts';
 
@@ -274,6 +275,52 @@ describe('the swarm runtime', () => {
     const rolled = (await t.get(`${path}/deployments/${back.json.id}`, { token: ann.token })).json;
     expect(rolled.image).toMatch(/^sha256:/);
     expect(rolled.changes.commits.to).toBe(rolled.commit_sha);
+  });
+
+  it('gives an image that asks for it a read-only root; a volume added rolls out at once', {
+    timeout: 300_000,
+  }, async () => {
+    repo.pushFiles(readOnlyRootApp(inject('frameBaseImage')), 'read-only root', 'read-only');
+    const { ann, project, space, agentId, online, get } = await world();
+    const frame = await newFrame(t, ann, project.id, space, {
+      agent_id: agentId,
+      port: 8080,
+      git_repository: 'app',
+      git_repository_owner: 'acme',
+      git_repository_branch: 'read-only',
+    });
+    const path = framePath(frame);
+    await online(path, (x) => x.latest_deployment?.status === 'succeeded');
+    // No deploy: the service's template changes, so swarm replaces the task with one that
+    // mounts the volume.
+    const vol = await t.post(`${path}/volumes`, {
+      token: ann.token,
+      body: { name: 'data', mount_path: '/data', size_gb: 1 },
+    });
+    expect(vol.status, vol.text).toBe(201);
+    let last = '';
+    const said = await until(
+      'the new task to write its volume',
+      async () => {
+        const r = await get(frame);
+        last = 'body' in r ? r.body : r.error;
+        return last.includes('"data":true') ? last : undefined;
+      },
+      60_000,
+      () => `the frame said: ${last}`,
+    );
+    expect(JSON.parse(said)).toEqual({ root: 'EROFS', tmp: true, data: true });
+    const [svc] = await docker.listServices({
+      filters: JSON.stringify({ name: [serviceName(frame.id)] }),
+    });
+    const spec = (svc!.Spec as any).TaskTemplate.ContainerSpec;
+    expect(spec.ReadOnly).toBe(true);
+    expect(spec.Mounts.map((m: { Type: string; Target: string }) => [m.Type, m.Target])).toEqual(
+      expect.arrayContaining([
+        ['tmpfs', '/tmp'],
+        ['volume', '/data'],
+      ]),
+    );
   });
 
   it('with a registry, pushes each image there and leaves the placement to swarm', {

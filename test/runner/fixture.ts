@@ -24,6 +24,18 @@ export const readOnlyRootDockerfile = (baseImage: string, script: string) =>
     '',
   ].join('\n');
 
+/**
+ * The files of an app whose image asks for a read-only root and which answers, as JSON, what
+ * it could write: `/app` (its root), `/tmp` and `/data` (a volume), each `true` or the error code.
+ */
+export const readOnlyRootApp = (baseImage: string) => ({
+  Dockerfile: readOnlyRootDockerfile(baseImage, 'ro.js'),
+  'ro.js': `const fs = require('fs');
+const can = (p) => { try { fs.writeFileSync(p, 'x'); return true; } catch (e) { return e.code; } };
+const said = JSON.stringify({ root: can('/app/w'), tmp: can('/tmp/w'), data: can('/data/w') });
+require('http').createServer((q, s) => s.end(said)).listen(Number(process.env.PORT));`,
+});
+
 /** git as a test's author, with `main` as the first branch. */
 export function git(cwd: string, ...args: string[]) {
   return execFileSync(

@@ -7,7 +7,8 @@
 import { constants } from 'node:os';
 import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../builder/image.ts';
-import { APP_USER, needsOwnTmp, runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
+import { needsOwnTmp, runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
+import { ensureVolume } from './docker-volume.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import { ensureBridgeNetwork } from './docker-network.ts';
 import { dockerUsage } from '../metrics/docker-stats.ts';
@@ -18,7 +19,6 @@ import type {
   ReplicaSpec,
   RunningReplica,
   Release,
-  Volume,
 } from './runtime.ts';
 
 export interface DockerOptions {
@@ -63,36 +63,6 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
   const { docker } = o;
 
   const ensureNetwork = () => ensureBridgeNetwork(docker, o.network);
-
-  /** A named volume per frame volume; new ones are handed to the app's user, who cannot chown. */
-  async function ensureVolume(v: Volume) {
-    const name = `fp-${v.id.toLowerCase()}`;
-    try {
-      await docker.getVolume(name).inspect();
-      return name;
-    } catch {
-      /* new */
-    }
-    await docker.createVolume({ Name: name, Labels: { 'frameplane.volume': v.id } });
-    const c = await docker.createContainer({
-      Image: o.baseImage,
-      User: '0:0',
-      Cmd: ['chown', APP_USER, '/v'],
-      Labels: { 'frameplane.helper': 'volume' },
-      HostConfig: {
-        Mounts: [{ Type: 'volume', Source: name, Target: '/v' }],
-        NetworkMode: 'none',
-        AutoRemove: false,
-      },
-    });
-    try {
-      await c.start();
-      await c.wait();
-    } finally {
-      await c.remove({ force: true }).catch(() => {});
-    }
-    return name;
-  }
 
   function watch(
     container: Docker.Container,
@@ -167,7 +137,7 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
       const mounts = await Promise.all(
         spec.volumes.map(async (v) => ({
           Type: 'volume' as const,
-          Source: await ensureVolume(v),
+          Source: await ensureVolume(docker, o.baseImage, v),
           Target: v.mount_path,
         })),
       );

@@ -33,6 +33,7 @@ import {
 } from './service.ts';
 import { runAsUser, wantsReadOnlyRoot } from '../../builder/dockerfile.ts';
 import { dockerUsage } from '../../metrics/docker-stats.ts';
+import { ensureVolume } from '../docker-volume.ts';
 
 export interface SwarmOptions {
   docker: Docker;
@@ -147,6 +148,7 @@ class SwarmFrame extends ImageFrame {
     const { release, env } = this.release;
     const image = await inspectImage(this.o.docker, release.artifact);
     const user = runAsUser(image?.Config?.User);
+    for (const v of spec.volumes) await ensureVolume(this.o.docker, this.o.baseImage, v);
     const sent = await applyService(
       this.o.docker,
       serviceSpec({
@@ -160,7 +162,8 @@ class SwarmFrame extends ImageFrame {
         cpus: this.o.cpus,
         user,
         readOnlyRoot: wantsReadOnlyRoot(image?.Config?.Labels),
-        nodeId: this.o.registry ? undefined : await this.self(),
+        // A volume lives on the node that made it (this one): its frame's tasks stay there.
+        nodeId: this.o.registry && spec.volumes.length === 0 ? undefined : await this.self(),
       }),
     );
     if (sent)

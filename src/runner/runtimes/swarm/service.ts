@@ -9,6 +9,7 @@ import type Docker from 'dockerode';
 import { APP_USER, needsOwnTmp } from '../../builder/dockerfile.ts';
 import { LABEL } from '../../builder/image.ts';
 import type { Release, Volume } from '../runtime.ts';
+import { volumeName } from '../docker-volume.ts';
 
 export interface ServiceInput {
   frameId: string;
@@ -54,7 +55,7 @@ export function serviceSpec(i: ServiceInput) {
         Mounts: [
           ...i.volumes.map((v) => ({
             Type: 'volume',
-            Source: `fp-${v.id.toLowerCase()}`,
+            Source: volumeName(v),
             Target: v.mount_path,
           })),
           ...(needsOwnTmp(i.readOnlyRoot === true, i.volumes)
