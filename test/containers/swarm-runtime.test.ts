@@ -280,7 +280,9 @@ describe('the swarm runtime', () => {
   it('gives an image that asks for it a read-only root; a volume added rolls out at once', {
     timeout: 300_000,
   }, async () => {
-    repo.pushFiles(readOnlyRootApp(inject('frameBaseImage')), 'read-only root', 'read-only');
+    // Not the usual app uid: a new volume is handed to the uid the image runs as.
+    const app = readOnlyRootApp(inject('frameBaseImage'), '1001:1001');
+    repo.pushFiles(app, 'read-only root', 'read-only');
     const { ann, project, space, agentId, online, get } = await world();
     const frame = await newFrame(t, ann, project.id, space, {
       agent_id: agentId,

@@ -10,15 +10,15 @@ import { waitFor } from '../helpers/wait.ts';
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * A Dockerfile whose image asks for a read-only root (issue 40) and runs `script` as 1000:1000.
+ * A Dockerfile whose image asks for a read-only root (issue 40) and runs `script` as `user`.
  * The code is the user's own, so that only the read-only root keeps the app from writing there.
  */
-export const readOnlyRootDockerfile = (baseImage: string, script: string) =>
+export const readOnlyRootDockerfile = (baseImage: string, script: string, user = '1000:1000') =>
   [
     `FROM ${baseImage}`,
-    'COPY --chown=1000:1000 . /app',
+    `COPY --chown=${user} . /app`,
     'WORKDIR /app',
-    'USER 1000:1000',
+    `USER ${user}`,
     'LABEL frameplane.read-only-root=true',
     `CMD ["node", "${script}"]`,
     '',
@@ -28,8 +28,8 @@ export const readOnlyRootDockerfile = (baseImage: string, script: string) =>
  * The files of an app whose image asks for a read-only root and which answers, as JSON, what
  * it could write: `/app` (its root), `/tmp` and `/data` (a volume), each `true` or the error code.
  */
-export const readOnlyRootApp = (baseImage: string) => ({
-  Dockerfile: readOnlyRootDockerfile(baseImage, 'ro.js'),
+export const readOnlyRootApp = (baseImage: string, user?: string) => ({
+  Dockerfile: readOnlyRootDockerfile(baseImage, 'ro.js', user),
   'ro.js': `const fs = require('fs');
 const can = (p) => { try { fs.writeFileSync(p, 'x'); return true; } catch (e) { return e.code; } };
 const said = JSON.stringify({ root: can('/app/w'), tmp: can('/tmp/w'), data: can('/data/w') });

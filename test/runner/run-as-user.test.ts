@@ -7,6 +7,7 @@ import {
   needsOwnTmp,
   READ_ONLY_ROOT_LABEL,
   runAsUser,
+  volumeOwner,
   wantsReadOnlyRoot,
 } from '../../src/runner/builder/dockerfile.ts';
 
@@ -37,6 +38,21 @@ describe('the user a container runs as', () => {
       expect(runAsUser(user)).toBe(user);
     },
   );
+});
+
+describe('who a new volume is handed to', () => {
+  it.each([
+    ['1000:1000', '1000:1000'],
+    ['1001', '1001'],
+    ['1001:1002', '1001:1002'],
+    ['100:0', '100:0'],
+    ['node', APP_USER],
+    ['app:app', APP_USER],
+    ['1001:app', APP_USER],
+    ['', APP_USER],
+  ])('an app run as %j: %j', (runAs, owner) => {
+    expect(volumeOwner(runAs)).toBe(owner);
+  });
 });
 
 describe('a read-only root', () => {

@@ -21,6 +21,13 @@ export const runAsUser = (imageUser: string | undefined) =>
   isRootUser(imageUser) ? APP_USER : (imageUser as string);
 
 /**
+ * Who a new volume is handed to, for an app that runs as `runAs`: that uid (and gid) when they
+ * are numbers; a user named in the image is unknown to the helper that chowns (a base image),
+ * so the app user stands in, which is the uid of the usual `node` or `app` user.
+ */
+export const volumeOwner = (runAs: string) => (/^\d+(:\d+)?$/.test(runAs) ? runAs : APP_USER);
+
+/**
  * The label by which an image says its app writes only to /tmp and its volumes, so that its
  * containers may run with a read-only root: `LABEL frameplane.read-only-root=true` in its
  * Dockerfile. Opt-in, as nothing else tells whether an app writes beside its code.

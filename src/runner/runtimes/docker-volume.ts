@@ -4,14 +4,16 @@
 // any app mounts it. Swarm would make a missing volume itself, root's, which the app could then
 // never write: it must be made here first.
 import type Docker from 'dockerode';
-import { APP_USER } from '../builder/dockerfile.ts';
 import type { Volume } from './runtime.ts';
 
 /** The Engine's name of a frame volume. */
 export const volumeName = (v: Pick<Volume, 'id'>) => `fp-${v.id.toLowerCase()}`;
 
-/** The named volume of `v`, made and handed to the app's user if it is new; answers its name. */
-export async function ensureVolume(docker: Docker, baseImage: string, v: Volume) {
+/**
+ * The named volume of `v`, made and handed to `owner` (dockerfile.ts volumeOwner) if it is new;
+ * answers its name. An existing volume keeps its owner: its files are the app's already.
+ */
+export async function ensureVolume(docker: Docker, baseImage: string, v: Volume, owner: string) {
   const name = volumeName(v);
   try {
     await docker.getVolume(name).inspect();
@@ -23,7 +25,7 @@ export async function ensureVolume(docker: Docker, baseImage: string, v: Volume)
   const c = await docker.createContainer({
     Image: baseImage,
     User: '0:0',
-    Cmd: ['chown', APP_USER, '/v'],
+    Cmd: ['chown', owner, '/v'],
     Labels: { 'frameplane.helper': 'volume' },
     HostConfig: {
       Mounts: [{ Type: 'volume', Source: name, Target: '/v' }],

@@ -7,7 +7,7 @@
 import { constants } from 'node:os';
 import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../builder/image.ts';
-import { needsOwnTmp, runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
+import { needsOwnTmp, runAsUser, volumeOwner, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
 import { ensureVolume } from './docker-volume.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import { ensureBridgeNetwork } from './docker-network.ts';
@@ -134,10 +134,12 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
       await ensureNetwork();
       const image = await inspectImage(docker, spec.release.artifact);
       if (!image) throw new Error(`image ${spec.release.artifact} is gone`);
+      // An image that would run as root runs as the unprivileged user instead.
+      const user = runAsUser(image.Config?.User);
       const mounts = await Promise.all(
         spec.volumes.map(async (v) => ({
           Type: 'volume' as const,
-          Source: await ensureVolume(docker, o.baseImage, v),
+          Source: await ensureVolume(docker, o.baseImage, v, volumeOwner(user)),
           Target: v.mount_path,
         })),
       );
@@ -152,8 +154,7 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
       const readOnly = wantsReadOnlyRoot(image.Config?.Labels);
       const container = await docker.createContainer({
         Image: spec.release.artifact,
-        // An image that would run as root runs as the unprivileged user instead.
-        User: runAsUser(image.Config?.User),
+        User: user,
         Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
         ExposedPorts: { [`${spec.port}/tcp`]: {} },
         Labels: {
