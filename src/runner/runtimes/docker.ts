@@ -85,7 +85,15 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
           await new Promise((r) => setTimeout(r, 1000));
         } // the Engine restarted: ask again
         if (detached) return new Promise<ExitInfo>(() => {});
-        const info = await container.inspect().catch(() => undefined);
+        const info = await container.inspect().catch((err: { statusCode?: number }) =>
+          // Gone (404): it exited and was removed. Any other failure says nothing of the
+          // container: a slow or restarting Engine must not end (and remove) a live replica.
+          err.statusCode === 404 ? undefined : ('unknown' as const),
+        );
+        if (info === 'unknown') {
+          await new Promise((r) => setTimeout(r, 1000));
+          continue;
+        }
         if (info?.State.Running) continue;
         const code = info?.State.ExitCode ?? null;
         logs.stop();
