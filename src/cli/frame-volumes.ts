@@ -64,7 +64,7 @@ export function register(program: Command) {
       async (
         ref: string,
         name: string,
-        opts: { project: string; mount: string; size: string; deploy?: boolean },
+        opts: VolumeOptions & { mount: string; size: string },
         cmd: Command,
       ) => {
         const size_gb = Number(opts.size);

@@ -4,16 +4,18 @@
 // any app mounts it. Swarm would make a missing volume itself, root's, which the app could then
 // never write: it must be made here first.
 import type Docker from 'dockerode';
+import { volumeOwner } from '../builder/dockerfile.ts';
 import type { Volume } from './runtime.ts';
 
 /** The Engine's name of a frame volume. */
 export const volumeName = (v: Pick<Volume, 'id'>) => `fp-${v.id.toLowerCase()}`;
 
 /**
- * The named volume of `v`, made and handed to `owner` (dockerfile.ts volumeOwner) if it is new;
- * answers its name. An existing volume keeps its owner: its files are the app's already.
+ * The named volume of `v`, made and handed to the app that runs as `runAs` if it is new (its
+ * owner: dockerfile.ts volumeOwner); answers its name. An existing volume keeps its owner: its
+ * files are the app's already.
  */
-export async function ensureVolume(docker: Docker, baseImage: string, v: Volume, owner: string) {
+export async function ensureVolume(docker: Docker, baseImage: string, v: Volume, runAs: string) {
   const name = volumeName(v);
   try {
     await docker.getVolume(name).inspect();
@@ -25,7 +27,7 @@ export async function ensureVolume(docker: Docker, baseImage: string, v: Volume,
   const c = await docker.createContainer({
     Image: baseImage,
     User: '0:0',
-    Cmd: ['chown', owner, '/v'],
+    Cmd: ['chown', volumeOwner(runAs), '/v'],
     Labels: { 'frameplane.helper': 'volume' },
     HostConfig: {
       Mounts: [{ Type: 'volume', Source: name, Target: '/v' }],

@@ -7,7 +7,7 @@
 import { constants } from 'node:os';
 import Docker from 'dockerode';
 import { buildImage, inspectImage, LABEL, pruneImages } from '../builder/image.ts';
-import { needsOwnTmp, runAsUser, volumeOwner, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
+import { needsOwnTmp, runAsUser, wantsReadOnlyRoot } from '../builder/dockerfile.ts';
 import { ensureVolume } from './docker-volume.ts';
 import { followLogs, type LogFollower } from './docker-logs.ts';
 import { ensureBridgeNetwork } from './docker-network.ts';
@@ -147,7 +147,7 @@ export function createDockerRuntime(o: DockerOptions): ReplicaRuntime {
       const mounts = await Promise.all(
         spec.volumes.map(async (v) => ({
           Type: 'volume' as const,
-          Source: await ensureVolume(docker, o.baseImage, v, volumeOwner(user)),
+          Source: await ensureVolume(docker, o.baseImage, v, user),
           Target: v.mount_path,
         })),
       );

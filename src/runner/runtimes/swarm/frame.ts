@@ -31,7 +31,7 @@ import {
   tasksOf,
   type TaskView,
 } from './service.ts';
-import { runAsUser, volumeOwner, wantsReadOnlyRoot } from '../../builder/dockerfile.ts';
+import { runAsUser, wantsReadOnlyRoot } from '../../builder/dockerfile.ts';
 import { dockerUsage } from '../../metrics/docker-stats.ts';
 import { ensureVolume } from '../docker-volume.ts';
 
@@ -148,8 +148,7 @@ class SwarmFrame extends ImageFrame {
     const { release, env } = this.release;
     const image = await inspectImage(this.o.docker, release.artifact);
     const user = runAsUser(image?.Config?.User);
-    for (const v of spec.volumes)
-      await ensureVolume(this.o.docker, this.o.baseImage, v, volumeOwner(user));
+    for (const v of spec.volumes) await ensureVolume(this.o.docker, this.o.baseImage, v, user);
     const sent = await applyService(
       this.o.docker,
       serviceSpec({
